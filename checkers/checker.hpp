@@ -1,0 +1,81 @@
+// The one interface every checker and oracle implements: events are streamed in trace
+// order through on_event, then verdict() answers. Checkers never see scheduler types,
+// so they run equally on traces from files and from exploration.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/event.hpp"
+
+namespace atomcheck {
+
+// A transaction, named by its thread and the index of its first event (the outermost
+// `begin`, or the single event of a unary transaction).
+struct TxnRef {
+  ThreadId thread = 0;
+  EventIndex first = kNoEvent;
+  bool operator==(const TxnRef&) const = default;
+};
+
+// One edge of a witness cycle: transaction `from` must precede `to` because event
+// `from_event` (in `from`) conflicts with and precedes `to_event` (in `to`). Checkers
+// that do not track the events leave them kNoEvent.
+struct CycleEdge {
+  TxnRef from, to;
+  EventIndex from_event = kNoEvent, to_event = kNoEvent;
+};
+
+// A transaction that cannot be serial in any equivalent trace (RegionTrack Theorem 2):
+// `interfering` is an event of another thread with txn.begin -> interfering -> `at`,
+// `at` an event of the transaction.
+struct Blame {
+  TxnRef txn;
+  EventIndex interfering = kNoEvent;
+  EventIndex at = kNoEvent;
+};
+
+// The two questions a checker may answer (DESIGN.md "Checkers"); a checker says which.
+struct Verdict {
+  std::string checker;
+  bool answers_serializability = false;
+  bool answers_blame = false;
+
+  // (a) Is the trace conflict serializable? When not: a witness cycle (may be empty
+  // if the checker cannot name one) and the event at which it was detected.
+  bool serializable = true;
+  std::vector<CycleEdge> cycle;
+  EventIndex detected_at = kNoEvent;
+
+  // (b) Transactions with a transactional atomicity violation.
+  std::vector<Blame> blamed;
+
+  // Some transaction was still open at the end of the trace and was judged as if it
+  // ended there.
+  bool open_at_end = false;
+  std::string note;
+};
+
+// Options common to checkers; each checker reads what concerns it.
+struct CheckerOptions {
+  // Keep going after the first violation (report all blames / detections).
+  bool all = false;
+};
+
+class Checker {
+ public:
+  virtual ~Checker() = default;
+  virtual std::string_view name() const = 0;
+  // Events in trace order; the i-th call is event index i.
+  virtual void on_event(const Event& e) = 0;
+  // The answer for the events seen so far. May be called once at the end.
+  virtual Verdict verdict() = 0;
+  // Forget all events but keep allocated capacity, so one checker serves many
+  // executions without allocating once warm.
+  virtual void reset() = 0;
+};
+
+}  // namespace atomcheck

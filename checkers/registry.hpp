@@ -1,0 +1,26 @@
+// The catalogue of checkers by name, so the CLI and the explorer create them from a
+// comma-separated list without knowing their types.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checkers/checker.hpp"
+
+namespace atomcheck {
+
+struct CheckerInfo {
+  std::string name;         // what --checker accepts
+  std::string description;  // one line for --help and `atomcheck checkers`
+  bool serializability;     // answers question (a)
+  bool blame;               // answers question (b)
+};
+
+const std::vector<CheckerInfo>& checker_catalog();
+
+// nullptr when the name is unknown.
+std::unique_ptr<Checker> make_checker(std::string_view name, const CheckerOptions& options = {});
+
+}  // namespace atomcheck

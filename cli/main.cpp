@@ -1,0 +1,38 @@
+// Entry point of the atomcheck command: parses the command line with CLI11 and runs the
+// chosen subcommand. Usage errors exit 2 with CLI11's one-line message.
+#include <cstdio>
+#include <exception>
+
+#include <fmt/core.h>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace atomcheck::cli;
+  CLI::App app{
+      "atomcheck: explores the interleavings of small concurrent programs under SC and "
+      "x86-TSO and checks every execution for atomicity violations."};
+  app.require_subcommand(1);
+  int rc = kExitOk;
+  add_trace_info_command(app, rc);
+  add_check_trace_command(app, rc);
+  add_run_commands(app, rc);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "atomcheck: {}\n", e.what());
+    fmt::print(stderr, "Run with --help for more information.\n");
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "atomcheck: {}\n", e.what());
+    return kExitBadInput;
+  }
+  std::fflush(stdout);
+  return rc;
+}

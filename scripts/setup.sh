@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages atomcheck builds against. Idempotent: when every package
+# is already installed it does nothing (no apt-get update, no network).
+set -euo pipefail
+PKGS=(build-essential cmake ninja-build pkg-config
+      libboost-context-dev nlohmann-json3-dev libz3-dev
+      libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sets up the machine, builds atomcheck twice (Release, and ASan+UBSan) and runs the whole
+# test suite on both builds. Tests labelled `long` are left to bench/ and manual runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+jobs=$(nproc)
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/release -j "$jobs"
+ctest --test-dir build/release -LE long --output-on-failure -j "$jobs"
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOMCHECK_SANITIZE=ON \
+      -DATOMCHECK_BENCH=OFF >/dev/null
+cmake --build build/asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  ATOMCHECK_SANITIZED=1 ctest --test-dir build/asan -LE long --output-on-failure -j "$jobs"

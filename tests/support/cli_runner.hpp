@@ -1,0 +1,25 @@
+// Runs the built atomcheck binary from a test and captures its exit code, stdout and
+// stderr, so command-line behaviour (messages, exit codes) is asserted end to end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace atomcheck::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs ATOMCHECK_BIN with the given arguments (no shell), optional stdin text.
+CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "");
+
+// Path of a file under tests/data.
+std::string data_path(const std::string& relative);
+
+// A fresh temporary directory for one test, removed by nobody (under /tmp).
+std::string temp_dir();
+
+}  // namespace atomcheck::testing

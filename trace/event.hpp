@@ -1,0 +1,70 @@
+// The event vocabulary shared by the scheduler, the trace files and every checker
+// (DESIGN.md "Events"). An Event is plain data of fixed size with dense integer ids, so
+// a trace is one flat vector and checkers index flat arrays by thread, variable or lock.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+namespace atomcheck {
+
+using ThreadId = std::uint32_t;
+using VarId = std::uint32_t;
+using LockId = std::uint32_t;
+using LabelId = std::uint32_t;
+using EventIndex = std::uint64_t;
+
+inline constexpr std::uint32_t kNoId = std::numeric_limits<std::uint32_t>::max();
+inline constexpr EventIndex kNoEvent = std::numeric_limits<EventIndex>::max();
+
+// What an event does. Under TSO `write` is the write-issue into the store buffer and
+// `commit` is the moment that write reaches memory.
+enum class Op : std::uint8_t {
+  read,
+  write,
+  commit,
+  fence,
+  rmw,
+  acquire,
+  release,
+  fork,
+  join,
+  begin,
+  end,
+};
+inline constexpr int kOpCount = 11;
+
+// One event. `target` is interpreted by `op`: the variable of read/write/commit/rmw,
+// the lock of acquire/release, the child thread of fork/join, the label of begin/end
+// (kNoId when the block has no label). Transactions are not stored: they follow from
+// the begin/end nesting of each thread (outermost blocks; everything else is unary),
+// and a commit belongs to the transaction of its issue.
+struct Event {
+  Op op = Op::read;
+  bool buffered = false;   // read served by the thread's own store buffer (TSO)
+  ThreadId thread = 0;
+  std::uint32_t target = kNoId;
+  std::int64_t value = 0;   // read/write/commit: the value; rmw: the old value
+  std::int64_t value2 = 0;  // rmw: the new value
+  EventIndex issue = kNoEvent;  // commit: index (in the execution) of its write-issue
+  std::uint32_t loc = 0;    // source location, as RAPID's third field; 0 when unknown
+};
+
+constexpr bool is_access(Op op) {
+  return op == Op::read || op == Op::write || op == Op::commit || op == Op::rmw;
+}
+// Does this access change memory as seen by an SC checker reading the trace?
+constexpr bool is_write_like(Op op) {
+  return op == Op::write || op == Op::commit || op == Op::rmw;
+}
+constexpr bool is_lock_op(Op op) { return op == Op::acquire || op == Op::release; }
+constexpr bool is_thread_op(Op op) { return op == Op::fork || op == Op::join; }
+constexpr bool is_block_op(Op op) { return op == Op::begin || op == Op::end; }
+
+// Lower-case names used by the JSON-lines format and in reports.
+std::string_view op_name(Op op);
+// Parses an op_name; returns false when the name is unknown.
+bool parse_op(std::string_view name, Op& out);
+
+}  // namespace atomcheck

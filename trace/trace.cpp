@@ -1,0 +1,69 @@
+// Name tables, op names and the execution-to-trace projection.
+#include "trace/trace.hpp"
+
+#include <array>
+#include <string>
+
+namespace atomcheck {
+
+namespace {
+constexpr std::array<std::string_view, kOpCount> kOpNames = {
+    "read", "write", "commit", "fence", "rmw", "acquire",
+    "release", "fork", "join", "begin", "end"};
+}
+
+std::string_view op_name(Op op) { return kOpNames[static_cast<std::size_t>(op)]; }
+
+bool parse_op(std::string_view name, Op& out) {
+  for (std::size_t i = 0; i < kOpNames.size(); ++i) {
+    if (kOpNames[i] == name) {
+      out = static_cast<Op>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::uint32_t NameTable::intern(std::string_view name) {
+  auto it = ids.find(std::string(name));
+  if (it != ids.end()) return it->second;
+  auto id = static_cast<std::uint32_t>(names.size());
+  names.emplace_back(name);
+  ids.emplace(names.back(), id);
+  return id;
+}
+
+std::uint32_t NameTable::find(std::string_view name) const {
+  auto it = ids.find(std::string(name));
+  return it == ids.end() ? kNoId : it->second;
+}
+
+namespace {
+std::string name_or(const NameTable& t, std::uint32_t id, const char* prefix) {
+  if (id < t.size()) return t.name(id);
+  return prefix + std::to_string(id);
+}
+}  // namespace
+
+std::string Names::thread(ThreadId id) const { return name_or(threads, id, "T"); }
+std::string Names::var(VarId id) const { return name_or(vars, id, "v"); }
+std::string Names::lock(LockId id) const { return name_or(locks, id, "l"); }
+std::string Names::label(LabelId id) const {
+  if (id == kNoId) return "";
+  return name_or(labels, id, "b");
+}
+
+Trace drop_commits(const Trace& execution) {
+  Trace out;
+  out.names = execution.names;
+  out.events.reserve(execution.events.size());
+  for (const Event& e : execution.events) {
+    if (e.op == Op::commit) continue;
+    Event copy = e;
+    copy.issue = kNoEvent;
+    out.events.push_back(copy);
+  }
+  return out;
+}
+
+}  // namespace atomcheck

@@ -1,0 +1,58 @@
+// A Trace is a flat vector of events plus the name tables that map dense ids back to
+// the names of the input (thread, variable, lock and label names), kept for printing.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "trace/event.hpp"
+
+namespace atomcheck {
+
+// Interns names to dense ids 0, 1, 2, ... in order of first appearance.
+struct NameTable {
+  std::vector<std::string> names;
+  std::unordered_map<std::string, std::uint32_t> ids;
+
+  std::uint32_t intern(std::string_view name);
+  // kNoId when absent.
+  std::uint32_t find(std::string_view name) const;
+  const std::string& name(std::uint32_t id) const { return names[id]; }
+  std::size_t size() const { return names.size(); }
+  void clear() {
+    names.clear();
+    ids.clear();
+  }
+};
+
+// The name tables of one trace or of one stream of events.
+struct Names {
+  NameTable threads, vars, locks, labels;
+
+  // A printable name for an id, falling back to a synthetic one ("T3", "v7", ...) when
+  // the table does not have it (events built in code without names).
+  std::string thread(ThreadId id) const;
+  std::string var(VarId id) const;
+  std::string lock(LockId id) const;
+  std::string label(LabelId id) const;
+};
+
+// An execution or trace: events in scheduled order.
+struct Trace {
+  std::vector<Event> events;
+  Names names;
+
+  std::size_t size() const { return events.size(); }
+  void clear() {
+    events.clear();
+    names = Names{};
+  }
+};
+
+// The trace tau of an execution eta: eta without its commit events (DESIGN.md). The
+// `issue` indices of the remaining events are meaningless in tau and are reset.
+Trace drop_commits(const Trace& execution);
+
+}  // namespace atomcheck
