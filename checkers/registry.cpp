@@ -1,0 +1,49 @@
+// The checker catalogue: one table row per checker, in the order `atomcheck checkers`
+// lists them. Adding a checker means adding one row below and nothing else.
+#include "checkers/registry.hpp"
+
+#include "checkers/oracle_conflict.hpp"
+
+namespace atomcheck {
+
+namespace {
+
+using Factory = std::unique_ptr<Checker> (*)(const CheckerOptions&);
+
+struct Entry {
+  CheckerInfo info;
+  Factory make;
+};
+
+template <class C>
+std::unique_ptr<Checker> make_one(const CheckerOptions& options) {
+  return std::make_unique<C>(options);
+}
+
+const std::vector<Entry>& entries() {
+  // Built once on first use and never changed afterwards (constant, not mutable state).
+  static const std::vector<Entry> table = {
+      // checkers: one line each — {{name, description, answers serializability, answers blame}, factory}
+      {{"oracle", "brute-force conflict serializability and Theorem-2 blame (small traces)", true, true}, &make_one<ConflictOracle>},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<CheckerInfo>& checker_catalog() {
+  static const std::vector<CheckerInfo> infos = [] {
+    std::vector<CheckerInfo> out;
+    for (const Entry& e : entries()) out.push_back(e.info);
+    return out;
+  }();
+  return infos;
+}
+
+std::unique_ptr<Checker> make_checker(std::string_view name, const CheckerOptions& options) {
+  for (const Entry& e : entries())
+    if (e.info.name == name) return e.make(options);
+  return nullptr;
+}
+
+}  // namespace atomcheck
