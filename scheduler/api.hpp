@@ -1,0 +1,473 @@
+// The API a test program is written against. It mirrors the standard library (atomic,
+// mutex, thread, atomic_thread_fence), so a data structure templated on (or aliased to)
+// its atomic, mutex and thread types runs unchanged under std:: in production and under
+// the harness in tests. Every object here calls into the current execution, found
+// through a thread_local pointer set while explore() runs; local computation between
+// visible operations runs natively.
+//
+// Rules for test authors:
+//  - No state outlives one execution. Every execution re-runs the program body from the
+//    start, so all shared objects (atomic, shared, mutex, thread) are created inside the
+//    body (or inside the threads it starts). Globals and statics that the body mutates
+//    make executions depend on each other and break replay.
+//  - Constructing or using these objects outside an exploration throws UsageError; using
+//    one that was created by an earlier execution fails the execution.
+//  - Abandoned executions (failure, deadlock, step bound) are unwound by throwing an
+//    internal exception through each suspended thread. A catch (...) in a test program
+//    must rethrow what it does not recognise, or the unwinding is swallowed.
+//  - Threads must be joined before their thread object is destroyed, as with std::thread.
+//
+// Scheduling convention: a thread yields to the scheduler only before operations that
+// can conflict with another thread's operation (loads, stores, read-modify-writes,
+// seq_cst fences, mutex lock/try_lock/unlock; under TSO also buffer flushes). Thread
+// creation, join (once the child has finished), begin/end of atomic blocks, outcome
+// recording and thread exit run eagerly as part of the current thread's step.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "scheduler/explore.hpp"
+
+namespace atomcheck {
+
+// Misuse of the API outside what an execution can report (e.g. an object constructed
+// outside an exploration).
+struct UsageError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+namespace detail {
+
+class Execution;
+
+// A handle to one object of one execution: which execution (by serial number, unique
+// in the process) and the object's dense id within it.
+struct Handle {
+  std::uint64_t serial = 0;
+  std::uint32_t id = kNoId;
+};
+
+enum class ObjKind : std::uint8_t { atomic_var, plain_var, mutex };
+
+// Values travel as 64-bit patterns; these convert both ways for integers, bool, enums,
+// pointers and other trivially copyable types of at most 8 bytes.
+template <class T>
+inline constexpr bool kStorable = std::is_trivially_copyable_v<T> && sizeof(T) <= 8;
+
+template <class T>
+std::int64_t to_bits(T v) {
+  static_assert(kStorable<T>, "atomcheck values must be trivially copyable and at most 8 bytes");
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<std::int64_t>(v);
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<std::int64_t>(static_cast<std::underlying_type_t<T>>(v));
+  } else if constexpr (std::is_pointer_v<T>) {
+    return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(v));
+  } else {
+    std::int64_t out = 0;
+    std::memcpy(&out, &v, sizeof(T));
+    return out;
+  }
+}
+
+template <class T>
+T from_bits(std::int64_t b) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(b);
+  } else if constexpr (std::is_enum_v<T>) {
+    return static_cast<T>(static_cast<std::underlying_type_t<T>>(b));
+  } else if constexpr (std::is_pointer_v<T>) {
+    return reinterpret_cast<T>(static_cast<std::intptr_t>(b));
+  } else {
+    T out;
+    std::memcpy(&out, &b, sizeof(T));
+    return out;
+  }
+}
+
+// A read-modify-write computed natively once the thread holds the step: given the old
+// value, says whether to write and what (a failing compare-exchange does not write).
+struct RmwFn {
+  bool (*call)(const void* ctx, std::int64_t old_value, std::int64_t& new_value);
+  const void* ctx;
+};
+
+struct RmwResult {
+  std::int64_t old_value;
+  bool wrote;
+};
+
+// Entry points into the current execution (scheduler/execution.cpp). Each throws
+// UsageError when no exploration is running on this OS thread.
+Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name);
+std::int64_t op_load(const Handle& h, std::memory_order mo, std::uint32_t line);
+void op_store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t line);
+RmwResult op_rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line);
+void op_fence(std::memory_order mo, std::uint32_t line);
+void op_lock(const Handle& h, std::uint32_t line);
+bool op_try_lock(const Handle& h, std::uint32_t line);
+void op_unlock(const Handle& h, std::uint32_t line);
+// Starts a thread running entry(arg); entry must move what arg points to onto its own
+// stack before its first visible operation (the spawning frame is then gone).
+ThreadId op_spawn(void (*entry)(void*), void* arg, std::uint32_t line);
+void op_join(ThreadId child, std::uint32_t line);
+// Called from ~thread: a joinable thread fails the execution (std::thread would
+// terminate), except while an abandoned execution is being unwound.
+void op_thread_dropped(ThreadId child);
+void op_begin(std::string_view label, std::uint32_t line);
+void op_end(std::uint32_t line);
+void op_check_failed(std::string_view message, const std::source_location& where);
+void op_assume_failed();
+void op_outcome(std::string_view name, std::int64_t value);
+void op_yield(std::uint32_t line);
+ThreadId op_current_thread();
+// True when called inside an exploration (any execution on this OS thread).
+bool in_exploration();
+
+}  // namespace detail
+
+// An atomic variable, with the member functions of std::atomic<T>. Under SC every
+// memory order behaves as seq_cst; under TSO, non-seq_cst stores are buffered, seq_cst
+// stores and read-modify-writes drain the buffer and act on memory, loads are plain.
+// A failing compare_exchange records a `read` event; a succeeding one an `rmw`.
+// compare_exchange_weak never fails spuriously.
+template <class T>
+class atomic {
+ public:
+  using value_type = T;
+  using Loc = std::source_location;
+
+  atomic() : atomic(T{}) {}
+  // `name` shows in traces and reports; by default "x<id>".
+  explicit atomic(T initial, std::string_view name = {})
+      : h_(detail::create_object(detail::ObjKind::atomic_var, detail::to_bits(initial), name)) {}
+  atomic(const atomic&) = delete;
+  atomic& operator=(const atomic&) = delete;
+
+  T load(std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) const {
+    return detail::from_bits<T>(detail::op_load(h_, mo, loc.line()));
+  }
+  void store(T v, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
+    detail::op_store(h_, detail::to_bits(v), mo, loc.line());
+  }
+  operator T() const { return load(); }
+  T operator=(T v) {
+    store(v);
+    return v;
+  }
+
+  T exchange(T v, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
+    return rmw([v](T) { return v; }, mo, loc);
+  }
+
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
+                               std::memory_order /*failure*/, Loc loc = Loc::current()) {
+    struct Ctx {
+      std::int64_t expected, desired;
+    } ctx{detail::to_bits(expected), detail::to_bits(desired)};
+    detail::RmwFn fn{[](const void* c, std::int64_t old, std::int64_t& out) {
+                       auto* x = static_cast<const Ctx*>(c);
+                       if (old != x->expected) return false;
+                       out = x->desired;
+                       return true;
+                     },
+                     &ctx};
+    detail::RmwResult r = detail::op_rmw(h_, fn, success, loc.line());
+    if (!r.wrote) expected = detail::from_bits<T>(r.old_value);
+    return r.wrote;
+  }
+  bool compare_exchange_strong(T& expected, T desired,
+                               std::memory_order mo = std::memory_order_seq_cst,
+                               Loc loc = Loc::current()) {
+    return compare_exchange_strong(expected, desired, mo, mo, loc);
+  }
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order success,
+                             std::memory_order failure, Loc loc = Loc::current()) {
+    return compare_exchange_strong(expected, desired, success, failure, loc);
+  }
+  bool compare_exchange_weak(T& expected, T desired,
+                             std::memory_order mo = std::memory_order_seq_cst,
+                             Loc loc = Loc::current()) {
+    return compare_exchange_strong(expected, desired, mo, mo, loc);
+  }
+
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T fetch_add(T d, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
+    return rmw([d](T old) { return static_cast<T>(old + d); }, mo, loc);
+  }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T fetch_sub(T d, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
+    return rmw([d](T old) { return static_cast<T>(old - d); }, mo, loc);
+  }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T fetch_and(T d, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
+    return rmw([d](T old) { return static_cast<T>(old & d); }, mo, loc);
+  }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T fetch_or(T d, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
+    return rmw([d](T old) { return static_cast<T>(old | d); }, mo, loc);
+  }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T fetch_xor(T d, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
+    return rmw([d](T old) { return static_cast<T>(old ^ d); }, mo, loc);
+  }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T operator++() { return static_cast<T>(fetch_add(1) + 1); }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T operator++(int) { return fetch_add(1); }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T operator--() { return static_cast<T>(fetch_sub(1) - 1); }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T operator--(int) { return fetch_sub(1); }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T operator+=(T d) { return static_cast<T>(fetch_add(d) + d); }
+  template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
+  T operator-=(T d) { return static_cast<T>(fetch_sub(d) - d); }
+
+  // The variable's dense id in the current execution (its VarId in traces).
+  VarId id() const { return h_.id; }
+
+ private:
+  // A general read-modify-write: f(old) is computed natively and written atomically.
+  template <class F>
+  T rmw(F f, std::memory_order mo, const Loc& loc) {
+    detail::RmwFn fn{[](const void* c, std::int64_t old, std::int64_t& out) {
+                       out = detail::to_bits((*static_cast<const F*>(c))(detail::from_bits<T>(old)));
+                       return true;
+                     },
+                     &f};
+    return detail::from_bits<T>(detail::op_rmw(h_, fn, mo, loc.line()).old_value);
+  }
+
+  detail::Handle h_;
+};
+
+// A plain (non-atomic) shared variable: racy data. Every read and write is a visible
+// operation (a plain load/store, buffered under TSO), so `x = x + 1` on a shared<int>
+// is two steps and can lose updates. In production code, alias it to T.
+template <class T>
+class shared {
+ public:
+  using Loc = std::source_location;
+
+  shared() : shared(T{}) {}
+  explicit shared(T initial, std::string_view name = {})
+      : h_(detail::create_object(detail::ObjKind::plain_var, detail::to_bits(initial), name)) {}
+  shared(const shared&) = delete;
+  shared& operator=(const shared&) = delete;
+
+  T get(Loc loc = Loc::current()) const {
+    return detail::from_bits<T>(detail::op_load(h_, std::memory_order_relaxed, loc.line()));
+  }
+  void set(T v, Loc loc = Loc::current()) {
+    detail::op_store(h_, detail::to_bits(v), std::memory_order_relaxed, loc.line());
+  }
+  operator T() const { return get(); }
+  shared& operator=(T v) {
+    set(v);
+    return *this;
+  }
+  // Read then write: two visible operations, like the compiled x += d.
+  template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+  shared& operator+=(T d) {
+    set(static_cast<T>(get() + d));
+    return *this;
+  }
+  template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+  shared& operator-=(T d) {
+    set(static_cast<T>(get() - d));
+    return *this;
+  }
+  template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+  shared& operator++() {
+    return *this += T{1};
+  }
+  template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+  T operator++(int) {
+    T old = get();
+    set(static_cast<T>(old + 1));
+    return old;
+  }
+
+  VarId id() const { return h_.id; }
+
+ private:
+  detail::Handle h_;
+};
+
+// std::atomic_thread_fence. Call it qualified (atomcheck::atomic_thread_fence): an
+// unqualified call also finds std::atomic_thread_fence by argument-dependent lookup.
+// seq_cst is a `fence` event (mfence under TSO: enabled only
+// with an empty store buffer); weaker fences are no-ops, as on x86.
+inline void atomic_thread_fence(std::memory_order mo,
+                                std::source_location loc = std::source_location::current()) {
+  detail::op_fence(mo, loc.line());
+}
+
+// A mutex with std::mutex's members; works with std::lock_guard, std::unique_lock and
+// std::scoped_lock. A thread waiting for a held mutex is not enabled. Locking a mutex
+// the thread already holds, or unlocking one it does not hold, fails the execution.
+class mutex {
+ public:
+  using Loc = std::source_location;
+
+  explicit mutex(std::string_view name = {})
+      : h_(detail::create_object(detail::ObjKind::mutex, 0, name)) {}
+  mutex(const mutex&) = delete;
+  mutex& operator=(const mutex&) = delete;
+
+  void lock(Loc loc = Loc::current()) { detail::op_lock(h_, loc.line()); }
+  bool try_lock(Loc loc = Loc::current()) { return detail::op_try_lock(h_, loc.line()); }
+  void unlock(Loc loc = Loc::current()) { detail::op_unlock(h_, loc.line()); }
+
+  LockId id() const { return h_.id; }
+
+ private:
+  detail::Handle h_;
+};
+
+// A thread with std::thread's constructor, join and joinable. Starting it is a `fork`
+// event of the current step; the new thread runs up to its first visible operation at
+// once. join() waits (the caller is not enabled) until the child has finished.
+class thread {
+ public:
+  thread() noexcept = default;
+  template <class F, class... Args,
+            class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, thread>>>
+  explicit thread(F&& f, Args&&... args) {
+    using Bound = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
+    Bound bound(std::forward<F>(f), std::forward<Args>(args)...);
+    id_ = detail::op_spawn(
+        [](void* p) {
+          Bound local(std::move(*static_cast<Bound*>(p)));
+          std::apply([](auto& fn, auto&... a) { std::invoke(std::move(fn), std::move(a)...); },
+                     local);
+        },
+        &bound, std::source_location::current().line());
+  }
+  thread(thread&& o) noexcept : id_(std::exchange(o.id_, kNoId)) {}
+  thread& operator=(thread&& o) noexcept {
+    if (joinable()) detail::op_thread_dropped(id_);
+    id_ = std::exchange(o.id_, kNoId);
+    return *this;
+  }
+  thread(const thread&) = delete;
+  thread& operator=(const thread&) = delete;
+  ~thread() {
+    if (joinable()) detail::op_thread_dropped(id_);
+  }
+
+  bool joinable() const noexcept { return id_ != kNoId; }
+  void join(std::source_location loc = std::source_location::current()) {
+    if (!joinable()) throw std::invalid_argument("atomcheck::thread::join: thread not joinable");
+    detail::op_join(std::exchange(id_, kNoId), loc.line());
+  }
+  // The child's dense thread id (T1, T2, ... in traces); kNoId when not joinable.
+  ThreadId get_id() const noexcept { return id_; }
+
+ private:
+  ThreadId id_ = kNoId;
+};
+
+namespace this_thread {
+// The calling thread's dense id (0 for the program body).
+inline ThreadId get_id() { return detail::op_current_thread(); }
+// A spin-loop hint with a meaning: the caller is not scheduled again until some other
+// thread has changed shared state (a store, read-modify-write, unlock or buffer flush).
+// Calling it in every iteration of a spin loop makes exhaustive search of the loop
+// finite; if every unfinished thread is waiting in yield(), the execution is reported
+// as a deadlock (livelock). No event is recorded.
+inline void yield(std::source_location loc = std::source_location::current()) {
+  detail::op_yield(loc.line());
+}
+}  // namespace this_thread
+
+// An atomic block: `atomic_block b("transfer");` records `begin` now and `end` when `b`
+// goes out of scope. Blocks nest; only the outermost forms a transaction.
+class atomic_block {
+ public:
+  explicit atomic_block(std::string_view label = {},
+                        std::source_location loc = std::source_location::current())
+      : line_(loc.line()) {
+    detail::op_begin(label, line_);
+  }
+  atomic_block(const atomic_block&) = delete;
+  atomic_block& operator=(const atomic_block&) = delete;
+  ~atomic_block() { detail::op_end(line_); }
+
+ private:
+  std::uint32_t line_;
+};
+
+// Asserts a property of the execution: when `cond` is false the execution fails with
+// "assertion failed: message (file:line)" and its schedule is reported.
+inline void check(bool cond, std::string_view message = "check failed",
+                  std::source_location loc = std::source_location::current()) {
+  if (!cond) detail::op_check_failed(message, loc);
+}
+
+// Cuts the execution off silently when `cond` is false (it counts as neither completed
+// nor failed): for restricting a search to executions of interest.
+inline void assume(bool cond) {
+  if (!cond) detail::op_assume_failed();
+}
+
+// Records one component of the execution's final outcome (e.g. a register value of a
+// litmus test). Recording the same name twice keeps the last value. Completed
+// executions are grouped by outcome in ExploreResult::outcomes.
+template <class T>
+void outcome(std::string_view name, T value) {
+  detail::op_outcome(name, detail::to_bits(value));
+}
+
+// Type bundles for code templated on its primitives: instantiate with std_types in
+// production and with model_types under the harness.
+struct std_types {
+  template <class T>
+  using atomic = std::atomic<T>;
+  template <class T>
+  using shared = T;
+  using mutex = std::mutex;
+  using thread = std::thread;
+  static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
+};
+struct model_types {
+  template <class T>
+  using atomic = atomcheck::atomic<T>;
+  template <class T>
+  using shared = atomcheck::shared<T>;
+  using mutex = atomcheck::mutex;
+  using thread = atomcheck::thread;
+  static void fence(std::memory_order mo,
+                    std::source_location loc = std::source_location::current()) {
+    atomcheck::atomic_thread_fence(mo, loc);
+  }
+};
+
+}  // namespace atomcheck
+
+// Registers a test program under a name, so `atomcheck run NAME` finds it:
+//   ATOMCHECK_PROGRAM("sb", "store buffering: can both threads read 0?") { ... }
+// The body is the program's thread 0.
+#define ATOMCHECK_CAT2_(a, b) a##b
+#define ATOMCHECK_CAT_(a, b) ATOMCHECK_CAT2_(a, b)
+#define ATOMCHECK_PROGRAM_IMPL_(id, name, description)                                      \
+  static void ATOMCHECK_CAT_(atomcheck_program_body_, id)();                                \
+  static const ::atomcheck::detail::ProgramRegistrar ATOMCHECK_CAT_(atomcheck_program_reg_, \
+                                                                   id)(                     \
+      name, description, &ATOMCHECK_CAT_(atomcheck_program_body_, id), __FILE__, __LINE__); \
+  static void ATOMCHECK_CAT_(atomcheck_program_body_, id)()
+#define ATOMCHECK_PROGRAM(name, description) \
+  ATOMCHECK_PROGRAM_IMPL_(__COUNTER__, name, description)

@@ -1,0 +1,180 @@
+// The harness as a library: explore(program, options) runs a test program under the
+// cooperative scheduler, execution after execution, and returns counts, failures with
+// their schedules, reachable outcomes and per-checker verdict counts. The program
+// registry (ATOMCHECK_PROGRAM in scheduler/api.hpp) maps names to programs for the CLI.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "checkers/checker.hpp"
+#include "trace/trace.hpp"
+
+namespace atomcheck {
+
+// A test program: its body runs as thread 0 ("T0") of every execution.
+using Program = std::function<void()>;
+
+// Which memory model answers loads and owns the store buffers.
+enum class MemoryModelKind : std::uint8_t { sc, tso };
+
+// Which exploration strategy drives the choices.
+enum class StrategyKind : std::uint8_t {
+  dfs,     // exhaustive depth-first search over every choice point
+  random,  // uniform random choice at every choice point, seeded, max_executions runs
+  replay,  // exactly one execution, the one named by ExploreOptions::replay
+};
+
+// Options of one exploration. The defaults explore exhaustively under SC.
+struct ExploreOptions {
+  StrategyKind strategy = StrategyKind::dfs;
+  MemoryModelKind memory = MemoryModelKind::sc;
+  std::uint64_t seed = 0;              // random strategy
+  std::string replay;                  // replay strategy: a schedule string
+  std::uint64_t max_executions = 0;    // 0: unlimited (random: 1000)
+  double time_limit_seconds = 0;       // 0: unlimited
+  std::uint64_t max_steps = 100000;    // scheduling steps per execution before
+                                       // "did not terminate within N steps"
+  std::vector<std::string> checkers;   // names for make_checker(); empty: count only
+  CheckerOptions checker_options;
+  std::size_t stack_size = 0;          // bytes per fiber stack; 0: 64 KiB (256 KiB under ASan)
+  bool stop_on_failure = false;        // stop at the first failing execution
+  std::size_t keep_failures = 10;      // failures kept with their schedules (all are counted)
+  // Polled between executions: when it becomes true the search stops with a partial
+  // result (the CLI sets it from SIGINT).
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
+// How an execution ended badly.
+enum class FailureKind : std::uint8_t {
+  assertion,   // check(cond, msg) with cond false
+  exception,   // an exception escaped a thread's function
+  deadlock,    // no thread enabled, some not finished (or all spinning in yield())
+  step_bound,  // did not terminate within max_steps steps
+  usage,       // misuse of the API detected at run time (unlock by a non-owner, ...)
+};
+std::string_view failure_kind_name(FailureKind kind);
+
+// One failing execution, with the schedule that replays it.
+struct Failure {
+  FailureKind kind = FailureKind::assertion;
+  std::string message;   // one line, e.g. "T1: assertion failed: lost update (m.cpp:12)"
+  ThreadId thread = kNoId;  // the thread that failed (kNoId for deadlock/step bound)
+  std::string schedule;
+  std::uint64_t execution = 0;  // 0-based index of the execution within the search
+};
+
+// What one checker said over the whole search.
+struct CheckerSummary {
+  std::string name;
+  std::uint64_t flagged = 0;         // executions whose verdict was not serializable or blamed
+  std::string first_schedule;        // schedule of the first flagged execution
+  std::uint64_t first_execution = 0;
+  Verdict first_verdict;             // the verdict on that execution
+};
+
+// A final outcome: the (name, value) pairs recorded with outcome(), sorted by name.
+using Outcome = std::vector<std::pair<std::string, std::int64_t>>;
+// "r0=1 r1=0" (names in order, one space between pairs).
+std::string format_outcome(const Outcome& outcome);
+
+// Why a search ended before the strategy ran out of executions.
+enum class StopReason : std::uint8_t {
+  none,            // finished: the strategy had no more executions
+  max_executions,
+  time_limit,
+  interrupted,
+  failure,         // stop_on_failure
+  bad_schedule,    // replay: the schedule does not fit the program (see error)
+};
+std::string_view stop_reason_name(StopReason reason);
+
+// The result of explore().
+struct ExploreResult {
+  std::uint64_t executions = 0;    // executions run, whatever their end
+  std::uint64_t completed = 0;     // ended with every thread finished
+  std::uint64_t failed = 0;        // assertion, exception or usage failures
+  std::uint64_t deadlocks = 0;
+  std::uint64_t step_bounded = 0;  // cut by max_steps
+  std::uint64_t steps = 0;         // scheduling steps over all executions
+  std::uint64_t events = 0;        // events recorded over all executions
+  std::vector<Failure> failures;   // the first keep_failures failures
+  std::map<Outcome, std::uint64_t> outcomes;  // completed executions by outcome
+  std::vector<CheckerSummary> checkers;       // in the order of options.checkers
+  StopReason stop = StopReason::none;
+  std::string error;               // bad_schedule or unknown checker: one line
+  double elapsed_seconds = 0;
+
+  // The strategy ran out of executions (for DFS: the space was exhausted).
+  bool exhausted() const { return stop == StopReason::none; }
+  std::uint64_t failures_total() const { return failed + deadlocks + step_bounded; }
+  bool any_checker_flagged() const;
+  // No failure, no checker flag, no error.
+  bool ok() const { return failures_total() == 0 && !any_checker_flagged() && error.empty(); }
+};
+
+// What the per-execution callback sees: the execution (with commits under TSO), its
+// schedule, and how it ended. `trace` carries names; it is valid during the call only.
+struct ExecutionView {
+  std::uint64_t index = 0;
+  const Trace* trace = nullptr;
+  std::string_view schedule;
+  const Failure* failure = nullptr;  // nullptr when the execution completed
+  const Outcome* outcome = nullptr;  // recorded outcome (completed executions)
+  const std::vector<Verdict>* verdicts = nullptr;  // one per checker, in option order
+};
+
+// Explores `program`. Never throws for problems of the program under test (they are
+// failures in the result); throws std::invalid_argument for an unknown checker name.
+// `on_execution`, when given, is called after every execution (it slows the search:
+// names are materialised for it).
+ExploreResult explore(const Program& program, const ExploreOptions& options = {},
+                      const std::function<void(const ExecutionView&)>& on_execution = {});
+
+// One replayed execution.
+struct ReplayResult {
+  Trace trace;               // the execution, names included (commits kept under TSO)
+  bool failed = false;       // the execution ended in a failure, described by `failure`
+  Failure failure;
+  Outcome outcome;
+  std::vector<Verdict> verdicts;  // one per options.checkers
+};
+
+// Replays one schedule (options.replay is ignored; options.memory must match the
+// exploration that printed it). Throws std::invalid_argument with a one-line message
+// when the schedule does not fit the program.
+ReplayResult replay(const Program& program, std::string_view schedule,
+                    const ExploreOptions& options = {});
+
+// ---- Program registry -------------------------------------------------------------
+
+// A registered test program. Filled at static initialisation (ATOMCHECK_PROGRAM) and
+// read-only afterwards.
+struct ProgramInfo {
+  std::string name;
+  std::string description;
+  void (*body)() = nullptr;
+  const char* file = "";
+  int line = 0;
+};
+
+// Every registered program, sorted by name.
+std::vector<const ProgramInfo*> registered_programs();
+// nullptr when no program has that name.
+const ProgramInfo* find_program(std::string_view name);
+
+namespace detail {
+// Adds a program to the registry; used only by ATOMCHECK_PROGRAM at static initialisation.
+struct ProgramRegistrar {
+  ProgramRegistrar(const char* name, const char* description, void (*body)(), const char* file,
+                   int line);
+};
+}  // namespace detail
+
+}  // namespace atomcheck

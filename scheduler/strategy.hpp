@@ -1,0 +1,99 @@
+// The exploration strategy interface (as Shuttle's Scheduler trait): a strategy is told
+// when an execution starts, is asked to pick among the enabled transitions, each with
+// the operation its thread announced, and says when there are no more executions.
+// DFS, replay and random live one per file; DPOR and PCT plug in here later, which is
+// why choose() sees the whole history of the execution so far.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/event.hpp"
+
+namespace atomcheck {
+
+// The operation a thread announced before yielding (or a TSO buffer flush).
+enum class Action : std::uint8_t {
+  read,         // load of `target` (a variable)
+  write,        // store to `target`
+  rmw,          // read-modify-write of `target`
+  fence,        // seq_cst fence
+  acquire,      // mutex lock of `target` (a lock)
+  try_acquire,  // mutex try_lock of `target`
+  release,      // mutex unlock of `target`
+  flush,        // TSO: commit the oldest entry of `thread`'s store buffer, a store to `target`
+};
+std::string_view action_name(Action a);
+
+// One enabled transition: which thread (or whose buffer) and what it will do.
+struct Transition {
+  ThreadId thread = 0;
+  Action action = Action::read;
+  std::uint32_t target = kNoId;
+  bool operator==(const Transition&) const = default;
+};
+
+// May two transitions of different threads not commute? (Same variable with a write,
+// or same lock.) Flushes count as writes; a `read` served from the reader's own buffer
+// is still reported dependent: the conservative answer.
+bool dependent(const Transition& a, const Transition& b);
+
+// The steps taken so far in the current execution: the chosen transition of each step
+// and, for choice points, every enabled transition (flat, with offsets).
+struct History {
+  std::vector<Transition> chosen;            // one per step
+  std::vector<std::uint32_t> enabled_begin;  // per step: offset into `enabled`
+  std::vector<Transition> enabled;           // all enabled sets, concatenated
+  std::size_t steps() const { return chosen.size(); }
+  std::span<const Transition> enabled_at(std::size_t step) const {
+    std::size_t b = enabled_begin[step];
+    std::size_t e = step + 1 < enabled_begin.size() ? enabled_begin[step + 1] : enabled.size();
+    return {enabled.data() + b, e - b};
+  }
+  void clear() {
+    chosen.clear();
+    enabled_begin.clear();
+    enabled.clear();
+  }
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // An execution is about to start; false when there are no more executions.
+  virtual bool begin_execution() = 0;
+  // Picks one of `enabled` (at least two, in a deterministic order: by thread, program
+  // transitions before flushes) and returns its index. `history` holds the steps of this
+  // execution so far. Steps with a single enabled transition are taken without asking.
+  virtual std::size_t choose(std::span<const Transition> enabled, const History& history) = 0;
+  // The execution ended (in any way); history is complete.
+  virtual void end_execution(const History& history) { (void)history; }
+  // Replay: non-empty when the schedule did not fit the program (then the search stops).
+  virtual std::string error() const { return {}; }
+  // Replay: called at the end of the execution; false when choices were left unused.
+  virtual bool consumed_all() const { return true; }
+};
+
+std::unique_ptr<Strategy> make_dfs_strategy();
+std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
+// `schedule` is the printable form produced by format_schedule.
+std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);
+
+// Schedules: the sequence of choices made at choice points (steps with at least two
+// enabled transitions), printed compactly. A choice of thread t's operation prints t in
+// base 36 ("0"-"9", "a"-"z"; larger ids as "{123}"); a flush of t's buffer prints "!"
+// followed by t. A run of one choice is printed once followed by "[count]" when that
+// is shorter ("0000001" -> "0[6]1").
+std::string format_schedule(std::span<const Transition> choices);
+// Parses a schedule into (thread, is_flush) choices; false with `error` set on bad syntax.
+struct ScheduleChoice {
+  ThreadId thread = 0;
+  bool flush = false;
+};
+bool parse_schedule(std::string_view text, std::vector<ScheduleChoice>& out, std::string& error);
+
+}  // namespace atomcheck
