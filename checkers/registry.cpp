@@ -3,6 +3,7 @@
 #include "checkers/registry.hpp"
 
 #include "checkers/oracle_conflict.hpp"
+#include "checkers/velodrome.hpp"
 
 namespace atomcheck {
 
@@ -25,6 +26,7 @@ const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       // checkers: one line each — {{name, description, answers serializability, answers blame}, factory}
       {{"oracle", "brute-force conflict serializability and Theorem-2 blame (small traces)", true, true}, &make_one<ConflictOracle>},
+      {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true}, &make_one<VelodromeChecker>},
   };
   return table;
 }

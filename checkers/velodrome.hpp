@@ -1,0 +1,129 @@
+// Velodrome (Flanagan, Freund, Yi, PLDI'08) as the AeroDrome paper uses it for its
+// baseline and as RegionTrack describes it: a transaction happens-before graph with at
+// most one edge per ordered pair of nodes, a cycle check at every new edge, garbage
+// collection of finished nodes that have no incoming edge, and blame only for increasing
+// cycles. It answers both questions of DESIGN.md: trace conflict serializability (exact:
+// the graph's reachability equals the transaction order's) and blame (sound but
+// incomplete: the graph keeps only the first pair of events per edge, so some blamed
+// transactions are missed, as RegionTrack's Fig. 1(c) shows; those misses are data).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "checkers/checker.hpp"
+
+namespace atomcheck {
+
+class VelodromeChecker final : public Checker {
+ public:
+  // Counters for tests and benchmarks; they say what the graph cost, never the verdict.
+  struct Stats {
+    std::uint64_t nodes_created = 0;    // fresh nodes (transactions and unary events)
+    std::uint64_t unary_merged = 0;     // unary events that joined their thread's last node
+    std::uint64_t unary_dropped = 0;    // unary events with no live predecessor: no node
+    std::uint64_t nodes_collected = 0;  // nodes removed by garbage collection
+    std::uint64_t edges_added = 0;
+    std::uint64_t edges_duplicate = 0;  // conflict between an already connected pair
+    std::uint64_t cycle_searches = 0;   // searches at new edges (plain and increasing)
+    std::uint64_t nodes_visited = 0;    // total work of those searches
+    std::uint32_t live_nodes = 0;
+    std::uint32_t peak_live_nodes = 0;
+  };
+
+  explicit VelodromeChecker(const CheckerOptions& options = {}) : options_(options) {}
+  std::string_view name() const override { return "velodrome"; }
+  void on_event(const Event& e) override;
+  Verdict verdict() override;
+  void reset() override;
+
+  const Stats& stats() const { return stats_; }
+
+ private:
+  using NodeId = std::uint32_t;
+
+  // A node as seen by a table (last write of x, last release of l, ...): the node with
+  // the generation it had, the event recorded there and the first event of that event's
+  // own transaction (a node can hold several unary transactions of its thread, see
+  // on_unary). A ref whose generation is out of date points at a collected node.
+  struct Ref {
+    NodeId node = 0xffffffffu;
+    std::uint32_t gen = 0;
+    EventIndex event = kNoEvent;
+    EventIndex txn = kNoEvent;
+  };
+  // Edge from its owner node to `to`, labelled with the first pair of conflicting events
+  // that created it (Velodrome never updates the label: RegionTrack Fig. 1(c)).
+  struct Edge {
+    NodeId to;
+    EventIndex from_event, to_event;
+    EventIndex from_txn;  // transaction of from_event (to_event's is to's first txn)
+  };
+  struct Node {
+    ThreadId thread = 0;
+    EventIndex first = kNoEvent;  // first event of the node's first transaction
+    std::uint32_t gen = 0;
+    std::uint32_t in_degree = 0;
+    bool open = false;  // the current transaction of its thread: never collected
+    bool live = false;
+    bool blamed = false;
+    std::vector<Edge> out;
+  };
+  struct ThreadState {
+    Ref last;             // node of the thread's latest event (and that event)
+    Ref fork_parent;      // the forking event, until the thread's first event
+    std::uint32_t depth = 0;
+    bool started = false;
+    NodeId cur = 0xffffffffu;  // open transaction node, when depth > 0
+  };
+
+  bool alive(const Ref& r) const {
+    return r.node < nodes_.size() && nodes_[r.node].live && nodes_[r.node].gen == r.gen;
+  }
+  Ref ref_to(NodeId n, EventIndex ev, EventIndex txn) const {
+    return Ref{n, nodes_[n].gen, ev, txn};
+  }
+  ThreadState& thread(ThreadId t);
+  NodeId new_node(ThreadId t, EventIndex first, bool open);
+  void collect(NodeId n);
+  void gather_preds(const Event& e, ThreadState& ts);
+  void add_edge(const Ref& from, NodeId to, EventIndex to_event);
+  bool reaches(NodeId from, NodeId to);
+  bool find_path(NodeId from, NodeId to);
+  bool find_increasing_path(NodeId from, NodeId to, EventIndex latest_exit);
+  void record_cycle(const Ref& from, NodeId to, EventIndex to_event);
+  void record_blame(const Ref& from, NodeId to, EventIndex to_event);
+  void update_tables(const Event& e, ThreadState& ts, const Ref& here);
+  bool wants_blame() const { return options_.all || blamed_.empty(); }
+
+  CheckerOptions options_;
+  EventIndex next_index_ = 0;
+  std::vector<Node> nodes_;
+  std::vector<NodeId> free_;
+  std::vector<ThreadState> threads_;
+  std::vector<Ref> last_write_;                // per variable
+  std::vector<std::vector<Ref>> last_read_;    // per variable, per thread
+  std::vector<Ref> last_release_;              // per lock
+
+  // Verdict so far.
+  bool cycle_found_ = false;
+  EventIndex detected_at_ = kNoEvent;
+  std::vector<CycleEdge> cycle_;
+  std::vector<Blame> blamed_;
+
+  // Scratch space of the searches, kept between events (no allocation once warm).
+  std::vector<Ref> preds_;
+  std::vector<std::uint32_t> mark_;  // visit stamp per node slot
+  std::uint32_t stamp_ = 0;
+  std::vector<NodeId> parent_;       // search tree: predecessor node
+  std::vector<std::uint32_t> parent_edge_;  // index of the edge in parent's out list
+  std::vector<EventIndex> entry_;    // increasing search: earliest entry event
+  std::vector<NodeId> work_;
+  std::vector<std::pair<EventIndex, NodeId>> heap_;
+  std::vector<NodeId> dead_;
+
+  Stats stats_;
+};
+
+}  // namespace atomcheck
