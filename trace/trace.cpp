@@ -25,7 +25,7 @@ bool parse_op(std::string_view name, Op& out) {
 }
 
 std::uint32_t NameTable::intern(std::string_view name) {
-  auto it = ids.find(std::string(name));
+  auto it = ids.find(name);
   if (it != ids.end()) return it->second;
   auto id = static_cast<std::uint32_t>(names.size());
   names.emplace_back(name);
@@ -34,7 +34,7 @@ std::uint32_t NameTable::intern(std::string_view name) {
 }
 
 std::uint32_t NameTable::find(std::string_view name) const {
-  auto it = ids.find(std::string(name));
+  auto it = ids.find(name);
   return it == ids.end() ? kNoId : it->second;
 }
 

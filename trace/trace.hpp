@@ -2,6 +2,8 @@
 // the names of the input (thread, variable, lock and label names), kept for printing.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -11,10 +13,19 @@
 
 namespace atomcheck {
 
+// Hash for heterogeneous lookup: a std::string_view finds a std::string key without
+// building a temporary string, so the trace readers look names up without allocating.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+
 // Interns names to dense ids 0, 1, 2, ... in order of first appearance.
 struct NameTable {
   std::vector<std::string> names;
-  std::unordered_map<std::string, std::uint32_t> ids;
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> ids;
 
   std::uint32_t intern(std::string_view name);
   // kNoId when absent.

@@ -1,0 +1,77 @@
+// Internals shared by the trace file readers and writers: a buffered line source that
+// reads large blocks with read(2) and hands out lines as string_views into its buffer
+// (no per-line allocation, no iostreams), and helpers that format error messages.
+// Not part of the public interface; include trace/trace_io.hpp instead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/trace_io.hpp"
+
+namespace atomcheck::detail {
+
+// Reads a file (or standard input for "-") line by line. A line is returned without its
+// '\n' and without one trailing '\r' (so CRLF files read like LF files).
+class LineSource {
+ public:
+  // Throws TraceError "FILE: cannot open: reason".
+  explicit LineSource(const std::string& path);
+  ~LineSource();
+  LineSource(const LineSource&) = delete;
+  LineSource& operator=(const LineSource&) = delete;
+
+  // The next line; false at end of file. The view stays valid until the next call.
+  bool next(std::string_view& line);
+  // 1-based number of the line last returned.
+  std::uint64_t line_number() const { return line_; }
+  // True when the line last returned is the file's last and has no '\n' after it.
+  bool unterminated() const { return unterminated_; }
+  // The name used in messages: the path, or "<stdin>".
+  const std::string& display_name() const { return display_; }
+
+  // Throws TraceError "FILE:LINE: message" for the line last returned, adding a hint
+  // when that line is an unterminated last line (a truncated file).
+  [[noreturn]] void fail(std::string_view message) const;
+
+ private:
+  bool fill();  // reads more bytes; false at end of file
+
+  int fd_ = -1;
+  bool own_fd_ = false;
+  std::string display_;
+  std::vector<char> buf_;
+  std::size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  bool unterminated_ = false;
+  std::uint64_t line_ = 0;
+};
+
+// A piece of input quoted for an error message: at most 40 characters, control
+// characters shown as '?', so a binary line cannot flood the terminal.
+std::string quote(std::string_view text);
+
+// Whether a line holds nothing but spaces, tabs and carriage returns.
+inline bool is_blank(std::string_view line) {
+  for (char c : line) {
+    if (c != ' ' && c != '\t' && c != '\r') return false;
+  }
+  return true;
+}
+
+// Parses a decimal signed 32-bit integer exactly as Java's Integer.parseInt accepts it
+// (optional sign, digits). False when it is not one.
+bool parse_int32(std::string_view text, std::int32_t& out);
+
+std::unique_ptr<TraceReader> make_std_reader(const std::string& path);
+std::unique_ptr<TraceReader> make_jsonl_reader(const std::string& path);
+
+// The printable name of an id without allocating when the table has it; otherwise the
+// synthetic name of Names (written into `scratch`).
+std::string_view name_of(const NameTable& table, std::uint32_t id, const char* prefix,
+                         std::string& scratch);
+
+}  // namespace atomcheck::detail
