@@ -279,15 +279,21 @@ void VelodromeChecker::record_blame(const Ref& from, NodeId to, EventIndex to_ev
 void VelodromeChecker::add_edge(const Ref& from, NodeId to, EventIndex to_event) {
   if (from.node == to) return;
   std::vector<Edge>& out = nodes_[from.node].out;
+  bool exists = false, same_label = false;
   for (const Edge& e : out) {
-    if (e.to == to) {
-      ++stats_.edges_duplicate;
-      return;
-    }
+    if (e.to != to) continue;
+    exists = true;
+    same_label = same_label || e.from_event == from.event;
   }
-  out.push_back(Edge{to, from.event, to_event, from.txn});
-  ++nodes_[to].in_degree;
-  ++stats_.edges_added;
+  if (exists) {
+    ++stats_.edges_duplicate;
+    if (!variant_.every_conflict_label) return;  // Velodrome: no new edge, no check
+  }
+  if (!same_label) {
+    out.push_back(Edge{to, from.event, to_event, from.txn});
+    ++nodes_[to].in_degree;
+    ++stats_.edges_added;
+  }
   // A node without outgoing edges closes no cycle (fresh nodes, unary nodes).
   if (nodes_[to].out.empty()) return;
   if (!cycle_found_) {
@@ -341,7 +347,7 @@ void VelodromeChecker::on_event(const Event& e) {
   // A unary transaction (a stray `end` included: it conflicts with its thread only).
   gather_preds(e, ts);
   const bool last_alive = alive(ts.last);
-  bool any_alive = last_alive, merge = last_alive;
+  bool any_alive = last_alive, merge = last_alive && variant_.merge_unary;
   for (const Ref& p : preds_) {
     if (!alive(p)) continue;
     any_alive = true;
