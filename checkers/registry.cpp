@@ -3,6 +3,7 @@
 #include "checkers/registry.hpp"
 
 #include "checkers/oracle_conflict.hpp"
+#include "checkers/regiontrack.hpp"
 #include "checkers/velodrome.hpp"
 
 namespace atomcheck {
@@ -26,6 +27,8 @@ const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       // checkers: one line each — {{name, description, answers serializability, answers blame}, factory}
       {{"oracle", "brute-force conflict serializability and Theorem-2 blame (small traces)", true, true}, &make_one<ConflictOracle>},
+      {{"regiontrack-blame", "RegionTrack Alg. 1+2: transactions to blame (Theorem 2), with the interfering event", false, true}, &make_one<RegionTrackBlame>},
+      {{"regiontrack", "RegionTrack Alg. 1+3+4: blame and non-serializable traces (transactional vector clocks)", true, true}, &make_one<RegionTrackFull>},
       {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true}, &make_one<VelodromeChecker>},
   };
   return table;
