@@ -1,0 +1,144 @@
+// herd7 litmus tests for x86: the X86 (Intel operand order) and X86_64 (AT&T order)
+// dialects, restricted to what x86-TSO needs (MOV loads/stores/moves, MFENCE, XCHG,
+// LOCK CMPXCHG, LOCK XADD). Three parts: a parser into plain data with one-line
+// `FILE:LINE: what is wrong` errors, a runner that turns a parsed test into a program on
+// the scheduler API and explores it exhaustively under SC or TSO, and a printer that
+// writes the result in herd7's own layout so herd users read it at a glance.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/explore.hpp"
+
+namespace atomcheck::litmus {
+
+// A parse error; what() is the whole one-line message `FILE:LINE: what is wrong`.
+struct LitmusError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Arch : std::uint8_t { x86, x86_64 };
+
+// Registers are dense indices into a fixed table of x86 register families (ax, bx,
+// cx, dx, si, di, bp, sp, r8..r15); %eax, %rax and EAX all name family 0.
+inline constexpr int kRegisterCount = 16;
+inline constexpr int kRegAx = 0;  // the implicit operand of CMPXCHG
+// The name herd7 prints for a register: EAX in X86, rax in X86_64.
+std::string register_name(Arch arch, int reg);
+
+inline constexpr std::uint32_t kNoVar = 0xffffffffu;
+
+// A source operand of a store or register move: an immediate or a register.
+struct Source {
+  bool is_imm = true;
+  std::int64_t imm = 0;
+  int reg = 0;
+};
+
+enum class Opcode : std::uint8_t {
+  store,    // MOV [var], src
+  load,     // MOV reg, [var]
+  move,     // MOV reg, src (no memory access)
+  mfence,   // MFENCE
+  xchg,     // XCHG [var], reg (always locked on x86)
+  cmpxchg,  // LOCK CMPXCHG [var], reg: compares with EAX
+  xadd,     // LOCK XADD [var], reg
+};
+
+// One instruction of one thread, operands already in a dialect-free form.
+struct Instr {
+  Opcode op = Opcode::mfence;
+  std::uint32_t var = kNoVar;  // the memory operand
+  int reg = 0;                 // load/move: destination; xchg/cmpxchg/xadd: register operand
+  Source src;                  // store/move: what is written
+  std::uint32_t line = 0;      // line in the .litmus file
+};
+
+// A location of the final state: a register of a thread or a memory location.
+struct Location {
+  bool is_reg = false;
+  int thread = 0;             // is_reg
+  int reg = 0;                // is_reg
+  std::uint32_t var = kNoVar;  // !is_reg
+  bool operator==(const Location&) const = default;
+};
+
+enum class Quantifier : std::uint8_t { exists, not_exists, forall };
+
+// A node of the condition's proposition, stored in a flat vector (children by index).
+struct CondNode {
+  enum class Kind : std::uint8_t { atom, conj, disj, negation, truth, falsity };
+  Kind kind = Kind::truth;
+  std::uint32_t loc = 0;  // atom: index into Test::observed
+  std::int64_t value = 0;  // atom: location = value
+  std::uint32_t lhs = 0, rhs = 0;  // conj/disj: both; negation: lhs
+};
+
+struct Condition {
+  Quantifier quantifier = Quantifier::exists;
+  std::vector<CondNode> nodes;
+  std::uint32_t root = 0;
+  std::uint32_t line = 0;
+};
+
+// A parsed litmus test.
+struct Test {
+  std::string file;  // as given to the parser, for messages
+  Arch arch = Arch::x86;
+  std::string name;
+  std::vector<std::string> vars;            // memory locations, dense ids
+  std::vector<std::int64_t> var_init;       // initial value per var (0 unless set)
+  std::vector<std::vector<std::int64_t>> reg_init;  // [thread][reg]
+  std::vector<std::vector<Instr>> threads;  // P0, P1, ...
+  // The locations of the final state: those named in the condition and in a
+  // `locations [...]` section, in herd7's display order (registers by thread, then
+  // memory by name).
+  std::vector<Location> observed;
+  Condition condition;
+};
+
+// Parses the text of a .litmus file; `file` is used in messages. Throws LitmusError.
+Test parse_litmus(std::string_view text, std::string_view file);
+// Reads and parses a file. Throws LitmusError (also for an unreadable file: `FILE: ...`).
+Test load_litmus(const std::string& path);
+
+// "0:EAX", "[x]".
+std::string location_name(const Test& test, const Location& loc);
+// The condition as herd7 prints it after `Condition `: "exists (0:EAX=0 /\ 1:EAX=0)".
+std::string condition_text(const Test& test);
+// Evaluates the proposition (without quantifier) on a final state (values in
+// Test::observed order).
+bool eval_proposition(const Test& test, const std::vector<std::int64_t>& state);
+
+// The result of exploring one test under one memory model.
+struct RunResult {
+  MemoryModelKind memory = MemoryModelKind::sc;
+  // Distinct final states (values in Test::observed order), sorted.
+  std::vector<std::vector<std::int64_t>> states;
+  std::vector<bool> state_matches;  // the proposition holds in states[i]
+  // herd7's witnesses: distinct executions (reads-from and coherence order) whose
+  // final state satisfies / does not satisfy the quantified condition's body
+  // (for ~exists: the negated proposition).
+  std::uint64_t positive = 0, negative = 0;
+  // Executions (interleavings with flushes) the explorer ran.
+  std::uint64_t executions = 0;
+  bool complete = true;  // the search was exhaustive
+  std::string error;     // the exploration failed (should not happen): one line
+  bool ok = false;       // herd7's Ok/No for the quantified condition
+
+  bool reachable() const;  // some final state satisfies the proposition
+};
+
+// Explores the test exhaustively under `memory`. `base` supplies limits (time, steps);
+// its strategy and memory fields are overridden.
+RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOptions& base = {});
+
+// herd7's output layout: Test, States, the states, Ok/No, Witnesses, Condition,
+// Observation (no Hash line: herd's hash covers its own normal form of the test).
+std::string format_herd(const Test& test, const RunResult& result);
+
+}  // namespace atomcheck::litmus
