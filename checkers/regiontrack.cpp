@@ -60,16 +60,17 @@ void RegionTrack::reset() {
 
 void RegionTrack::grow_dim(std::size_t need) {
   std::size_t nd = std::max<std::size_t>({need, dim_ * 2, 4});
-  auto restride = [&](std::vector<Clock>& v, std::size_t rows) {
+  // Rows keep their content at the new stride; vt_ and tv_ also gain rows.
+  auto restride = [&](std::vector<Clock>& v, std::size_t old_rows, std::size_t rows) {
     std::vector<Clock> out(rows * nd, 0);
-    for (std::size_t r = 0; r < rows && dim_ > 0; ++r)
+    for (std::size_t r = 0; r < old_rows; ++r)
       std::memcpy(&out[r * nd], &v[r * dim_], dim_ * sizeof(Clock));
     v.swap(out);
   };
-  restride(vt_, nd);
-  restride(tv_, nd);
+  restride(vt_, dim_, nd);
+  restride(tv_, dim_, nd);
   std::size_t slots = dim_ == 0 ? 0 : pool_.size() / dim_;
-  restride(pool_, slots);
+  restride(pool_, slots, slots);
   std::vector<Access> r(nvars_ * nd);
   for (std::size_t x = 0; x < nvars_; ++x)
     for (std::size_t t = 0; t < dim_; ++t) r[x * nd + t] = reads_[x * dim_ + t];
@@ -336,7 +337,9 @@ void RegionTrack::update_tvc(const Access& ex, ThreadId t) {
   Clock* tvs = tv(s);
   const std::size_t base = set_top_;
   if (tvs[s] == source) {  // line 4
-    if (tv_gt(tvs[t], sink)) tvs[t] = sink;
+    // As printed, line 5 lacks the "or TV = 0" of lines 21 and 34, so a second sink
+    // thread of the same source transaction is never recorded; the fix adds it.
+    if (tvs[t] > sink || (config_.fix_line5 && tvs[t] == 0)) tvs[t] = sink;
     std::size_t all = push_all();
     forward_propagate(all, s, t);  // line 8
   } else if (tvs[s] < source) {  // line 9
@@ -363,7 +366,7 @@ std::size_t RegionTrack::back_propagate(std::size_t tid, ThreadId t1, ThreadId t
     if (!set_has(tid1, tp)) continue;
     Clock* tvp = tv(tp);
     if (tv_le(tvp[t1], source)) {               // line 20
-      if (tv_gt(tvp[t2], sink)) tvp[t2] = sink;  // lines 21-22 ("> sink or = 0")
+      if (tvp[t2] > sink || tvp[t2] == 0) tvp[t2] = sink;  // lines 21-22
       std::size_t mark = set_top_;
       forward_propagate(tid, tp, t1);  // line 24 (result unused, as written)
       pop_to(mark);
@@ -385,7 +388,10 @@ std::size_t RegionTrack::forward_propagate(std::size_t tid, ThreadId t1, ThreadI
     for (ThreadId tp = 0; tp < nthreads_; ++tp) {
       if (tp == t1) continue;
       // line 34: "TV(t1)[t'] > TV(t2)[t'] or (TV(t1)[t'] = 0 and TV(t2)[t'] > 0)"
-      bool take = config_.zero_is_none ? tv_gt(a[tp], b[tp]) : (a[tp] > b[tp] || (a[tp] == 0 && b[tp] > 0));
+      // As printed, a recorded TV(t1)[t'] > 0 = TV(t2)[t'] is overwritten by 0, which
+      // forgets a relation: the fixed variant never copies a 0 ("none").
+      bool take = config_.fix_line34 ? (b[tp] != 0 && (a[tp] == 0 || a[tp] > b[tp]))
+                                     : (a[tp] > b[tp] || (a[tp] == 0 && b[tp] > 0));
       if (take) {
         a[tp] = b[tp];  // line 35
         if (set_has(tid2, tp)) {

@@ -19,12 +19,18 @@ struct RegionTrackConfig {
   std::string_view name = "regiontrack";
   // Algorithms 3+4 (transactional vector clocks, non-serializable traces) on top of 1+2.
   bool tvc = true;
-  // TV entries are 0 when no transaction is recorded. true: every comparison reads 0 as
-  // "none" (never <= a timestamp, always > one) — the reading the paper's own Fig. 6
-  // walkthrough needs ("TV(t3) is [0,0,0]. Thus, nothing needs to be propagated", which
-  // literal Alg. 3 line 20 `TV(t')[t1] <= source` contradicts). false: the pseudo-code
-  // taken literally, kept only to document that it is wrong (tests).
+  // TV entries are 0 when no transaction is recorded. true: the tests "TV <= timestamp"
+  // (Alg. 3 lines 20 and 32, Alg. 4 line 9) read 0 as "none", never <= anything — the
+  // reading the paper's own Fig. 6 walkthrough needs ("TV(t3) is [0,0,0]. Thus, nothing
+  // needs to be propagated", which literal line 20 `TV(t')[t1] <= source` contradicts).
+  // false: taken literally, kept only to show that it is wrong (tests).
   bool zero_is_none = true;
+  // Corrections found by the property test against the oracle (each a false negative
+  // as printed; see tests/test_regiontrack_properties.cpp for the minimal traces):
+  // Alg. 3 line 5 lacks the "or TV(T(e_x))[t] = 0" that lines 21 and 34 have;
+  bool fix_line5 = false;
+  // Alg. 3 line 34 copies a 0 (no transaction) over a recorded sink timestamp.
+  bool fix_line34 = false;
 };
 
 // Both checkers; the config picks the algorithm. Not thread-safe; one per exploration.
@@ -82,7 +88,6 @@ class RegionTrack : public Checker {
   std::size_t back_propagate(std::size_t tid, ThreadId t1, ThreadId t2, Clock source, Clock sink);
   std::size_t forward_propagate(std::size_t tid, ThreadId t1, ThreadId t2);
   bool tv_le(Clock a, Clock b) const { return config_.zero_is_none ? (a != 0 && a <= b) : a <= b; }
-  bool tv_gt(Clock a, Clock b) const { return config_.zero_is_none ? (b != 0 && (a == 0 || a > b)) : a > b; }
 
   // --- thread sets (Tid) on a scratch stack of bit words, so the recursion of Alg. 3
   // allocates nothing once warm. A set is an offset into set_arena_.
@@ -136,14 +141,21 @@ class RegionTrack : public Checker {
 class RegionTrackBlame final : public RegionTrack {
  public:
   explicit RegionTrackBlame(const CheckerOptions& options = {})
-      : RegionTrack(options, RegionTrackConfig{"regiontrack-blame", false, true}) {}
+      : RegionTrack(options, RegionTrackConfig{"regiontrack-blame", false, true, false, false}) {}
 };
 
-// "regiontrack": Algorithms 1+3+4, blame and non-serializable traces.
+// "regiontrack": Algorithms 1+3+4 as printed, blame and non-serializable traces.
 class RegionTrackFull final : public RegionTrack {
  public:
   explicit RegionTrackFull(const CheckerOptions& options = {})
-      : RegionTrack(options, RegionTrackConfig{"regiontrack", true, true}) {}
+      : RegionTrack(options, RegionTrackConfig{"regiontrack", true, true, false, false}) {}
+};
+
+// "regiontrack-fixed": "regiontrack" with Alg. 3 lines 5 and 34 corrected.
+class RegionTrackFixed final : public RegionTrack {
+ public:
+  explicit RegionTrackFixed(const CheckerOptions& options = {})
+      : RegionTrack(options, RegionTrackConfig{"regiontrack-fixed", true, true, true, true}) {}
 };
 
 }  // namespace atomcheck

@@ -76,6 +76,9 @@ void expect_verdict(const std::vector<Event>& ev, bool serializable, std::set<Ev
   EXPECT_TRUE(full.answers_blame);
   EXPECT_EQ(full.serializable, serializable) << "regiontrack";
   EXPECT_EQ(blamed_firsts(full), blamed) << "regiontrack";
+  Verdict fixed = run("regiontrack-fixed", ev);
+  EXPECT_EQ(fixed.serializable, serializable) << "regiontrack-fixed";
+  EXPECT_EQ(blamed_firsts(fixed), blamed) << "regiontrack-fixed";
   Verdict blame = run("regiontrack-blame", ev);
   EXPECT_FALSE(blame.answers_serializability);
   EXPECT_TRUE(blame.answers_blame);
@@ -364,6 +367,57 @@ TEST(RegionTrackSemantics, LiteralZeroReadingIsAFalsePositive) {
   RegionTrack literal(CheckerOptions{}, RegionTrackConfig{"regiontrack-literal", true, false});
   Verdict v = run(literal, b.ev);
   EXPECT_FALSE(v.serializable) << "the literal reading was expected to be a false positive";
+}
+
+// Regression tests for the two places where Algorithm 3 as printed disagrees with the
+// oracle, both found by tests/test_regiontrack_properties.cpp and shrunk by its delta
+// debugging. Both are false negatives: "regiontrack" (as printed) calls the trace
+// serializable, the oracle and "regiontrack-fixed" do not. Blame is unaffected.
+
+// Alg. 3 line 5 lacks "or TV(T(e_x))[t] = 0" (lines 21 and 34 have it). tx2 of T3 becomes
+// a source at T2's unary read (TV(T3)[T2] set); when T1's transaction tx0 then reads
+// x from the same tx2, TV(T3)[T1] = 0 > sink is false, so tx2 ~> tx0 is never recorded
+// and the closing edge w(z) -> w(z) into tx2 finds nothing at Alg. 4 line 9.
+TEST(RegionTrackDisagreement, Alg3Line5MissesASecondSinkThread) {
+  Build b;
+  b.begin(T3).rmw(T3, X);   // tx2 (thread T3 here)
+  b.r(T2, X);               // unary: tx2 ~> T2
+  b.begin(T1).w(T1, Z).r(T1, X);  // tx0: tx2 ~> tx0 (not recorded as printed)
+  b.w(T3, Z);               // tx0 ~> tx2: the cycle closes here, at event 6
+  Verdict o = run("oracle", b.ev);
+  ASSERT_FALSE(o.serializable);
+  EXPECT_TRUE(o.blamed.empty());
+  Verdict printed = run("regiontrack", b.ev);
+  EXPECT_TRUE(printed.serializable) << "the printed Alg. 3 was expected to miss this trace";
+  Verdict fixed = run("regiontrack-fixed", b.ev);
+  EXPECT_FALSE(fixed.serializable);
+  EXPECT_EQ(fixed.detected_at, o.detected_at);
+  EXPECT_EQ(fixed.detected_at, 6u);
+}
+
+// Alg. 3 line 34 copies TV(t2)[t'] = 0 over a recorded TV(t1)[t'] > 0 ("TV(t1)[t'] >
+// TV(t2)[t']"), forgetting a relation; here the unary events of two more threads make a
+// forward propagation erase tx_a's record of its sink in thread T2 before the closing
+// edge w(x4) -> ... arrives.
+TEST(RegionTrackDisagreement, Alg3Line34ErasesARecordedSink) {
+  constexpr ThreadId T0 = 3, T5 = 4;
+  constexpr VarId X2 = 2, X4 = 4;
+  Build b;
+  b.begin(T3).r(T3, X4);    // tx_a
+  b.begin(T2).w(T2, X2);    // tx_b
+  b.w(T3, X2);              // tx_b ~> tx_a
+  b.r(T5, X2);              // unary
+  b.w(T0, X2);              // unary
+  b.w(T2, X4);              // tx_a ~> tx_b closes a non-increasing cycle at event 7
+  Verdict o = run("oracle", b.ev);
+  ASSERT_FALSE(o.serializable);
+  EXPECT_TRUE(o.blamed.empty());
+  EXPECT_TRUE(run("regiontrack", b.ev).serializable) << "the printed Alg. 3 was expected to miss this trace";
+  RegionTrack only5(CheckerOptions{}, RegionTrackConfig{"only-line5-fixed", true, true, true, false});
+  EXPECT_TRUE(run(only5, b.ev).serializable) << "line 34 alone was expected to lose it";
+  Verdict fixed = run("regiontrack-fixed", b.ev);
+  EXPECT_FALSE(fixed.serializable);
+  EXPECT_EQ(fixed.detected_at, o.detected_at);
 }
 
 // Engineer A's STD files, when present: every RegionTrack verdict agrees with the oracle.
