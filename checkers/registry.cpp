@@ -2,6 +2,7 @@
 // lists them. Adding a checker means adding one row below and nothing else.
 #include "checkers/registry.hpp"
 
+#include "checkers/aerodrome.hpp"
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/regiontrack.hpp"
 #include "checkers/velodrome.hpp"
@@ -17,9 +18,9 @@ struct Entry {
   Factory make;
 };
 
-template <class C>
+template <class C, bool... Extra>
 std::unique_ptr<Checker> make_one(const CheckerOptions& options) {
-  return std::make_unique<C>(options);
+  return std::make_unique<C>(options, Extra...);
 }
 
 const std::vector<Entry>& entries() {
@@ -30,6 +31,10 @@ const std::vector<Entry>& entries() {
       {{"regiontrack-blame", "RegionTrack Alg. 1+2: transactions to blame (Theorem 2), with the interfering event", false, true}, &make_one<RegionTrackBlame>},
       {{"regiontrack", "RegionTrack Alg. 1+3+4 as printed: blame and non-serializable traces (transactional vector clocks)", true, true}, &make_one<RegionTrackFull>},
       {{"regiontrack-fixed", "RegionTrack with Alg. 3 lines 5 and 34 corrected (no missed non-serializable traces)", true, true}, &make_one<RegionTrackFixed>},
+      {{"aerodrome", "AeroDrome Alg. 1 as written: vector clocks, one read clock per thread and variable", true, false}, &make_one<AeroDrome>},
+      {{"aerodrome-opt", "AeroDrome with the 4.3 read clocks (R_x, chR_x per variable), epoch checks, change-log END", true, false}, &make_one<AeroDromeOpt>},
+      {{"aerodrome-fixed", "aerodrome corrected: a join of a thread that did nothing closes no cycle", true, false}, &make_one<AeroDrome, true>},
+      {{"aerodrome-opt-fixed", "aerodrome-opt with the same correction (the fast checker to use)", true, false}, &make_one<AeroDromeOpt, true>},
       {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true}, &make_one<VelodromeChecker>},
   };
   return table;
