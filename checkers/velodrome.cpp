@@ -90,7 +90,7 @@ void VelodromeChecker::gather_preds(const Event& e, ThreadState& ts) {
     case Op::rmw:
       if (x != kNoId && x < last_write_.size()) preds_.push_back(last_write_[x]);
       if (x != kNoId && x < last_read_.size())
-        for (const Ref& r : last_read_[x]) preds_.push_back(r);
+        for (const ReadEntry& r : last_read_[x]) preds_.push_back(r.ref);
       break;
     case Op::acquire:
       if (x != kNoId && x < last_release_.size()) preds_.push_back(last_release_[x]);
@@ -109,9 +109,11 @@ void VelodromeChecker::update_tables(const Event& e, ThreadState& ts, const Ref&
     case Op::read:
       if (x != kNoId) {
         if (x >= last_read_.size()) last_read_.resize(static_cast<std::size_t>(x) + 1);
-        std::vector<Ref>& readers = last_read_[x];
-        if (e.thread >= readers.size()) readers.resize(static_cast<std::size_t>(e.thread) + 1);
-        readers[e.thread] = here;
+        std::vector<ReadEntry>& readers = last_read_[x];
+        auto it = std::find_if(readers.begin(), readers.end(),
+                               [&](const ReadEntry& r) { return r.thread == e.thread; });
+        if (it != readers.end()) it->ref = here;
+        else readers.push_back(ReadEntry{e.thread, here});
       }
       break;
     case Op::write:
@@ -404,7 +406,7 @@ void VelodromeChecker::reset() {
   }
   threads_.clear();
   last_write_.clear();
-  for (std::vector<Ref>& r : last_read_) r.clear();
+  for (std::vector<ReadEntry>& r : last_read_) r.clear();
   last_release_.clear();
   cycle_found_ = false;
   detected_at_ = kNoEvent;

@@ -121,7 +121,13 @@ class VelodromeChecker final : public Checker {
   std::vector<NodeId> free_;
   std::vector<ThreadState> threads_;
   std::vector<Ref> last_write_;                // per variable
-  std::vector<std::vector<Ref>> last_read_;    // per variable, per thread
+  // Per variable, the last read of each thread that read it, as a short unsorted list:
+  // a dense thread-indexed row would cost O(threads) memory per variable.
+  struct ReadEntry {
+    ThreadId thread;
+    Ref ref;
+  };
+  std::vector<std::vector<ReadEntry>> last_read_;
   std::vector<Ref> last_release_;              // per lock
 
   // Verdict so far.
