@@ -126,8 +126,8 @@ void op_join(ThreadId child, std::uint32_t line);
 // Called from ~thread: a joinable thread fails the execution (std::thread would
 // terminate), except while an abandoned execution is being unwound.
 void op_thread_dropped(ThreadId child);
-void op_begin(std::string_view label, std::uint32_t line);
-void op_end(std::uint32_t line);
+LabelId op_begin(std::string_view label, std::uint32_t line);
+void op_end(LabelId label, std::uint32_t line);
 void op_check_failed(std::string_view message, const std::source_location& where);
 void op_assume_failed();
 void op_outcome(std::string_view name, std::int64_t value);
@@ -400,15 +400,14 @@ class atomic_block {
  public:
   explicit atomic_block(std::string_view label = {},
                         std::source_location loc = std::source_location::current())
-      : line_(loc.line()) {
-    detail::op_begin(label, line_);
-  }
+      : line_(loc.line()), label_(detail::op_begin(label, line_)) {}
   atomic_block(const atomic_block&) = delete;
   atomic_block& operator=(const atomic_block&) = delete;
-  ~atomic_block() { detail::op_end(line_); }
+  ~atomic_block() { detail::op_end(label_, line_); }
 
  private:
   std::uint32_t line_;
+  LabelId label_;
 };
 
 // Asserts a property of the execution: when `cond` is false the execution fails with

@@ -92,6 +92,7 @@ enum class StopReason : std::uint8_t {
   interrupted,
   failure,         // stop_on_failure
   bad_schedule,    // replay: the schedule does not fit the program (see error)
+  nondeterministic,  // DFS: the program made different choices on a replayed prefix
 };
 std::string_view stop_reason_name(StopReason reason);
 
@@ -102,6 +103,7 @@ struct ExploreResult {
   std::uint64_t failed = 0;        // assertion, exception or usage failures
   std::uint64_t deadlocks = 0;
   std::uint64_t step_bounded = 0;  // cut by max_steps
+  std::uint64_t pruned = 0;        // cut off by assume(false)
   std::uint64_t steps = 0;         // scheduling steps over all executions
   std::uint64_t events = 0;        // events recorded over all executions
   std::vector<Failure> failures;   // the first keep_failures failures

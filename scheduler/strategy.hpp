@@ -66,8 +66,8 @@ class Strategy {
   virtual ~Strategy() = default;
   // An execution is about to start; false when there are no more executions.
   virtual bool begin_execution() = 0;
-  // Picks one of `enabled` (at least two, in a deterministic order: by thread, program
-  // transitions before flushes) and returns its index. `history` holds the steps of this
+  // Picks one of `enabled` (at least two, in a deterministic order: program transitions
+  // by thread, then buffer flushes by thread) and returns its index. `history` holds the steps of this
   // execution so far. Steps with a single enabled transition are taken without asking.
   virtual std::size_t choose(std::span<const Transition> enabled, const History& history) = 0;
   // The execution ended (in any way); history is complete.

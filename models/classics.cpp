@@ -1,0 +1,169 @@
+// The classic small programs every model checker starts with: the litmus tests SB, MP,
+// LB, IRIW and 2+2W (outcomes recorded as r0, r1, ... and final memory values), a lost
+// update on an unlocked x++, a lock-order inversion, and a correctly locked counter.
+// Each runs as `atomcheck run NAME`. Litmus registers are recorded with outcome(), so
+// the set of reachable outcomes is the answer (under SC and, with --memory tso, x86-TSO).
+#include "scheduler/api.hpp"
+
+namespace {
+
+using atomcheck::atomic;
+using atomcheck::check;
+using atomcheck::mutex;
+using atomcheck::outcome;
+using atomcheck::thread;
+
+constexpr auto rlx = std::memory_order_relaxed;
+
+}  // namespace
+
+// Store buffering (Dekker's core): under SC at least one thread sees the other's store;
+// under TSO both may read 0.
+ATOMCHECK_PROGRAM("sb", "store buffering: x=1; r0=y || y=1; r1=x (TSO allows r0=r1=0)") {
+  atomic<int> x(0, "x"), y(0, "y");
+  thread t1([&] {
+    x.store(1, rlx);
+    outcome("r0", y.load(rlx));
+  });
+  thread t2([&] {
+    y.store(1, rlx);
+    outcome("r1", x.load(rlx));
+  });
+  t1.join();
+  t2.join();
+}
+
+// Store buffering with mfence between the store and the load: SC outcomes only, also
+// under TSO.
+ATOMCHECK_PROGRAM("sb+fences", "store buffering with seq_cst fences: r0=r1=0 unreachable") {
+  atomic<int> x(0, "x"), y(0, "y");
+  thread t1([&] {
+    x.store(1, rlx);
+    atomcheck::atomic_thread_fence(std::memory_order_seq_cst);
+    outcome("r0", y.load(rlx));
+  });
+  thread t2([&] {
+    y.store(1, rlx);
+    atomcheck::atomic_thread_fence(std::memory_order_seq_cst);
+    outcome("r1", x.load(rlx));
+  });
+  t1.join();
+  t2.join();
+}
+
+// Message passing: seeing the flag implies seeing the data (SC and TSO).
+ATOMCHECK_PROGRAM("mp", "message passing: x=1; y=1 || r0=y; r1=x (r0=1, r1=0 unreachable)") {
+  atomic<int> x(0, "x"), y(0, "y");
+  thread t1([&] {
+    x.store(1, rlx);
+    y.store(1, rlx);
+  });
+  thread t2([&] {
+    outcome("r0", y.load(rlx));
+    outcome("r1", x.load(rlx));
+  });
+  t1.join();
+  t2.join();
+}
+
+// Load buffering: r0=r1=1 would need a load to see a later store (never under SC/TSO).
+ATOMCHECK_PROGRAM("lb", "load buffering: r0=x; y=1 || r1=y; x=1 (r0=r1=1 unreachable)") {
+  atomic<int> x(0, "x"), y(0, "y");
+  thread t1([&] {
+    outcome("r0", x.load(rlx));
+    y.store(1, rlx);
+  });
+  thread t2([&] {
+    outcome("r1", y.load(rlx));
+    x.store(1, rlx);
+  });
+  t1.join();
+  t2.join();
+}
+
+// Independent reads of independent writes: the two readers agree on the order of the
+// writes (multi-copy atomicity, SC and TSO).
+ATOMCHECK_PROGRAM("iriw",
+                  "independent reads of independent writes: readers never disagree on the "
+                  "order of x=1 and y=1") {
+  atomic<int> x(0, "x"), y(0, "y");
+  thread w1([&] { x.store(1, rlx); });
+  thread w2([&] { y.store(1, rlx); });
+  thread r1([&] {
+    outcome("r0", x.load(rlx));
+    outcome("r1", y.load(rlx));
+  });
+  thread r2([&] {
+    outcome("r2", y.load(rlx));
+    outcome("r3", x.load(rlx));
+  });
+  w1.join();
+  w2.join();
+  r1.join();
+  r2.join();
+}
+
+// 2+2W: x=1; y=2 || y=1; x=2. The final values x=1, y=1 would need a cycle in the
+// coherence order (unreachable under SC and TSO).
+ATOMCHECK_PROGRAM("2+2w", "two writers, two variables: final x=1 and y=1 unreachable") {
+  atomic<int> x(0, "x"), y(0, "y");
+  thread t1([&] {
+    x.store(1, rlx);
+    y.store(2, rlx);
+  });
+  thread t2([&] {
+    y.store(1, rlx);
+    x.store(2, rlx);
+  });
+  t1.join();
+  t2.join();
+  outcome("x", x.load(rlx));
+  outcome("y", y.load(rlx));
+}
+
+// The lost update: two threads increment x with a separate load and store and no lock.
+ATOMCHECK_PROGRAM("lost-update", "x++ from two threads without a lock: an update can be lost") {
+  atomic<int> x(0, "x");
+  auto inc = [&] {
+    atomcheck::atomic_block b("increment");
+    int v = x.load();
+    x.store(v + 1);
+  };
+  thread t1(inc), t2(inc);
+  t1.join();
+  t2.join();
+  check(x.load() == 2, "lost update: x != 2 after two increments");
+}
+
+// Lock-order inversion: T1 takes a then b, T2 takes b then a; some schedules deadlock.
+ATOMCHECK_PROGRAM("lock-inversion", "two mutexes taken in opposite orders: deadlock") {
+  mutex a("a"), b("b");
+  atomic<int> x(0, "x");
+  thread t1([&] {
+    std::lock_guard<mutex> ga(a);
+    std::lock_guard<mutex> gb(b);
+    x.fetch_add(1);
+  });
+  thread t2([&] {
+    std::lock_guard<mutex> gb(b);
+    std::lock_guard<mutex> ga(a);
+    x.fetch_add(1);
+  });
+  t1.join();
+  t2.join();
+}
+
+// The fixed counter: x++ under a mutex never loses an update.
+ATOMCHECK_PROGRAM("locked-counter", "x++ from two threads under a mutex: always 2") {
+  mutex m("m");
+  atomcheck::shared<int> x(0, "x");
+  auto inc = [&] {
+    std::lock_guard<mutex> g(m);
+    atomcheck::atomic_block b("increment");
+    x = x + 1;
+  };
+  thread t1(inc), t2(inc);
+  t1.join();
+  t2.join();
+  check(x == 2, "lost update under a mutex");
+}

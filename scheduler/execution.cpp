@@ -1,0 +1,713 @@
+// The scheduler loop and the API entry points. Threads are fibers; all switching goes
+// through the scheduler (run_thread/resume on one side, to_scheduler on the other), so
+// a fiber's `back` continuation is always the scheduler. Abandoned executions are
+// unwound by resuming each unfinished thread with unwinding_ set, which makes its
+// pending operation throw Unwind (or return a dummy value when an exception is already
+// in flight, so destructors never throw).
+#include "scheduler/execution.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+
+#include <boost/context/detail/exception.hpp>
+#include <fmt/core.h>
+
+namespace atomcheck::detail {
+
+namespace {
+
+thread_local Execution* tls_current = nullptr;
+
+// Serial numbers make handles from other executions (or explorations) detectable. A
+// process-wide counter is the only shared state, and only ever incremented.
+std::atomic<std::uint64_t> g_next_serial{1};
+
+struct CurrentGuard {
+  Execution* saved;
+  explicit CurrentGuard(Execution* e) : saved(tls_current) { tls_current = e; }
+  ~CurrentGuard() { tls_current = saved; }
+};
+
+void call_program(void* p) { (*static_cast<const Program*>(p))(); }
+
+std::string_view basename(std::string_view path) {
+  auto pos = path.find_last_of('/');
+  return pos == std::string_view::npos ? path : path.substr(pos + 1);
+}
+
+}  // namespace
+
+Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64_t max_steps)
+    : memory_kind_(memory),
+      memory_(make_memory_model(memory)),
+      pool_(stack_size ? stack_size : default_stack_size()),
+      max_steps_(max_steps) {}
+
+Execution::~Execution() { abandon(); }
+
+Execution* Execution::current() { return tls_current; }
+
+Execution& Execution::current_or_throw(const char* what) {
+  if (tls_current == nullptr)
+    throw UsageError(fmt::format(
+        "atomcheck: {} used outside an exploration (create and use API objects only inside a "
+        "program run by explore())",
+        what));
+  return *tls_current;
+}
+
+void Execution::reset() {
+  serial_ = g_next_serial.fetch_add(1, std::memory_order_relaxed);
+  nthreads_ = finished_ = waiting_ = 0;
+  running_ = kNoId;
+  nvars_ = nlocks_ = nlabels_ = noutcome_ = 0;
+  memory_->reset();
+  trace_.events.clear();
+  history_.clear();
+  choices_.clear();
+  writes_ = 0;
+  failed_ = pruned_ = unwinding_ = false;
+  failure_ = Failure{};
+}
+
+ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
+  ThreadId t = static_cast<ThreadId>(nthreads_++);
+  if (t == threads_.size()) threads_.push_back(std::make_unique<ThreadState>());
+  ThreadState& ts = *threads_[t];
+  ts.status = Status::running;
+  ts.request = Request::none;
+  ts.pending = Transition{};
+  ts.pending_drains = false;
+  ts.join_target = kNoId;
+  ts.spawned = kNoId;
+  ts.yield_mark = 0;
+  ts.depth = 0;
+  ts.entry = entry;
+  ts.arg = arg;
+  ts.fake_stack = nullptr;
+  start_fiber(t);
+  return t;
+}
+
+void Execution::start_fiber(ThreadId t) {
+  ThreadState& ts = *threads_[t];
+  boost::context::stack_context sctx;
+  ts.fiber = boost::context::fiber(
+      std::allocator_arg, PoolStackAllocator{&pool_, &sctx},
+      [this, t](boost::context::fiber&& back) -> boost::context::fiber {
+        asan_finish_switch(nullptr, &sched_bottom_, &sched_size_);
+        threads_[t]->back = std::move(back);
+        fiber_main(t);
+        ThreadState& me = *threads_[t];
+        me.status = Status::finished;
+        ++finished_;
+        asan_start_switch(nullptr, sched_bottom_, sched_size_);
+        return std::move(me.back);
+      });
+  ts.stack_bottom = static_cast<char*>(sctx.sp) - sctx.size;
+  ts.stack_size = sctx.size;
+}
+
+// Exceptions never cross the fiber boundary: everything is caught here.
+void Execution::fiber_main(ThreadId t) {
+  ThreadState& ts = *threads_[t];
+  try {
+    ts.entry(ts.arg);
+  } catch (const Unwind&) {
+  } catch (const boost::context::detail::forced_unwind&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!unwinding_ && !failed_) {
+      failure_ = Failure{FailureKind::exception,
+                         fmt::format("exception escaping thread T{}: {}", t, e.what()), t, {}, 0};
+      failed_ = true;
+    }
+  } catch (...) {
+    if (!unwinding_ && !failed_) {
+      failure_ = Failure{FailureKind::exception,
+                         fmt::format("exception escaping thread T{}: (not a std::exception)", t),
+                         t, {}, 0};
+      failed_ = true;
+    }
+  }
+}
+
+void Execution::resume(ThreadId t) {
+  ThreadState& ts = *threads_[t];
+  if (ts.status == Status::joining || ts.status == Status::yielding) --waiting_;
+  ts.status = Status::running;
+  ThreadId prev = running_;
+  running_ = t;
+  asan_start_switch(&sched_fake_, ts.stack_bottom, ts.stack_size);
+  ts.fiber = std::move(ts.fiber).resume();
+  asan_finish_switch(sched_fake_, nullptr, nullptr);
+  running_ = prev;
+}
+
+void Execution::run_thread(ThreadId t) {
+  for (;;) {
+    resume(t);
+    ThreadState& ts = *threads_[t];
+    if (ts.request == Request::spawn && ts.status == Status::running) {
+      ts.request = Request::none;
+      run_thread(ts.spawned);
+      if (failed_ || pruned_) return;
+      continue;
+    }
+    return;
+  }
+}
+
+bool Execution::settle() {
+  bool progressed = false;
+  for (ThreadId t = 0; t < nthreads_; ++t) {
+    ThreadState& ts = *threads_[t];
+    bool ready =
+        (ts.status == Status::joining && threads_[ts.join_target]->status == Status::finished) ||
+        (ts.status == Status::yielding && writes_ > ts.yield_mark);
+    if (!ready) continue;
+    run_thread(t);
+    progressed = true;
+    if (failed_ || pruned_) return true;
+  }
+  return progressed;
+}
+
+void Execution::compute_enabled() {
+  enabled_.clear();
+  for (ThreadId t = 0; t < nthreads_; ++t) {
+    const ThreadState& ts = *threads_[t];
+    if (ts.status != Status::announced) continue;
+    if (ts.pending_drains && !memory_->buffer_empty(t)) continue;
+    if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId) continue;
+    enabled_.push_back(ts.pending);
+  }
+  memory_->append_flushes(enabled_);
+}
+
+std::string Execution::thread_name(ThreadId t) { return fmt::format("T{}", t); }
+
+std::string Execution::var_name(VarId v) const {
+  if (v < nvars_ && !vars_[v].name.empty()) return vars_[v].name;
+  return fmt::format("x{}", v);
+}
+
+std::string Execution::lock_name(LockId l) const {
+  if (l < nlocks_ && !locks_[l].name.empty()) return locks_[l].name;
+  return fmt::format("m{}", l);
+}
+
+std::string Execution::blocked_description() {
+  std::string out;
+  for (ThreadId t = 0; t < nthreads_; ++t) {
+    const ThreadState& ts = *threads_[t];
+    std::string what;
+    if (ts.status == Status::announced && ts.pending.action == Action::acquire) {
+      what = fmt::format("T{} waits for {} (held by T{})", t, lock_name(ts.pending.target),
+                         locks_[ts.pending.target].owner);
+    } else if (ts.status == Status::joining) {
+      what = fmt::format("T{} waits to join T{}", t, ts.join_target);
+    } else if (ts.status == Status::yielding) {
+      what = fmt::format("T{} spins in yield() and nothing can change memory", t);
+    } else {
+      continue;
+    }
+    if (!out.empty()) out += "; ";
+    out += what;
+  }
+  return out;
+}
+
+EndKind Execution::run(const Program& program, Strategy& strategy) {
+  reset();
+  CurrentGuard guard(this);
+  program_ = &program;
+  ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
+  run_thread(main);
+  EndKind end;
+  for (;;) {
+    if (failed_) {
+      end = EndKind::failed;
+      break;
+    }
+    if (pruned_) {
+      end = EndKind::pruned;
+      break;
+    }
+    if (waiting_ > 0 && settle()) continue;
+    compute_enabled();
+    if (enabled_.empty()) {
+      if (finished_ == nthreads_ && memory_->all_buffers_empty()) {
+        end = EndKind::completed;
+      } else {
+        failure_ = Failure{FailureKind::deadlock, "deadlock: " + blocked_description(), kNoId, {}, 0};
+        failed_ = true;
+        end = EndKind::deadlock;
+      }
+      break;
+    }
+    if (history_.steps() >= max_steps_) {
+      failure_ = Failure{FailureKind::step_bound,
+                         fmt::format("did not terminate within {} steps", max_steps_), kNoId, {}, 0};
+      failed_ = true;
+      end = EndKind::step_bound;
+      break;
+    }
+    std::size_t pick = 0;
+    if (enabled_.size() > 1) {
+      pick = strategy.choose(enabled_, history_);
+      if (!strategy.error().empty() || pick >= enabled_.size()) {
+        end = EndKind::aborted;
+        break;
+      }
+      choices_.push_back(enabled_[pick]);
+    }
+    const Transition tr = enabled_[pick];
+    history_.enabled_begin.push_back(static_cast<std::uint32_t>(history_.enabled.size()));
+    history_.enabled.insert(history_.enabled.end(), enabled_.begin(), enabled_.end());
+    history_.chosen.push_back(tr);
+    if (tr.action == Action::flush) {
+      Flushed f = memory_->flush(tr.thread);
+      running_ = tr.thread;
+      emit(Op::commit, f.var, f.value, 0, 0, false, f.issue);
+      running_ = kNoId;
+      ++writes_;
+    } else {
+      run_thread(tr.thread);
+    }
+  }
+  abandon();
+  program_ = nullptr;
+  strategy.end_execution(history_);
+  return end;
+}
+
+void Execution::abandon() {
+  if (finished_ == nthreads_) return;
+  CurrentGuard guard(this);
+  unwinding_ = true;
+  for (std::size_t i = nthreads_; i-- > 0;) {
+    ThreadId t = static_cast<ThreadId>(i);
+    // A thread that swallows Unwind and keeps calling the API gets Unwind again at its
+    // next operation; bounded so that a pathological program cannot hang us here.
+    for (int tries = 0; threads_[t]->status != Status::finished; ++tries) {
+      if (tries == 1000) {
+        fmt::print(stderr,
+                   "atomcheck: thread T{} keeps running after its execution was abandoned (a "
+                   "catch (...) swallows atomcheck's unwinding); aborting\n",
+                   t);
+        std::abort();
+      }
+      resume(t);
+    }
+  }
+  unwinding_ = false;
+}
+
+Outcome Execution::outcome() const {
+  Outcome out(outcome_.begin(), outcome_.begin() + static_cast<std::ptrdiff_t>(noutcome_));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Execution::materialize_names() {
+  Names& n = trace_.names;
+  n = Names{};
+  for (ThreadId t = 0; t < nthreads_; ++t) n.threads.intern(thread_name(t));
+  auto add_unique = [](NameTable& table, std::string name, std::uint32_t id) {
+    if (table.find(name) != kNoId) name = fmt::format("{}#{}", name, id);
+    table.intern(name);
+  };
+  for (VarId v = 0; v < nvars_; ++v) add_unique(n.vars, var_name(v), v);
+  for (LockId l = 0; l < nlocks_; ++l) add_unique(n.locks, lock_name(l), l);
+  for (LabelId b = 0; b < nlabels_; ++b) add_unique(n.labels, labels_[b], b);
+}
+
+// ---- inside fibers ----------------------------------------------------------------
+
+void Execution::to_scheduler() {
+  ThreadState& ts = self();
+  asan_start_switch(&ts.fake_stack, sched_bottom_, sched_size_);
+  ts.back = std::move(ts.back).resume();
+  asan_finish_switch(ts.fake_stack, &sched_bottom_, &sched_size_);
+}
+
+bool Execution::unwinding_skip() {
+  if (std::uncaught_exceptions() > 0) return false;
+  throw Unwind{};
+}
+
+bool Execution::announce(Action a, std::uint32_t target, bool drains) {
+  if (unwinding_ || failed_) return unwinding_skip();
+  ThreadState& ts = self();
+  ts.pending = Transition{running_, a, target};
+  ts.pending_drains = drains;
+  ts.status = Status::announced;
+  to_scheduler();
+  if (unwinding_) return unwinding_skip();
+  return true;
+}
+
+void Execution::fail(FailureKind kind, std::string message) {
+  if (!failed_) {
+    failure_ = Failure{kind, std::move(message), running_, {}, 0};
+    failed_ = true;
+  }
+  if (!unwinding_) to_scheduler();
+}
+
+EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std::int64_t value2,
+                           std::uint32_t line, bool buffered, EventIndex issue) {
+  EventIndex i = trace_.events.size();
+  Event e;
+  e.op = op;
+  e.buffered = buffered;
+  e.thread = running_;
+  e.target = target;
+  e.value = value;
+  e.value2 = value2;
+  e.issue = issue;
+  e.loc = line;
+  trace_.events.push_back(e);
+  return i;
+}
+
+Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_view name) {
+  Handle h;
+  h.serial = serial_;
+  if (kind == ObjKind::mutex) {
+    h.id = static_cast<std::uint32_t>(nlocks_++);
+    if (h.id == locks_.size()) locks_.emplace_back();
+    locks_[h.id].owner = kNoId;
+    locks_[h.id].name.assign(name);
+  } else {
+    h.id = static_cast<std::uint32_t>(nvars_++);
+    if (h.id == vars_.size()) vars_.push_back(VarInfo{kind, {}});
+    vars_[h.id].kind = kind;
+    vars_[h.id].name.assign(name);
+    memory_->add_var(initial);
+  }
+  return h;
+}
+
+const Execution::VarInfo* Execution::var_of(const Handle& h, const char* what) {
+  if (h.serial != serial_ || h.id >= nvars_) {
+    fail(FailureKind::usage,
+         fmt::format("T{}: {} of an object created by an earlier execution (no state may "
+                     "outlive one execution)",
+                     running_, what));
+    return nullptr;
+  }
+  return &vars_[h.id];
+}
+
+Execution::LockInfo* Execution::lock_of(const Handle& h, const char* what) {
+  if (h.serial != serial_ || h.id >= nlocks_) {
+    fail(FailureKind::usage,
+         fmt::format("T{}: {} of a mutex created by an earlier execution (no state may outlive "
+                     "one execution)",
+                     running_, what));
+    return nullptr;
+  }
+  return &locks_[h.id];
+}
+
+std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t line) {
+  if (!var_of(h, "load")) {
+    unwinding_skip();
+    return 0;
+  }
+  if (!announce(Action::read, h.id, false)) return 0;
+  bool buffered = false;
+  std::int64_t v = memory_->load(running_, h.id, buffered);
+  emit(Op::read, h.id, v, 0, line, buffered);
+  return v;
+}
+
+void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
+                      std::uint32_t line) {
+  if (!var_of(h, "store")) {
+    unwinding_skip();
+    return;
+  }
+  if (!announce(Action::write, h.id, memory_->drains(Action::write, mo))) return;
+  EventIndex issue = emit(Op::write, h.id, value, 0, line);
+  if (memory_->store_is_buffered(mo)) {
+    memory_->buffer_store(running_, h.id, value, issue);
+    return;
+  }
+  memory_->write_memory(h.id, value);
+  // Under TSO an unbuffered (xchg) store reaches memory in the same step as its issue.
+  if (memory_kind_ == MemoryModelKind::tso) emit(Op::commit, h.id, value, 0, line, false, issue);
+  ++writes_;
+}
+
+RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line) {
+  if (!var_of(h, "read-modify-write")) {
+    unwinding_skip();
+    return {0, false};
+  }
+  if (!announce(Action::rmw, h.id, memory_->drains(Action::rmw, mo))) return {0, false};
+  std::int64_t old = memory_->read_memory(h.id);
+  std::int64_t next = old;
+  bool wrote = fn.call(fn.ctx, old, next);
+  if (wrote) {
+    memory_->write_memory(h.id, next);
+    emit(Op::rmw, h.id, old, next, line);
+    ++writes_;
+  } else {
+    emit(Op::read, h.id, old, 0, line);
+  }
+  return {old, wrote};
+}
+
+void Execution::fence(std::memory_order mo, std::uint32_t line) {
+  if (mo != std::memory_order_seq_cst) return;
+  if (!announce(Action::fence, kNoId, memory_->drains(Action::fence, mo))) return;
+  emit(Op::fence, kNoId, 0, 0, line);
+}
+
+void Execution::lock(const Handle& h, std::uint32_t line) {
+  LockInfo* l = lock_of(h, "lock");
+  if (!l) {
+    unwinding_skip();
+    return;
+  }
+  if (l->owner == running_ && !unwinding_) {
+    fail(FailureKind::usage, fmt::format("T{} locks {}, which it already holds", running_,
+                                         lock_name(h.id)));
+    unwinding_skip();
+    return;
+  }
+  if (!announce(Action::acquire, h.id, memory_->drains(Action::acquire, std::memory_order_seq_cst)))
+    return;
+  locks_[h.id].owner = running_;
+  emit(Op::acquire, h.id, 0, 0, line);
+}
+
+bool Execution::try_lock(const Handle& h, std::uint32_t line) {
+  LockInfo* l = lock_of(h, "try_lock");
+  if (!l) {
+    unwinding_skip();
+    return false;
+  }
+  if (l->owner == running_ && !unwinding_) {
+    fail(FailureKind::usage, fmt::format("T{} try_locks {}, which it already holds", running_,
+                                         lock_name(h.id)));
+    unwinding_skip();
+    return false;
+  }
+  if (!announce(Action::try_acquire, h.id,
+                memory_->drains(Action::try_acquire, std::memory_order_seq_cst)))
+    return false;
+  if (locks_[h.id].owner != kNoId) return false;
+  locks_[h.id].owner = running_;
+  emit(Op::acquire, h.id, 0, 0, line);
+  return true;
+}
+
+// Called from lock_guard destructors: never throws.
+void Execution::unlock(const Handle& h, std::uint32_t line) {
+  if (unwinding_ || failed_) return;
+  LockInfo* l = lock_of(h, "unlock");
+  if (!l) return;
+  if (l->owner != running_) {
+    fail(FailureKind::usage, fmt::format("T{} unlocks {}, which it does not hold", running_,
+                                         lock_name(h.id)));
+    return;
+  }
+  ThreadState& ts = self();
+  ts.pending = Transition{running_, Action::release, h.id};
+  ts.pending_drains = memory_->drains(Action::release, std::memory_order_seq_cst);
+  ts.status = Status::announced;
+  to_scheduler();
+  if (unwinding_) return;
+  locks_[h.id].owner = kNoId;
+  emit(Op::release, h.id, 0, 0, line);
+  ++writes_;
+}
+
+ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
+  if (unwinding_ || failed_) {
+    unwinding_skip();
+    return kNoId;
+  }
+  ThreadId child = new_thread(entry, arg);
+  emit(Op::fork, child, 0, 0, line);
+  ThreadState& ts = self();
+  ts.request = Request::spawn;
+  ts.spawned = child;
+  to_scheduler();
+  if (unwinding_) throw Unwind{};
+  return child;
+}
+
+void Execution::join(ThreadId child, std::uint32_t line) {
+  if (unwinding_ || failed_) {
+    unwinding_skip();
+    return;
+  }
+  if (child >= nthreads_ || child == running_) {
+    fail(FailureKind::usage, fmt::format("T{} joins an unknown thread", running_));
+    unwinding_skip();
+    return;
+  }
+  if (threads_[child]->status != Status::finished) {
+    ThreadState& ts = self();
+    ts.status = Status::joining;
+    ts.join_target = child;
+    ++waiting_;
+    to_scheduler();
+    if (unwinding_) {
+      unwinding_skip();
+      return;
+    }
+  }
+  emit(Op::join, child, 0, 0, line);
+}
+
+// Called from ~thread: never throws.
+void Execution::thread_dropped(ThreadId child) {
+  if (unwinding_ || failed_) return;
+  fail(FailureKind::usage,
+       fmt::format("T{} destroyed thread T{} while joinable (std::thread would call "
+                   "std::terminate)",
+                   running_, child));
+}
+
+LabelId Execution::begin_block(std::string_view label, std::uint32_t line) {
+  if (unwinding_ || failed_) {
+    unwinding_skip();
+    return kNoId;
+  }
+  LabelId id = kNoId;
+  if (!label.empty()) {
+    for (LabelId b = 0; b < nlabels_; ++b)
+      if (labels_[b] == label) id = b;
+    if (id == kNoId) {
+      id = static_cast<LabelId>(nlabels_++);
+      if (id == labels_.size()) labels_.emplace_back();
+      labels_[id].assign(label);
+    }
+  }
+  ++self().depth;
+  emit(Op::begin, id, 0, 0, line);
+  return id;
+}
+
+// Called from ~atomic_block: never throws.
+void Execution::end_block(LabelId label, std::uint32_t line) {
+  if (unwinding_ || failed_) return;
+  ThreadState& ts = self();
+  if (ts.depth > 0) --ts.depth;
+  emit(Op::end, label, 0, 0, line);
+}
+
+void Execution::check_failed(std::string_view message, const std::source_location& where) {
+  if (unwinding_ || failed_) {
+    unwinding_skip();
+    return;
+  }
+  fail(FailureKind::assertion,
+       fmt::format("T{}: assertion failed: {} ({}:{})", running_, message,
+                   basename(where.file_name()), where.line()));
+  unwinding_skip();
+}
+
+void Execution::assume_failed() {
+  if (unwinding_ || failed_) {
+    unwinding_skip();
+    return;
+  }
+  pruned_ = true;
+  to_scheduler();
+  unwinding_skip();
+}
+
+void Execution::record_outcome(std::string_view name, std::int64_t value) {
+  if (unwinding_ || failed_) return;
+  for (std::size_t i = 0; i < noutcome_; ++i) {
+    if (outcome_[i].first == name) {
+      outcome_[i].second = value;
+      return;
+    }
+  }
+  if (noutcome_ == outcome_.size()) outcome_.emplace_back();
+  outcome_[noutcome_].first.assign(name);
+  outcome_[noutcome_].second = value;
+  ++noutcome_;
+}
+
+void Execution::yield(std::uint32_t) {
+  if (unwinding_ || failed_) {
+    unwinding_skip();
+    return;
+  }
+  ThreadState& ts = self();
+  ts.status = Status::yielding;
+  ts.yield_mark = writes_;
+  ++waiting_;
+  to_scheduler();
+  if (unwinding_) unwinding_skip();
+}
+
+// ---- the free functions api.hpp declares ------------------------------------------
+
+Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name) {
+  const char* what = kind == ObjKind::mutex       ? "atomcheck::mutex"
+                     : kind == ObjKind::plain_var ? "atomcheck::shared"
+                                                  : "atomcheck::atomic";
+  return Execution::current_or_throw(what).create_object(kind, initial, name);
+}
+std::int64_t op_load(const Handle& h, std::memory_order mo, std::uint32_t line) {
+  return Execution::current_or_throw("load").load(h, mo, line);
+}
+void op_store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t line) {
+  Execution::current_or_throw("store").store(h, value, mo, line);
+}
+RmwResult op_rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line) {
+  return Execution::current_or_throw("read-modify-write").rmw(h, fn, mo, line);
+}
+void op_fence(std::memory_order mo, std::uint32_t line) {
+  Execution::current_or_throw("atomic_thread_fence").fence(mo, line);
+}
+void op_lock(const Handle& h, std::uint32_t line) {
+  Execution::current_or_throw("mutex::lock").lock(h, line);
+}
+bool op_try_lock(const Handle& h, std::uint32_t line) {
+  return Execution::current_or_throw("mutex::try_lock").try_lock(h, line);
+}
+void op_unlock(const Handle& h, std::uint32_t line) {
+  // From destructors: outside an exploration there is nothing to unlock.
+  if (Execution* e = Execution::current()) e->unlock(h, line);
+}
+ThreadId op_spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
+  return Execution::current_or_throw("atomcheck::thread").spawn(entry, arg, line);
+}
+void op_join(ThreadId child, std::uint32_t line) {
+  Execution::current_or_throw("thread::join").join(child, line);
+}
+void op_thread_dropped(ThreadId child) {
+  if (Execution* e = Execution::current()) e->thread_dropped(child);
+}
+LabelId op_begin(std::string_view label, std::uint32_t line) {
+  return Execution::current_or_throw("atomic_block").begin_block(label, line);
+}
+void op_end(LabelId label, std::uint32_t line) {
+  if (Execution* e = Execution::current()) e->end_block(label, line);
+}
+void op_check_failed(std::string_view message, const std::source_location& where) {
+  Execution::current_or_throw("check").check_failed(message, where);
+}
+void op_assume_failed() { Execution::current_or_throw("assume").assume_failed(); }
+void op_outcome(std::string_view name, std::int64_t value) {
+  Execution::current_or_throw("outcome").record_outcome(name, value);
+}
+void op_yield(std::uint32_t line) { Execution::current_or_throw("this_thread::yield").yield(line); }
+ThreadId op_current_thread() {
+  return Execution::current_or_throw("this_thread::get_id").running();
+}
+bool in_exploration() { return Execution::current() != nullptr; }
+
+}  // namespace atomcheck::detail

@@ -1,0 +1,180 @@
+// One execution of a test program under the cooperative scheduler (internal). Each
+// program thread is a Boost.Context fiber on a pooled stack; before every visible
+// operation it announces the operation and switches to the scheduler loop in run(),
+// which computes the enabled transitions, asks the strategy to pick one at choice
+// points, and resumes the chosen thread. The API objects reach the running Execution
+// through a thread_local pointer (current()), so explorations on different OS threads
+// never see each other. An Execution object is reused for every execution of one
+// exploration: its vectors keep their capacity, so a warm execution does not allocate.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/context/fiber.hpp>
+
+#include "scheduler/api.hpp"
+#include "scheduler/memory.hpp"
+#include "scheduler/stack_pool.hpp"
+#include "scheduler/strategy.hpp"
+
+namespace atomcheck::detail {
+
+// Thrown through a suspended thread to unwind an abandoned execution. Not derived from
+// std::exception, so `catch (const std::exception&)` in a test program lets it pass.
+struct Unwind {};
+
+// How an execution ended.
+enum class EndKind : std::uint8_t { completed, failed, deadlock, step_bound, pruned, aborted };
+
+class Execution {
+ public:
+  Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64_t max_steps);
+  ~Execution();
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+
+  // Runs the program once to its end, choosing with `strategy` at choice points.
+  // `aborted` means the strategy reported an error (e.g. a replay schedule that does not
+  // fit): see strategy.error().
+  EndKind run(const Program& program, Strategy& strategy);
+
+  // Results of the last run.
+  const Trace& trace() const { return trace_; }  // events only; see materialize_names
+  void materialize_names();                     // fills trace_.names
+  const Failure& failure() const { return failure_; }
+  const std::vector<Transition>& choices() const { return choices_; }
+  std::string schedule() const { return format_schedule(choices_); }
+  Outcome outcome() const;
+  std::uint64_t steps() const { return history_.steps(); }
+  const History& history() const { return history_; }
+  std::size_t stacks_allocated() const { return pool_.allocated(); }
+
+  // ---- called from the API (inside fibers) ----
+  static Execution& current_or_throw(const char* what);
+  static Execution* current();
+
+  Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name);
+  std::int64_t load(const Handle& h, std::memory_order mo, std::uint32_t line);
+  void store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t line);
+  RmwResult rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line);
+  void fence(std::memory_order mo, std::uint32_t line);
+  void lock(const Handle& h, std::uint32_t line);
+  bool try_lock(const Handle& h, std::uint32_t line);
+  void unlock(const Handle& h, std::uint32_t line);
+  ThreadId spawn(void (*entry)(void*), void* arg, std::uint32_t line);
+  void join(ThreadId child, std::uint32_t line);
+  void thread_dropped(ThreadId child);
+  LabelId begin_block(std::string_view label, std::uint32_t line);
+  void end_block(LabelId label, std::uint32_t line);
+  void check_failed(std::string_view message, const std::source_location& where);
+  void assume_failed();
+  void record_outcome(std::string_view name, std::int64_t value);
+  void yield(std::uint32_t line);
+  ThreadId running() const { return running_; }
+
+ private:
+  enum class Status : std::uint8_t {
+    unused,
+    announced,  // suspended before `pending`
+    joining,    // suspended in join() until `join_target` finishes
+    yielding,   // suspended in yield() until writes_ > yield_mark
+    running,
+    finished,
+  };
+  enum class Request : std::uint8_t { none, spawn };
+
+  struct ThreadState {
+    boost::context::fiber fiber;  // this thread, while suspended (held by the scheduler)
+    boost::context::fiber back;   // the scheduler, while this thread runs
+    Status status = Status::unused;
+    Request request = Request::none;
+    Transition pending;
+    bool pending_drains = false;
+    ThreadId join_target = kNoId;
+    ThreadId spawned = kNoId;  // Request::spawn: the child to start
+    std::uint64_t yield_mark = 0;
+    std::uint32_t depth = 0;   // atomic block nesting
+    void (*entry)(void*) = nullptr;
+    void* arg = nullptr;
+    // ASan bookkeeping of this fiber's stack.
+    const void* stack_bottom = nullptr;
+    std::size_t stack_size = 0;
+    void* fake_stack = nullptr;
+  };
+
+  struct VarInfo {
+    ObjKind kind;
+    std::string name;
+  };
+  struct LockInfo {
+    ThreadId owner = kNoId;
+    std::string name;
+  };
+
+  void reset();
+  ThreadId new_thread(void (*entry)(void*), void* arg);
+  void start_fiber(ThreadId t);
+  void resume(ThreadId t);           // one switch into t and back
+  void run_thread(ThreadId t);       // resume until t announces, blocks or finishes
+  bool settle();                     // wake joiners/yielders that may continue
+  void compute_enabled();
+  void abandon();                    // unwinds every unfinished thread
+  void fiber_main(ThreadId t);
+
+  // Inside a fiber.
+  ThreadState& self() { return *threads_[running_]; }
+  void to_scheduler();               // switch to the scheduler; returns when resumed
+  bool announce(Action a, std::uint32_t target, bool drains);  // false: skip the op
+  bool unwinding_skip();             // in an abandoned execution: skip or throw Unwind
+  void fail(FailureKind kind, std::string message);
+  const VarInfo* var_of(const Handle& h, const char* what);  // nullptr: failed
+  LockInfo* lock_of(const Handle& h, const char* what);
+  EventIndex emit(Op op, std::uint32_t target, std::int64_t value = 0, std::int64_t value2 = 0,
+                  std::uint32_t line = 0, bool buffered = false, EventIndex issue = kNoEvent);
+  static std::string thread_name(ThreadId t);
+  std::string var_name(VarId v) const;
+  std::string lock_name(LockId l) const;
+  std::string blocked_description();
+
+  MemoryModelKind memory_kind_;
+  std::unique_ptr<MemoryModel> memory_;
+  StackPool pool_;
+  std::uint64_t max_steps_;
+
+  std::uint64_t serial_ = 0;
+  std::vector<std::unique_ptr<ThreadState>> threads_;
+  std::size_t nthreads_ = 0;
+  std::size_t finished_ = 0;
+  std::size_t waiting_ = 0;  // threads in joining or yielding
+  ThreadId running_ = kNoId;
+  std::vector<VarInfo> vars_;
+  std::size_t nvars_ = 0;
+  std::vector<LockInfo> locks_;
+  std::size_t nlocks_ = 0;
+  std::vector<std::string> labels_;
+  std::size_t nlabels_ = 0;
+  std::vector<std::pair<std::string, std::int64_t>> outcome_;
+  std::size_t noutcome_ = 0;
+
+  Trace trace_;
+  History history_;
+  std::vector<Transition> enabled_;
+  std::vector<Transition> choices_;
+  std::uint64_t writes_ = 0;  // memory changes so far (wakes yield())
+
+  bool failed_ = false;
+  bool pruned_ = false;
+  bool unwinding_ = false;
+  Failure failure_;
+
+  // The scheduler's own stack, learnt from the first switch back (ASan).
+  const void* sched_bottom_ = nullptr;
+  std::size_t sched_size_ = 0;
+  void* sched_fake_ = nullptr;
+  const Program* program_ = nullptr;
+};
+
+}  // namespace atomcheck::detail

@@ -1,0 +1,238 @@
+// explore(): drives one Execution with a strategy until the strategy runs out or a limit
+// cuts the search, hands every finished execution to the checkers (created once, reset
+// per execution) and to the caller's callback, and tallies the result. Also replay(),
+// the program registry and the small formatting helpers of explore.hpp.
+#include "scheduler/explore.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "checkers/registry.hpp"
+#include "scheduler/execution.hpp"
+#include "scheduler/strategy.hpp"
+
+namespace atomcheck {
+
+std::string_view failure_kind_name(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::assertion: return "assertion";
+    case FailureKind::exception: return "exception";
+    case FailureKind::deadlock: return "deadlock";
+    case FailureKind::step_bound: return "step bound";
+    case FailureKind::usage: return "usage";
+  }
+  return "?";
+}
+
+std::string_view stop_reason_name(StopReason reason) {
+  switch (reason) {
+    case StopReason::none: return "exhausted";
+    case StopReason::max_executions: return "max-executions";
+    case StopReason::time_limit: return "time-limit";
+    case StopReason::interrupted: return "interrupted";
+    case StopReason::failure: return "stop-on-failure";
+    case StopReason::bad_schedule: return "bad schedule";
+    case StopReason::nondeterministic: return "nondeterministic program";
+  }
+  return "?";
+}
+
+std::string format_outcome(const Outcome& outcome) {
+  std::string out;
+  for (const auto& [name, value] : outcome) {
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}={}", name, value);
+  }
+  return out;
+}
+
+bool ExploreResult::any_checker_flagged() const {
+  return std::any_of(checkers.begin(), checkers.end(),
+                     [](const CheckerSummary& c) { return c.flagged > 0; });
+}
+
+namespace {
+
+bool flags(const Verdict& v) { return !v.serializable || !v.blamed.empty(); }
+
+}  // namespace
+
+ExploreResult explore(const Program& program, const ExploreOptions& options,
+                      const std::function<void(const ExecutionView&)>& on_execution) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  ExploreResult r;
+
+  std::vector<std::unique_ptr<Checker>> checkers;
+  for (const std::string& name : options.checkers) {
+    auto c = make_checker(name, options.checker_options);
+    if (!c) throw std::invalid_argument(fmt::format("unknown checker '{}'", name));
+    checkers.push_back(std::move(c));
+    r.checkers.push_back(CheckerSummary{name, 0, {}, 0, {}});
+  }
+
+  std::unique_ptr<Strategy> strategy;
+  std::uint64_t limit = options.max_executions;
+  switch (options.strategy) {
+    case StrategyKind::dfs: strategy = make_dfs_strategy(); break;
+    case StrategyKind::random:
+      strategy = make_random_strategy(options.seed, limit ? limit : 1000);
+      limit = 0;  // the strategy's own count is its natural end, not a cut
+      break;
+    case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
+  }
+
+  detail::Execution exec(options.memory, options.stack_size, options.max_steps);
+  std::vector<Verdict> verdicts(checkers.size());
+
+  for (;;) {
+    if (limit && r.executions >= limit) {
+      r.stop = StopReason::max_executions;
+      break;
+    }
+    if (options.time_limit_seconds > 0 &&
+        std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit_seconds) {
+      r.stop = StopReason::time_limit;
+      break;
+    }
+    if (options.interrupt && options.interrupt->load(std::memory_order_relaxed)) {
+      r.stop = StopReason::interrupted;
+      break;
+    }
+    if (!strategy->begin_execution()) break;
+    detail::EndKind end = exec.run(program, *strategy);
+    if (!strategy->error().empty()) {
+      r.error = strategy->error();
+      r.stop = options.strategy == StrategyKind::dfs ? StopReason::nondeterministic
+                                                     : StopReason::bad_schedule;
+      break;
+    }
+    const std::uint64_t index = r.executions++;
+    r.steps += exec.steps();
+    r.events += exec.trace().size();
+
+    bool failed = false;
+    switch (end) {
+      case detail::EndKind::completed: ++r.completed; break;
+      case detail::EndKind::failed: ++r.failed; failed = true; break;
+      case detail::EndKind::deadlock: ++r.deadlocks; failed = true; break;
+      case detail::EndKind::step_bound: ++r.step_bounded; failed = true; break;
+      case detail::EndKind::pruned: ++r.pruned; break;
+      case detail::EndKind::aborted: break;
+    }
+    Failure failure;
+    if (failed) {
+      failure = exec.failure();
+      failure.schedule = exec.schedule();
+      failure.execution = index;
+      if (r.failures.size() < options.keep_failures) r.failures.push_back(failure);
+    }
+    Outcome outcome;
+    if (end == detail::EndKind::completed) {
+      outcome = exec.outcome();
+      ++r.outcomes[outcome];
+    }
+
+    if (end != detail::EndKind::pruned) {
+      // SC checkers read the trace tau: the execution without its commits.
+      for (std::size_t k = 0; k < checkers.size(); ++k) {
+        Checker& c = *checkers[k];
+        c.reset();
+        for (const Event& e : exec.trace().events)
+          if (e.op != Op::commit) c.on_event(e);
+        verdicts[k] = c.verdict();
+        if (flags(verdicts[k])) {
+          CheckerSummary& s = r.checkers[k];
+          if (s.flagged++ == 0) {
+            s.first_schedule = exec.schedule();
+            s.first_execution = index;
+            s.first_verdict = verdicts[k];
+          }
+        }
+      }
+    }
+
+    if (on_execution) {
+      exec.materialize_names();
+      std::string schedule = exec.schedule();
+      ExecutionView view;
+      view.index = index;
+      view.trace = &exec.trace();
+      view.schedule = schedule;
+      view.failure = failed ? &failure : nullptr;
+      view.outcome = end == detail::EndKind::completed ? &outcome : nullptr;
+      view.verdicts = &verdicts;
+      on_execution(view);
+    }
+
+    if (options.stop_on_failure && failed) {
+      r.stop = StopReason::failure;
+      break;
+    }
+  }
+  if (r.error.empty() && !strategy->error().empty()) {
+    r.error = strategy->error();
+    r.stop = StopReason::bad_schedule;
+  }
+  r.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return r;
+}
+
+ReplayResult replay(const Program& program, std::string_view schedule,
+                    const ExploreOptions& options) {
+  ExploreOptions o = options;
+  o.strategy = StrategyKind::replay;
+  o.replay = std::string(schedule);
+  o.max_executions = 0;
+  o.time_limit_seconds = 0;
+  o.interrupt = nullptr;
+  ReplayResult out;
+  bool seen = false;
+  ExploreResult r = explore(program, o, [&](const ExecutionView& v) {
+    seen = true;
+    out.trace = *v.trace;
+    if (v.failure) {
+      out.failed = true;
+      out.failure = *v.failure;
+    }
+    if (v.outcome) out.outcome = *v.outcome;
+    out.verdicts = *v.verdicts;
+  });
+  if (!r.error.empty()) throw std::invalid_argument(r.error);
+  if (!seen) throw std::invalid_argument("schedule does not fit the program");
+  return out;
+}
+
+// ---- registry ---------------------------------------------------------------------
+
+namespace {
+// Filled by ProgramRegistrar during static initialisation only; read-only afterwards.
+std::vector<ProgramInfo>& registry() {
+  static std::vector<ProgramInfo> programs;
+  return programs;
+}
+}  // namespace
+
+detail::ProgramRegistrar::ProgramRegistrar(const char* name, const char* description,
+                                           void (*body)(), const char* file, int line) {
+  registry().push_back(ProgramInfo{name, description, body, file, line});
+}
+
+std::vector<const ProgramInfo*> registered_programs() {
+  std::vector<const ProgramInfo*> out;
+  for (const ProgramInfo& p : registry()) out.push_back(&p);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ProgramInfo* a, const ProgramInfo* b) { return a->name < b->name; });
+  return out;
+}
+
+const ProgramInfo* find_program(std::string_view name) {
+  for (const ProgramInfo& p : registry())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace atomcheck

@@ -1,0 +1,145 @@
+// Schedules as short printable strings, action names and the dependence relation that
+// strategies (DPOR later) use.
+#include <cctype>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "scheduler/strategy.hpp"
+
+namespace atomcheck {
+
+std::string_view action_name(Action a) {
+  switch (a) {
+    case Action::read: return "read";
+    case Action::write: return "write";
+    case Action::rmw: return "rmw";
+    case Action::fence: return "fence";
+    case Action::acquire: return "acquire";
+    case Action::try_acquire: return "try_acquire";
+    case Action::release: return "release";
+    case Action::flush: return "flush";
+  }
+  return "?";
+}
+
+namespace {
+bool is_var_action(Action a) {
+  return a == Action::read || a == Action::write || a == Action::rmw || a == Action::flush;
+}
+bool is_lock_action(Action a) {
+  return a == Action::acquire || a == Action::try_acquire || a == Action::release;
+}
+bool writes(Action a) { return a == Action::write || a == Action::rmw || a == Action::flush; }
+}  // namespace
+
+bool dependent(const Transition& a, const Transition& b) {
+  if (a.thread == b.thread) return true;
+  if (is_var_action(a.action) && is_var_action(b.action))
+    return a.target == b.target && (writes(a.action) || writes(b.action));
+  if (is_lock_action(a.action) && is_lock_action(b.action)) return a.target == b.target;
+  // A fence waits for its own buffer only: it commutes with other threads' steps.
+  return false;
+}
+
+namespace {
+std::string thread_token(ThreadId t, bool flush) {
+  std::string out = flush ? "!" : "";
+  if (t < 10) {
+    out += static_cast<char>('0' + t);
+  } else if (t < 36) {
+    out += static_cast<char>('a' + (t - 10));
+  } else {
+    out += fmt::format("{{{}}}", t);
+  }
+  return out;
+}
+}  // namespace
+
+std::string format_schedule(std::span<const Transition> choices) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < choices.size()) {
+    const Transition& c = choices[i];
+    bool flush = c.action == Action::flush;
+    std::size_t j = i + 1;
+    while (j < choices.size() && choices[j].thread == c.thread &&
+           (choices[j].action == Action::flush) == flush)
+      ++j;
+    std::string token = thread_token(c.thread, flush);
+    std::size_t run = j - i;
+    std::string rle = token + "[" + std::to_string(run) + "]";
+    if (run * token.size() > rle.size()) {
+      out += rle;
+    } else {
+      for (std::size_t k = 0; k < run; ++k) out += token;
+    }
+    i = j;
+  }
+  return out;
+}
+
+bool parse_schedule(std::string_view text, std::vector<ScheduleChoice>& out, std::string& error) {
+  out.clear();
+  std::size_t i = 0;
+  auto number = [&](char close, std::uint64_t& value) {
+    std::size_t start = i;
+    value = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      value = value * 10 + static_cast<std::uint64_t>(text[i] - '0');
+      if (value > 100000000) return false;
+      ++i;
+    }
+    if (i == start || i >= text.size() || text[i] != close) return false;
+    ++i;
+    return true;
+  };
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      ++i;
+      continue;
+    }
+    std::size_t at = i;
+    ScheduleChoice choice;
+    if (c == '!') {
+      choice.flush = true;
+      ++i;
+      if (i >= text.size()) {
+        error = fmt::format("schedule ends after '!' at character {}", at + 1);
+        return false;
+      }
+      c = text[i];
+    }
+    if (c >= '0' && c <= '9') {
+      choice.thread = static_cast<ThreadId>(c - '0');
+      ++i;
+    } else if (c >= 'a' && c <= 'z') {
+      choice.thread = static_cast<ThreadId>(c - 'a' + 10);
+      ++i;
+    } else if (c == '{') {
+      ++i;
+      std::uint64_t v;
+      if (!number('}', v)) {
+        error = fmt::format("bad thread number in schedule at character {}", at + 1);
+        return false;
+      }
+      choice.thread = static_cast<ThreadId>(v);
+    } else {
+      error = fmt::format("unexpected '{}' in schedule at character {}", c, i + 1);
+      return false;
+    }
+    std::uint64_t repeat = 1;
+    if (i < text.size() && text[i] == '[') {
+      ++i;
+      if (!number(']', repeat) || repeat == 0) {
+        error = fmt::format("bad repeat count in schedule at character {}", at + 1);
+        return false;
+      }
+    }
+    out.insert(out.end(), repeat, choice);
+  }
+  return true;
+}
+
+}  // namespace atomcheck

@@ -1,0 +1,38 @@
+// Uniform random choice at every choice point, from a seeded generator of our own
+// (splitmix64), so a seed names the same executions on every platform.
+#include "scheduler/strategy.hpp"
+
+namespace atomcheck {
+
+namespace {
+
+class RandomStrategy final : public Strategy {
+ public:
+  RandomStrategy(std::uint64_t seed, std::uint64_t executions)
+      : state_(seed), executions_(executions) {}
+
+  bool begin_execution() override { return done_++ < executions_; }
+
+  std::size_t choose(std::span<const Transition> enabled, const History&) override {
+    return static_cast<std::size_t>(next() % enabled.size());
+  }
+
+ private:
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t state_;
+  std::uint64_t executions_;
+  std::uint64_t done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions) {
+  return std::make_unique<RandomStrategy>(seed, executions);
+}
+
+}  // namespace atomcheck
