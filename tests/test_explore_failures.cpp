@@ -1,0 +1,257 @@
+// Failures are found and reported with a schedule that replays them: assertion (lost
+// update), deadlock (lock-order inversion), exception escaping a thread, step bound on a
+// spin loop, API misuse; and the API refuses to be used outside an exploration.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <stdexcept>
+
+#include "scheduler/api.hpp"
+
+namespace atomcheck {
+namespace {
+
+Program registered(const char* name) {
+  const ProgramInfo* p = find_program(name);
+  EXPECT_NE(p, nullptr) << name;
+  return p ? Program(p->body) : Program([] {});
+}
+
+TEST(ExploreFailures, LostUpdateFoundByCheck) {
+  ExploreResult r = explore(registered("lost-update"));
+  EXPECT_TRUE(r.exhausted());
+  EXPECT_GT(r.failed, 0u);
+  EXPECT_GT(r.completed, 0u);  // the serial schedules pass
+  ASSERT_FALSE(r.failures.empty());
+  const Failure& f = r.failures[0];
+  EXPECT_EQ(f.kind, FailureKind::assertion);
+  EXPECT_NE(f.message.find("assertion failed: lost update"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("classics.cpp"), std::string::npos) << f.message;
+  // The schedule replays to the same failure.
+  ReplayResult rep = replay(registered("lost-update"), f.schedule);
+  EXPECT_TRUE(rep.failed);
+  EXPECT_EQ(rep.failure.kind, FailureKind::assertion);
+  EXPECT_EQ(rep.failure.message, f.message);
+}
+
+TEST(ExploreFailures, LockedCounterPasses) {
+  ExploreResult r = explore(registered("locked-counter"));
+  EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
+  EXPECT_GT(r.executions, 1u);
+  EXPECT_EQ(r.completed, r.executions);
+}
+
+TEST(ExploreFailures, LockInversionDeadlockReplays) {
+  ExploreResult r = explore(registered("lock-inversion"));
+  EXPECT_TRUE(r.exhausted());
+  EXPECT_GT(r.deadlocks, 0u);
+  EXPECT_GT(r.completed, 0u);
+  ASSERT_FALSE(r.failures.empty());
+  const Failure& f = r.failures[0];
+  EXPECT_EQ(f.kind, FailureKind::deadlock);
+  EXPECT_NE(f.message.find("T1 waits for b (held by T2)"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("T2 waits for a (held by T1)"), std::string::npos) << f.message;
+  ReplayResult rep = replay(registered("lock-inversion"), f.schedule);
+  EXPECT_TRUE(rep.failed);
+  EXPECT_EQ(rep.failure.kind, FailureKind::deadlock);
+  EXPECT_EQ(rep.failure.message, f.message);
+  // The deadlocked execution ends with both acquisitions of the first locks.
+  int acquires = 0;
+  for (const Event& e : rep.trace.events) acquires += e.op == Op::acquire;
+  EXPECT_EQ(acquires, 2);
+}
+
+TEST(ExploreFailures, StopOnFailureStopsEarly) {
+  ExploreOptions o;
+  o.stop_on_failure = true;
+  ExploreResult r = explore(registered("lost-update"), o);
+  EXPECT_EQ(r.stop, StopReason::failure);
+  EXPECT_EQ(r.failed, 1u);
+  ExploreResult all = explore(registered("lost-update"));
+  EXPECT_LT(r.executions, all.executions);
+}
+
+TEST(ExploreFailures, ExceptionEscapingThreadIsReported) {
+  ExploreResult r = explore([] {
+    atomic<int> x(0);
+    thread t([&] {
+      if (x.load() == 1) throw std::runtime_error("boom");
+    });
+    x.store(1);
+    t.join();
+  });
+  EXPECT_EQ(r.executions, 2u);
+  EXPECT_EQ(r.failed, 1u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].kind, FailureKind::exception);
+  EXPECT_EQ(r.failures[0].message, "exception escaping thread T1: boom");
+  EXPECT_EQ(r.failures[0].thread, 1u);
+}
+
+TEST(ExploreFailures, SpinLoopHitsStepBound) {
+  ExploreOptions o;
+  // DFS tries "the spinner runs once more" ever deeper: the path that spins forever is
+  // cut at the bound, after which the search is exhausted.
+  o.max_steps = 200;
+  ExploreResult r = explore(
+      [] {
+        atomic<int> flag(0);
+        thread t([&] {
+          while (flag.load() == 0) {
+          }
+        });
+        flag.store(1);
+        t.join();
+      },
+      o);
+  EXPECT_GT(r.step_bounded, 0u);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_EQ(r.failures[0].kind, FailureKind::step_bound);
+  EXPECT_EQ(r.failures[0].message, "did not terminate within 200 steps");
+  EXPECT_TRUE(r.exhausted());
+}
+
+TEST(ExploreFailures, YieldMakesSpinLoopsFinite) {
+  ExploreResult r = explore([] {
+    atomic<int> flag(0), data(0);
+    thread t([&] {
+      while (flag.load() == 0) this_thread::yield();
+      check(data.load() == 42, "data not published");
+    });
+    data.store(42);
+    flag.store(1);
+    t.join();
+  });
+  EXPECT_TRUE(r.exhausted());
+  EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
+  EXPECT_GT(r.executions, 2u);
+  EXPECT_LT(r.executions, 100u);
+}
+
+TEST(ExploreFailures, YieldWithNobodyToWakeIsLivelock) {
+  ExploreResult r = explore([] {
+    atomic<int> flag(0);
+    while (flag.load() == 0) this_thread::yield();
+  });
+  EXPECT_EQ(r.deadlocks, 1u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].message.find("spins in yield()"), std::string::npos);
+}
+
+TEST(ExploreFailures, AssumePrunes) {
+  ExploreResult r = explore([] {
+    atomic<int> x(0);
+    thread t([&] { x.store(1); });
+    int v = x.load();
+    assume(v == 1);
+    check(v == 1);
+    t.join();
+  });
+  EXPECT_EQ(r.executions, 2u);
+  EXPECT_EQ(r.pruned, 1u);
+  EXPECT_EQ(r.completed, 1u);
+  EXPECT_TRUE(r.ok());
+}
+
+TEST(ExploreFailures, UnjoinedThreadIsUsageFailure) {
+  ExploreResult r = explore([] {
+    atomic<int> x(0);
+    thread t([&] { x.store(1); });
+  });
+  EXPECT_GT(r.failed, 0u);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_EQ(r.failures[0].kind, FailureKind::usage);
+  EXPECT_NE(r.failures[0].message.find("while joinable"), std::string::npos);
+}
+
+TEST(ExploreFailures, UnlockByNonOwnerAndRelockAreUsageFailures) {
+  ExploreResult r1 = explore([] {
+    mutex m;
+    m.unlock();
+  });
+  ASSERT_EQ(r1.failures.size(), 1u);
+  EXPECT_NE(r1.failures[0].message.find("which it does not hold"), std::string::npos);
+  ExploreResult r2 = explore([] {
+    mutex m;
+    m.lock();
+    m.lock();
+  });
+  ASSERT_EQ(r2.failures.size(), 1u);
+  EXPECT_NE(r2.failures[0].message.find("which it already holds"), std::string::npos);
+}
+
+TEST(ExploreFailures, ObjectsOutsideExplorationThrow) {
+  EXPECT_THROW(atomic<int> x(0), UsageError);
+  EXPECT_THROW(mutex m, UsageError);
+  EXPECT_THROW(shared<int> s(0), UsageError);
+  EXPECT_NO_THROW(check(true));
+  EXPECT_THROW(check(false, "x"), UsageError);
+  try {
+    atomic<int> x(0);
+    FAIL() << "no exception";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("outside an exploration"), std::string::npos);
+  }
+}
+
+TEST(ExploreFailures, ObjectFromEarlierExecutionFails) {
+  std::optional<atomic<int>> stash;
+  ExploreResult first = explore([&] { stash.emplace(0); });
+  EXPECT_TRUE(first.ok());
+  ExploreResult r = explore([&] { stash->store(3); });
+  EXPECT_EQ(r.failed, 1u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].kind, FailureKind::usage);
+  EXPECT_NE(r.failures[0].message.find("created by an earlier execution"), std::string::npos);
+  stash.reset();  // destroying it outside an exploration is harmless
+}
+
+TEST(ExploreFailures, NondeterministicProgramIsReported) {
+  int runs = 0;
+  ExploreResult r = explore([&] {
+    atomic<int> x(0);
+    thread t([&] { x.store(1); });
+    if (runs++ == 0) x.store(2);
+    t.join();
+  });
+  EXPECT_EQ(r.stop, StopReason::nondeterministic);
+  EXPECT_NE(r.error.find("not deterministic"), std::string::npos) << r.error;
+}
+
+TEST(ExploreFailures, UnknownCheckerThrows) {
+  ExploreOptions o;
+  o.checkers = {"no-such-checker"};
+  EXPECT_THROW(explore([] {}, o), std::invalid_argument);
+}
+
+// User code that catches std::exception must not swallow the unwinding of an abandoned
+// execution (Unwind is not a std::exception).
+TEST(ExploreFailures, AbandonedExecutionsUnwindThroughUserCatch) {
+  int destroyed = 0, constructed = 0;
+  struct Counted {
+    int* d;
+    ~Counted() { ++*d; }
+  };
+  ExploreResult r = explore([&] {
+    mutex a("a"), b("b");
+    auto body = [&](mutex& first, mutex& second) {
+      try {
+        ++constructed;
+        Counted c{&destroyed};
+        std::lock_guard<mutex> g1(first);
+        std::lock_guard<mutex> g2(second);
+      } catch (const std::exception&) {
+        ADD_FAILURE() << "unwinding reached a std::exception handler";
+      }
+    };
+    thread t1([&] { body(a, b); });
+    thread t2([&] { body(b, a); });
+    t1.join();
+    t2.join();
+  });
+  EXPECT_GT(r.deadlocks, 0u);
+  EXPECT_EQ(constructed, destroyed);
+}
+
+}  // namespace
+}  // namespace atomcheck
