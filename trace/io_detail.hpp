@@ -14,6 +14,10 @@
 
 namespace atomcheck::detail {
 
+// Bytes readable after the end of every line LineSource returns (inside its buffer, of
+// unspecified value), so a parser may load 16 bytes at a time without a bounds check.
+inline constexpr std::size_t kLineSlack = 64;
+
 // Reads a file (or standard input for "-") line by line. A line is returned without its
 // '\n' and without one trailing '\r' (so CRLF files read like LF files).
 class LineSource {
@@ -39,6 +43,7 @@ class LineSource {
 
  private:
   bool fill();  // reads more bytes; false at end of file
+  std::size_t capacity() const;  // buffer bytes usable for data (the rest is slack)
 
   int fd_ = -1;
   bool own_fd_ = false;
@@ -64,7 +69,27 @@ inline bool is_blank(std::string_view line) {
 
 // Parses a decimal signed 32-bit integer exactly as Java's Integer.parseInt accepts it
 // (optional sign, digits). False when it is not one.
-bool parse_int32(std::string_view text, std::int32_t& out);
+inline bool parse_int32(std::string_view text, std::int32_t& out) {
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
+    negative = text[i] == '-';
+    ++i;
+  }
+  if (i == text.size()) return false;
+  std::int64_t v = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+    if (v > std::int64_t{1} << 31) return false;
+  }
+  if (negative) v = -v;
+  if (v > INT32_MAX || v < INT32_MIN) return false;
+  out = static_cast<std::int32_t>(v);
+  return true;
+}
+
 
 std::unique_ptr<TraceReader> make_std_reader(const std::string& path);
 std::unique_ptr<TraceReader> make_jsonl_reader(const std::string& path);

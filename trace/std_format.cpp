@@ -15,7 +15,12 @@
 //    and could not be told apart from a typo), and one trailing '\r' is dropped (CRLF);
 //  - the location is stored as the 32 bits of the Java int, so negative locations
 //    round-trip.
+#include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <fmt/core.h>
 
@@ -57,27 +62,93 @@ bool std_op(std::string_view name, Op& op) {
   }
 }
 
-// A one-entry cache in front of a NameTable: traces name the same thread (and often the
-// same variable) on consecutive lines, and a compare is cheaper than a hash lookup.
-struct CachedTable {
-  NameTable* table = nullptr;
-  std::string last;
-  std::uint32_t last_id = kNoId;
+// An open-addressing index in front of a NameTable, owned by one reader: every name
+// of the table enters through it, so a probe that reaches an empty slot proves the name
+// new. Names of up to 16 bytes sit in the slot itself as two words, so a hit costs one
+// hash and one slot read; std::unordered_map costs several times that, and lookups
+// are most of the work of parsing a line. Lookups read 16 bytes at the name (the line
+// buffer's slack makes that safe) and assume a little-endian machine.
+static_assert(std::endian::native == std::endian::little, "FastInterner masks little-endian words");
 
+class FastInterner {
+ public:
+  explicit FastInterner(NameTable& table) : table_(table) { slots_.resize(1024); }
+
+  // `name` must have 16 readable bytes at its start (LineSource slack).
   std::uint32_t intern(std::string_view name) {
-    if (last_id != kNoId && name == last) return last_id;
-    last_id = table->intern(name);
-    last.assign(name.data(), name.size());  // no allocation once the capacity fits
-    return last_id;
+    Key k = key(name.data(), name.size());
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = k.hash & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (slot.id == kNoId) break;
+      if (slot.len == name.size() && slot.w0 == k.w0 && slot.w1 == k.w1 &&
+          (name.size() <= 16 || table_.names[slot.id] == name)) {
+        return slot.id;
+      }
+    }
+    std::uint32_t id = table_.intern(name);
+    if (table_.size() * 2 > slots_.size()) {
+      rehash(slots_.size() * 2);
+    } else {
+      place(id);
+    }
+    return id;
   }
+
+ private:
+  struct Slot {
+    std::uint64_t w0 = 0, w1 = 0;  // the first 16 bytes, zero-padded
+    std::uint32_t id = kNoId;
+    std::uint32_t len = 0;
+  };
+  struct Key {
+    std::uint64_t w0, w1, hash;
+  };
+  static std::uint64_t load8(const char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  }
+  static std::uint64_t low_bytes(std::uint64_t w, std::size_t k) {
+    return k >= 8 ? w : k == 0 ? 0 : w & ((std::uint64_t{1} << (8 * k)) - 1);
+  }
+  static Key key(const char* p, std::size_t n) {
+    Key k;
+    k.w0 = low_bytes(load8(p), n);
+    k.w1 = n > 8 ? low_bytes(load8(p + 8), n - 8) : 0;
+    std::uint64_t h = (k.w0 ^ (0x9E3779B97F4A7C15ULL * (n + 1))) * 0xff51afd7ed558ccdULL;
+    h = (h ^ (h >> 32) ^ k.w1) * 0xc4ceb9fe1a85ec53ULL;
+    for (std::size_t i = 16; i + 8 <= n; i += 8) {
+      h = (h ^ load8(p + i)) * 0xff51afd7ed558ccdULL;
+    }
+    if (n > 16 && n % 8 != 0) h = (h ^ load8(p + n - 8)) * 0xc4ceb9fe1a85ec53ULL;
+    k.hash = h ^ (h >> 29);
+    return k;
+  }
+  void place(std::uint32_t id) {
+    // The stored name may lack 16 readable bytes after it: key a padded copy.
+    const std::string& name = table_.names[id];
+    std::string padded = name;
+    padded.resize(name.size() + 16, '\0');
+    Key k = key(padded.data(), name.size());
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = k.hash & mask;
+    while (slots_[i].id != kNoId) i = (i + 1) & mask;
+    slots_[i] = Slot{k.w0, k.w1, id, static_cast<std::uint32_t>(name.size())};
+  }
+  void rehash(std::size_t size) {
+    slots_.assign(size, Slot{});
+    for (std::uint32_t id = 0; id < table_.size(); ++id) place(id);
+  }
+
+  NameTable& table_;
+  std::vector<Slot> slots_;
 };
 
 class StdReader final : public TraceReader {
  public:
-  explicit StdReader(const std::string& path) : src_(path) {
-    threads_.table = &names_.threads;
-    vars_.table = &names_.vars;
-  }
+  explicit StdReader(const std::string& path)
+      : src_(path), threads_(names_.threads), vars_(names_.vars), locks_(names_.locks) {}
 
   bool next(Event& out) override {
     std::string_view line;
@@ -96,22 +167,54 @@ class StdReader final : public TraceReader {
   [[noreturn]] void fail(std::string_view msg) const { src_.fail(msg); }
 
   void parse(std::string_view line, Event& out) {
+    // Finds the bars and the first whitespace 16 bytes at a time (LineSource guarantees
+    // readable slack after the line); a byte loop mispredicts at every field end.
     const char* s = line.data();
     const std::size_t n = line.size();
-    const char* bar1 = static_cast<const char*>(std::memchr(s, '|', n));
-    const char* bar2 = bar1 == nullptr ? nullptr
-        : static_cast<const char*>(std::memchr(bar1 + 1, '|', n - (bar1 + 1 - s)));
-    if (bar2 == nullptr || std::memchr(bar2 + 1, '|', n - (bar2 + 1 - s)) != nullptr) {
-      std::size_t fields = 1;
-      for (char c : line) fields += c == '|';
-      fail(fmt::format("expected 3 fields 'thread|op(target)|location', found {}", fields));
+    std::size_t bar[2] = {0, 0};
+    std::size_t bars = 0;
+    std::size_t first_space = n;
+#if defined(__SSE2__)
+    const __m128i vbar = _mm_set1_epi8('|');
+    const __m128i vspace = _mm_set1_epi8(' ');
+    for (std::size_t off = 0; off < n; off += 16) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + off));
+      unsigned mb = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vbar)));
+      // max(v, ' ') == ' ' exactly for the bytes <= ' ' (unsigned)
+      unsigned ms = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, vspace), vspace)));
+      if (n - off < 16) {
+        unsigned keep = (1u << (n - off)) - 1;
+        mb &= keep;
+        ms &= keep;
+      }
+      if (ms != 0 && first_space == n) first_space = off + static_cast<std::size_t>(__builtin_ctz(ms));
+      while (mb != 0) {
+        if (bars < 2) bar[bars] = off + static_cast<std::size_t>(__builtin_ctz(mb));
+        ++bars;
+        mb &= mb - 1;
+      }
     }
-    std::string_view thread(s, static_cast<std::size_t>(bar1 - s));
-    std::string_view opfield(bar1 + 1, static_cast<std::size_t>(bar2 - bar1 - 1));
-    std::string_view locfield(bar2 + 1, static_cast<std::size_t>(s + n - bar2 - 1));
+#else
+    for (std::size_t i = 0; i < n; ++i) {
+      char c = s[i];
+      if (c == '|') {
+        if (bars < 2) bar[bars] = i;
+        ++bars;
+      } else if (static_cast<unsigned char>(c) <= ' ' && first_space == n) {
+        first_space = i;
+      }
+    }
+#endif
+    if (bars != 2) {
+      fail(fmt::format("expected 3 fields 'thread|op(target)|location', found {}", bars + 1));
+    }
+    std::string_view thread(s, bar[0]);
+    std::string_view opfield(s + bar[0] + 1, bar[1] - bar[0] - 1);
+    std::string_view locfield(s + bar[1] + 1, n - bar[1] - 1);
 
     if (thread.empty()) fail("empty thread name");
-    if (has_space(thread)) fail(fmt::format("thread name {} contains whitespace", quote(thread)));
+    if (first_space < bar[0] && has_space(thread)) fail(fmt::format("thread name {} contains whitespace", quote(thread)));
 
     Op op = Op::read;
     std::size_t paren = opfield.find('(');
@@ -134,7 +237,7 @@ class StdReader final : public TraceReader {
       }
       operand = opfield.substr(paren + 1, opfield.size() - paren - 2);
       if (operand.empty()) fail(fmt::format("empty operand in {}", quote(opfield)));
-      if (has_space(operand)) {
+      if (first_space < bar[1] && has_space(operand)) {
         fail(fmt::format("operand {} contains whitespace", quote(operand)));
       }
     }
@@ -156,11 +259,11 @@ class StdReader final : public TraceReader {
         break;
       case Op::acquire:
       case Op::release:
-        out.target = names_.locks.intern(operand);
+        out.target = locks_.intern(operand);
         break;
       case Op::fork:
       case Op::join:
-        out.target = names_.threads.intern(operand);
+        out.target = threads_.intern(operand);
         break;
       default:
         break;  // begin/end: no label in STD
@@ -169,7 +272,7 @@ class StdReader final : public TraceReader {
 
   LineSource src_;
   Names names_;
-  CachedTable threads_, vars_;
+  FastInterner threads_, vars_, locks_;
 };
 
 // Why an event cannot be written as STD, or empty when it can.

@@ -5,6 +5,10 @@
 #include <cerrno>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <fmt/core.h>
 
 #include "trace/io_detail.hpp"
@@ -20,6 +24,8 @@ constexpr std::size_t kBlock = std::size_t{1} << 20;
 constexpr std::size_t kMaxLine = std::size_t{64} << 20;
 }  // namespace
 
+std::size_t LineSource::capacity() const { return buf_.size() - kLineSlack; }
+
 LineSource::LineSource(const std::string& path) {
   if (path == "-") {
     fd_ = 0;
@@ -30,7 +36,7 @@ LineSource::LineSource(const std::string& path) {
     if (fd_ < 0) throw TraceError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
     own_fd_ = true;
   }
-  buf_.resize(kBlock);
+  buf_.resize(kBlock + kLineSlack);
 }
 
 LineSource::~LineSource() {
@@ -44,15 +50,15 @@ bool LineSource::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buf_.size()) {
-    if (buf_.size() >= kMaxLine) {
+  if (end_ == capacity()) {
+    if (capacity() >= kMaxLine) {
       throw TraceError(fmt::format("{}:{}: line longer than {} MiB", display_, line_ + 1,
                                    kMaxLine >> 20));
     }
-    buf_.resize(buf_.size() * 2);
+    buf_.resize(capacity() * 2 + kLineSlack);
   }
   for (;;) {
-    ssize_t n = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
+    ssize_t n = ::read(fd_, buf_.data() + end_, capacity() - end_);
     if (n > 0) {
       end_ += static_cast<std::size_t>(n);
       return true;
@@ -66,13 +72,32 @@ bool LineSource::fill() {
   }
 }
 
+namespace {
+// memchr for the short distances between newlines: inline 16-byte steps beat a library
+// call per line. Reads up to 15 bytes past `n`, which the buffer's slack allows.
+const char* find_newline(const char* p, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i vnl = _mm_set1_epi8('\n');
+  for (std::size_t off = 0; off < n; off += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + off));
+    unsigned m = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vnl)));
+    if (n - off < 16) m &= (1u << (n - off)) - 1;
+    if (m != 0) return p + off + static_cast<std::size_t>(__builtin_ctz(m));
+  }
+  return nullptr;
+#else
+  return static_cast<const char*>(std::memchr(p, '\n', n));
+#endif
+}
+}  // namespace
+
 bool LineSource::next(std::string_view& line) {
   std::size_t scanned = 0;  // bytes after begin_ already known to hold no '\n'
   for (;;) {
     const char* start = buf_.data() + begin_;
-    const void* nl = std::memchr(start + scanned, '\n', end_ - begin_ - scanned);
+    const char* nl = find_newline(start + scanned, end_ - begin_ - scanned);
     if (nl != nullptr) {
-      std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
+      std::size_t len = static_cast<std::size_t>(nl - start);
       line = std::string_view(start, len);
       if (len > 0 && line.back() == '\r') line.remove_suffix(1);
       begin_ += len + 1;
@@ -111,27 +136,6 @@ std::string quote(std::string_view text) {
   if (text.size() > kMax) out += "...";
   out.push_back('\'');
   return out;
-}
-
-bool parse_int32(std::string_view text, std::int32_t& out) {
-  std::size_t i = 0;
-  bool negative = false;
-  if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
-    negative = text[i] == '-';
-    ++i;
-  }
-  if (i == text.size()) return false;
-  std::int64_t v = 0;
-  for (; i < text.size(); ++i) {
-    char c = text[i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-    if (v > std::int64_t{1} << 31) return false;
-  }
-  if (negative) v = -v;
-  if (v > INT32_MAX || v < INT32_MIN) return false;
-  out = static_cast<std::int32_t>(v);
-  return true;
 }
 
 std::string_view name_of(const NameTable& table, std::uint32_t id, const char* prefix,
