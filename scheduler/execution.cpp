@@ -159,12 +159,19 @@ void Execution::run_thread(ThreadId t) {
   }
 }
 
+// Join synchronises with the child's whole execution: under TSO that includes its
+// buffered stores (pthread_join is a locked, buffer-draining operation on x86), so a
+// finished child with a non-empty buffer is not joinable yet.
+bool Execution::joinable_now(ThreadId child) const {
+  return threads_[child]->status == Status::finished && memory_->buffer_empty(child);
+}
+
 bool Execution::settle() {
   bool progressed = false;
   for (ThreadId t = 0; t < nthreads_; ++t) {
     ThreadState& ts = *threads_[t];
     bool ready =
-        (ts.status == Status::joining && threads_[ts.join_target]->status == Status::finished) ||
+        (ts.status == Status::joining && joinable_now(ts.join_target)) ||
         (ts.status == Status::yielding && writes_ > ts.yield_mark);
     if (!ready) continue;
     run_thread(t);
@@ -553,7 +560,7 @@ void Execution::join(ThreadId child, std::uint32_t line) {
     unwinding_skip();
     return;
   }
-  if (threads_[child]->status != Status::finished) {
+  if (!joinable_now(child)) {
     ThreadState& ts = self();
     ts.status = Status::joining;
     ts.join_target = child;

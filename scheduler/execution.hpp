@@ -120,6 +120,7 @@ class Execution {
   void resume(ThreadId t);           // one switch into t and back
   void run_thread(ThreadId t);       // resume until t announces, blocks or finishes
   bool settle();                     // wake joiners/yielders that may continue
+  bool joinable_now(ThreadId child) const;
   void compute_enabled();
   void abandon();                    // unwinds every unfinished thread
   void fiber_main(ThreadId t);
