@@ -1,0 +1,525 @@
+// The spec interpreter and runner. The interpreter walks a thread's operations on the
+// scheduler API (variables are atomic<int64_t>; loads and stores are plain x86 MOVs,
+// buffered under TSO; cas/xchg/fetch_add are locked seq_cst read-modify-writes; fence
+// is MFENCE). Registers live in a per-execution table on thread 0's stack so that
+// thread 0 can record them as the outcome once every thread has been joined. The runner
+// explores the program per memory model, judges each expectation over the explored
+// executions, and keeps the schedule of the first execution that refutes each one.
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "checkers/registry.hpp"
+#include "scheduler/api.hpp"
+#include "specs/spec.hpp"
+
+namespace atomcheck::spec {
+
+namespace {
+
+// The shared state of one execution.
+struct World {
+  std::deque<atomic<std::int64_t>> vars;
+  std::deque<mutex> locks;
+  std::vector<std::vector<std::int64_t>> regs;  // per spec thread
+};
+
+class Interp {
+ public:
+  Interp(const Spec& spec, World& world, std::uint32_t t)
+      : spec_(spec), world_(world), t_(t), regs_(world.regs[t]), children_(spec.threads.size()) {}
+
+  void run() {
+    ops(spec_.threads[t_].ops);
+    // Children never joined explicitly are joined when their parent's ops end, as a
+    // structured-concurrency default (a dropped joinable thread fails the execution).
+    for (thread& c : children_)
+      if (c.joinable()) c.join();
+  }
+
+ private:
+  std::int64_t eval(std::uint32_t id) const {
+    const Expr& e = spec_.exprs[id];
+    switch (e.kind) {
+      case Expr::Kind::constant: return e.value;
+      case Expr::Kind::reg: return regs_[e.reg];
+      case Expr::Kind::unary: {
+        std::int64_t a = eval(e.lhs);
+        if (e.op == "!") return a == 0 ? 1 : 0;
+        return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a));
+      }
+      case Expr::Kind::binary: break;
+    }
+    const std::string& op = e.op;
+    if (op == "&&") return eval(e.lhs) != 0 && eval(e.rhs) != 0 ? 1 : 0;
+    if (op == "||") return eval(e.lhs) != 0 || eval(e.rhs) != 0 ? 1 : 0;
+    std::int64_t a = eval(e.lhs), b = eval(e.rhs);
+    // Two's-complement wrap-around, without signed overflow.
+    auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+    if (op == "+") return static_cast<std::int64_t>(ua + ub);
+    if (op == "-") return static_cast<std::int64_t>(ua - ub);
+    if (op == "*") return static_cast<std::int64_t>(ua * ub);
+    if (op == "&") return a & b;
+    if (op == "|") return a | b;
+    if (op == "^") return a ^ b;
+    if (op == "==") return a == b;
+    if (op == "!=") return a != b;
+    if (op == "<") return a < b;
+    if (op == "<=") return a <= b;
+    if (op == ">") return a > b;
+    if (op == ">=") return a >= b;
+    return 0;
+  }
+
+  void set_reg(std::uint32_t r, std::int64_t v) {
+    if (r != kNone) regs_[r] = v;
+  }
+
+  void ops(const std::vector<Operation>& list) {
+    for (const Operation& op : list) step(op);
+  }
+
+  void step(const Operation& op) {
+    switch (op.kind) {
+      case OpKind::load: regs_[op.reg] = world_.vars[op.var].load(std::memory_order_relaxed); break;
+      case OpKind::store: world_.vars[op.var].store(eval(op.value), std::memory_order_relaxed); break;
+      case OpKind::set: regs_[op.reg] = eval(op.value); break;
+      case OpKind::cas: {
+        std::int64_t expected = eval(op.expected);
+        std::int64_t seen = expected;
+        bool ok = world_.vars[op.var].compare_exchange_strong(seen, eval(op.value));
+        set_reg(op.reg, ok ? expected : seen);
+        set_reg(op.ok_reg, ok ? 1 : 0);
+        break;
+      }
+      case OpKind::xchg: set_reg(op.reg, world_.vars[op.var].exchange(eval(op.value))); break;
+      case OpKind::fetch_add: set_reg(op.reg, world_.vars[op.var].fetch_add(eval(op.value))); break;
+      case OpKind::fence: atomcheck::atomic_thread_fence(std::memory_order_seq_cst); break;
+      case OpKind::lock: world_.locks[op.lock].lock(); break;
+      case OpKind::unlock: world_.locks[op.lock].unlock(); break;
+      case OpKind::begin: blocks_.push_back(std::make_unique<atomic_block>(op.label)); break;
+      case OpKind::end: blocks_.pop_back(); break;
+      case OpKind::loop: {
+        std::int64_t i = 0;
+        for (; i < op.bound; ++i) {
+          if (op.cond != kNone && eval(op.cond) == 0) return;
+          ops(op.body);
+          if (op.yield && i + 1 < op.bound) this_thread::yield();
+        }
+        // A `while` loop still running at its bound leaves the explored space: the
+        // execution is cut (neither completed nor failed), as in bounded model checking.
+        if (op.cond != kNone && eval(op.cond) != 0) assume(false);
+        break;
+      }
+      case OpKind::if_: ops(eval(op.cond) != 0 ? op.body : op.else_body); break;
+      case OpKind::assert_: check(eval(op.cond) != 0, op.message); break;
+      case OpKind::assume: assume(eval(op.cond) != 0); break;
+      case OpKind::spawn: {
+        const Spec* spec = &spec_;
+        World* world = &world_;
+        std::uint32_t child = op.thread;
+        children_[child] = thread([spec, world, child] { Interp(*spec, *world, child).run(); });
+        break;
+      }
+      case OpKind::join:
+        if (children_[op.thread].joinable()) {
+          children_[op.thread].join();
+        } else {
+          check(false, fmt::format("{} joins {}, which it has not spawned or already joined",
+                                   spec_.threads[t_].name, spec_.threads[op.thread].name));
+        }
+        break;
+    }
+  }
+
+  const Spec& spec_;
+  World& world_;
+  std::uint32_t t_;
+  std::vector<std::int64_t>& regs_;
+  std::vector<thread> children_;
+  std::vector<std::unique_ptr<atomic_block>> blocks_;
+};
+
+}  // namespace
+
+Program spec_program(const Spec& spec) {
+  return [&spec] {
+    World world;
+    for (const Variable& v : spec.vars) world.vars.emplace_back(v.init, v.name);
+    for (const std::string& l : spec.locks) world.locks.emplace_back(l);
+    for (const Thread& t : spec.threads) world.regs.push_back(t.reg_init);
+    std::vector<thread> started;
+    for (std::uint32_t t = 0; t < spec.threads.size(); ++t) {
+      if (spec.threads[t].spawned_by_op) continue;
+      started.emplace_back([&spec, &world, t] { Interp(spec, world, t).run(); });
+    }
+    for (thread& t : started) t.join();
+    for (const Observed& o : spec.observed)
+      if (o.is_reg) outcome(o.name, world.regs[o.thread][o.reg]);
+  };
+}
+
+// ---- the runner ---------------------------------------------------------------------
+
+namespace {
+
+std::string model_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
+
+std::string pattern_text(const Spec& spec, const OutcomePattern& p) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < p.values.size(); ++i)
+    out += fmt::format("{}{}={}", i ? ", " : "", spec.observed[p.values[i].first].name, p.values[i].second);
+  return out + "}";
+}
+
+// The first execution with some property: its index and schedule.
+struct Witness {
+  bool found = false;
+  std::uint64_t index = 0;
+  std::string schedule;
+  std::string extra;
+  void note(std::uint64_t i, std::string_view s, std::string x = {}) {
+    if (found) return;
+    found = true;
+    index = i;
+    schedule = std::string(s);
+    extra = std::move(x);
+  }
+  std::string text() const {
+    return fmt::format("execution #{} (schedule \"{}\"){}", index, schedule, extra);
+  }
+};
+
+struct CheckerTally {
+  std::uint64_t flagged = 0, not_serializable = 0, blamed = 0;
+  Witness first_flagged, first_unflagged, first_not_ser, first_ser, first_blamed, first_unblamed;
+};
+
+// Judges "how many executions" against an expected Count.
+ExpectationResult judge_count(const Count& want, std::uint64_t got, std::uint64_t total, bool exhausted,
+                              const Witness& with, const Witness& without, std::string_view what) {
+  ExpectationResult r;
+  switch (want.kind) {
+    case Count::Kind::none:
+      r.holds = got == 0;
+      if (!r.holds) r.detail = fmt::format("{} in {} of {} executions, first: {}", what, got, total, with.text());
+      break;
+    case Count::Kind::some:
+      r.holds = got > 0;
+      if (!r.holds) {
+        r.inconclusive = !exhausted;
+        r.detail = fmt::format("{} in none of the {} executions{}", what, total,
+                               exhausted ? "" : " explored before the search stopped");
+      }
+      break;
+    case Count::Kind::all:
+      r.holds = got == total;
+      if (!r.holds)
+        r.detail = fmt::format("not {} in {} of {} executions, first: {}", what, total - got, total,
+                               without.text());
+      break;
+    case Count::Kind::exactly:
+      r.holds = got == want.n && exhausted;
+      if (!r.holds) {
+        r.inconclusive = got < want.n && !exhausted;
+        r.detail = fmt::format("{} in {} of {} executions, expected {}{}", what, got, total, want.n,
+                               with.found ? ", first: " + with.text() : std::string());
+        if (got == want.n) r.detail = fmt::format("{} in {} executions so far, but the search stopped early", what, got);
+      }
+      break;
+  }
+  return r;
+}
+
+ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind memory,
+                      const RunOptions& options) {
+  ModelReport rep;
+  rep.memory = memory;
+  const std::string mname = model_name(memory);
+
+  // Which checkers run: those the expectations name (the oracle for "serializable"),
+  // then the extra ones; unknown names are reported by the expectation that needs them.
+  std::vector<std::string> names;
+  auto want = [&names](const std::string& n) {
+    if (make_checker(n) && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  if (ex.serializable_count) want("oracle");
+  for (const CheckerExpectation& c : ex.checkers) want(c.checker);
+  for (const std::string& n : options.extra_checkers) want(n);
+
+  ExploreOptions eo = options.explore;
+  eo.memory = memory;
+  eo.checkers = names;
+  if (spec.max_steps) eo.max_steps = spec.max_steps;
+
+  Program program = spec_program(spec);
+  std::vector<CheckerTally> tally(names.size());
+  std::vector<Witness> reached(ex.reachable.size()), bad_reached(ex.unreachable.size());
+  Witness not_always, first_failure, first_ok;
+  std::uint64_t judged = 0, failed = 0;
+  std::map<std::vector<std::int64_t>, std::uint64_t> outcomes;
+  std::vector<std::int64_t> mem, state(spec.observed.size());
+  const bool tso = memory == MemoryModelKind::tso;
+
+  auto on_execution = [&](const ExecutionView& v) {
+    if (v.failure == nullptr && v.outcome == nullptr) return;  // cut by assume: not judged
+    ++judged;
+    if (v.failure != nullptr) {
+      ++failed;
+      first_failure.note(v.index, v.schedule,
+                         fmt::format(": {}: {}", failure_kind_name(v.failure->kind), v.failure->message));
+    } else {
+      first_ok.note(v.index, v.schedule);
+    }
+    if (v.verdicts != nullptr) {
+      for (std::size_t k = 0; k < names.size() && k < v.verdicts->size(); ++k) {
+        const Verdict& vd = (*v.verdicts)[k];
+        CheckerTally& t = tally[k];
+        bool ns = !vd.serializable, bl = !vd.blamed.empty();
+        if (ns || bl) ++t.flagged, t.first_flagged.note(v.index, v.schedule);
+        else t.first_unflagged.note(v.index, v.schedule);
+        if (ns) ++t.not_serializable, t.first_not_ser.note(v.index, v.schedule);
+        else t.first_ser.note(v.index, v.schedule);
+        if (bl) ++t.blamed, t.first_blamed.note(v.index, v.schedule);
+        else t.first_unblamed.note(v.index, v.schedule);
+      }
+    }
+    if (v.outcome == nullptr) return;
+    // Final memory: the last write that reached memory (commits under TSO, where a
+    // `write` is only the issue into the buffer), else the initial value.
+    mem.resize(spec.vars.size());
+    for (std::size_t i = 0; i < spec.vars.size(); ++i) mem[i] = spec.vars[i].init;
+    for (const Event& e : v.trace->events) {
+      if (e.target >= mem.size()) continue;
+      if (e.op == Op::rmw) mem[e.target] = e.value2;
+      else if (e.op == (tso ? Op::commit : Op::write)) mem[e.target] = e.value;
+    }
+    for (std::size_t i = 0; i < spec.observed.size(); ++i) {
+      const Observed& o = spec.observed[i];
+      state[i] = 0;
+      if (!o.is_reg) {
+        state[i] = mem[o.var];
+      } else {
+        for (const auto& [n, val] : *v.outcome)
+          if (n == o.name) state[i] = val;
+      }
+    }
+    ++outcomes[state];
+    auto matches = [&](const OutcomePattern& p) {
+      return std::all_of(p.values.begin(), p.values.end(),
+                         [&](const auto& kv) { return state[kv.first] == kv.second; });
+    };
+    auto state_text = [&] {
+      std::string s;
+      for (std::size_t i = 0; i < state.size(); ++i)
+        s += fmt::format("{}{}={}", i ? " " : "", spec.observed[i].name, state[i]);
+      return s;
+    };
+    for (std::size_t i = 0; i < ex.reachable.size(); ++i)
+      if (matches(ex.reachable[i])) reached[i].note(v.index, v.schedule);
+    for (std::size_t i = 0; i < ex.unreachable.size(); ++i)
+      if (!bad_reached[i].found && matches(ex.unreachable[i]))
+        bad_reached[i].note(v.index, v.schedule, fmt::format(" with outcome {}", state_text()));
+    if (!ex.always.empty() && !not_always.found &&
+        std::none_of(ex.always.begin(), ex.always.end(), matches))
+      not_always.note(v.index, v.schedule, fmt::format(" with outcome {}", state_text()));
+  };
+
+  try {
+    rep.result = explore(program, eo, on_execution);
+  } catch (const std::exception& e) {
+    rep.error = fmt::format("memory model {} could not be explored: {}", mname, e.what());
+  }
+  if (rep.error.empty() && !rep.result.error.empty())
+    rep.error = fmt::format("exploration under {} failed: {}", mname, rep.result.error);
+
+  for (const auto& [st, n] : outcomes) {
+    std::string s;
+    for (std::size_t i = 0; i < st.size(); ++i) s += fmt::format("{}{}={}", i ? " " : "", spec.observed[i].name, st[i]);
+    rep.outcomes.emplace_back(s.empty() ? "(no observed locations)" : s, n);
+  }
+
+  const bool exhausted = rep.result.exhausted();
+  const std::uint64_t completed = judged - failed;
+  auto add = [&](std::string what, const Origin& origin, ExpectationResult r) {
+    r.what = fmt::format("{}: {}", mname, what);
+    r.origin = origin;
+    if (!rep.error.empty()) {
+      r.holds = false;
+      r.inconclusive = false;
+      r.detail = rep.error;
+    }
+    rep.expectations.push_back(std::move(r));
+  };
+
+  for (std::size_t i = 0; i < ex.reachable.size(); ++i) {
+    ExpectationResult r;
+    r.holds = reached[i].found;
+    if (!r.holds) {
+      r.inconclusive = !exhausted;
+      r.detail = fmt::format("no execution reaches it ({} completed executions{})", completed,
+                             exhausted ? "" : ", search stopped early");
+    }
+    add("reachable " + pattern_text(spec, ex.reachable[i]), ex.reachable[i].origin, r);
+  }
+  for (std::size_t i = 0; i < ex.unreachable.size(); ++i) {
+    ExpectationResult r;
+    r.holds = !bad_reached[i].found;
+    if (!r.holds) r.detail = "reached by " + bad_reached[i].text();
+    else r.inconclusive = !exhausted;
+    add("unreachable " + pattern_text(spec, ex.unreachable[i]), ex.unreachable[i].origin, r);
+  }
+  if (!ex.always.empty()) {
+    ExpectationResult r;
+    r.holds = !not_always.found;
+    if (!r.holds) r.detail = "refuted by " + not_always.text();
+    else r.inconclusive = !exhausted;
+    std::string list;
+    for (const OutcomePattern& p : ex.always) list += (list.empty() ? "" : " or ") + pattern_text(spec, p);
+    add("always " + list, ex.always_origin, r);
+  }
+  auto index_of = [&](const std::string& n) {
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+  };
+  auto unavailable = [&](const std::string& n) {
+    ExpectationResult r;
+    std::string known;
+    for (const CheckerInfo& c : checker_catalog()) known += (known.empty() ? "" : ", ") + c.name;
+    r.detail = fmt::format("checker \"{}\" is not available (available: {})", n, known);
+    return r;
+  };
+  if (ex.serializable_count) {
+    ExpectationResult r;
+    std::size_t k = index_of("oracle");
+    if (k == names.size()) {
+      r = unavailable("oracle");
+    } else {
+      const CheckerTally& t = tally[k];
+      r = judge_count(*ex.serializable_count, t.not_serializable, judged, exhausted, t.first_not_ser,
+                      t.first_ser, "not conflict serializable");
+      if (ex.serializable_count->kind == Count::Kind::all && !r.holds)
+        r.detail = fmt::format("conflict serializable in {} of {} executions, first: {}",
+                               judged - t.not_serializable, judged, t.first_ser.text());
+      if (ex.serializable_count->kind != Count::Kind::some && r.holds) r.inconclusive = !exhausted;
+      if (r.inconclusive) r.holds = false;
+    }
+    add(fmt::format("serializable \"{}\"", ex.serializable_text), ex.serializable_origin, r);
+  }
+  for (const CheckerExpectation& c : ex.checkers) {
+    std::size_t k = index_of(c.checker);
+    auto one = [&](const std::optional<Count>& want, std::string_view key, std::string_view what,
+                   auto pick) {
+      if (!want) return;
+      ExpectationResult r;
+      if (k == names.size()) {
+        r = unavailable(c.checker);
+      } else {
+        auto [got, with, without] = pick(tally[k]);
+        r = judge_count(*want, got, judged, exhausted, with, without, what);
+        if (want->kind != Count::Kind::some && r.holds) r.inconclusive = !exhausted;
+        if (r.inconclusive) r.holds = false;
+      }
+      add(fmt::format("checker {} {} {}", c.checker, key, format_count(*want)), c.origin, r);
+    };
+    using Row = std::tuple<std::uint64_t, Witness, Witness>;
+    one(c.flagged, "flagged", "flagged", [](const CheckerTally& t) { return Row{t.flagged, t.first_flagged, t.first_unflagged}; });
+    one(c.not_serializable, "not_serializable", "not serializable",
+        [](const CheckerTally& t) { return Row{t.not_serializable, t.first_not_ser, t.first_ser}; });
+    one(c.blamed, "blamed", "blamed", [](const CheckerTally& t) { return Row{t.blamed, t.first_blamed, t.first_unblamed}; });
+  }
+  {
+    Count want = ex.failures.value_or(Count{Count::Kind::none, 0});
+    ExpectationResult r = judge_count(want, failed, judged, exhausted, first_failure, first_ok, "failed");
+    if (want.kind != Count::Kind::some && r.holds) r.inconclusive = !exhausted;
+    if (r.inconclusive) r.holds = false;
+    add(fmt::format("failures {}", format_count(want)), ex.failures ? ex.failures_origin : ex.origin, r);
+  }
+  if (ex.executions) {
+    ExpectationResult r;
+    r.holds = exhausted && rep.result.executions == *ex.executions;
+    if (!r.holds) {
+      r.inconclusive = !exhausted && rep.result.executions < *ex.executions;
+      r.detail = fmt::format("{} executions{}", rep.result.executions, exhausted ? "" : " before the search stopped");
+    }
+    add(fmt::format("executions {}", *ex.executions), ex.executions_origin, r);
+  }
+  return rep;
+}
+
+}  // namespace
+
+bool RunReport::all_hold() const {
+  for (const ModelReport& m : models)
+    for (const ExpectationResult& e : m.expectations)
+      if (!e.holds) return false;
+  return true;
+}
+
+bool RunReport::any_inconclusive() const {
+  for (const ModelReport& m : models)
+    for (const ExpectationResult& e : m.expectations)
+      if (!e.holds && e.inconclusive) return true;
+  return false;
+}
+
+int RunReport::exit_code() const {
+  bool refuted = false;
+  for (const ModelReport& m : models)
+    for (const ExpectationResult& e : m.expectations)
+      if (!e.holds && !e.inconclusive) refuted = true;
+  if (refuted) return 1;
+  return any_inconclusive() ? 3 : 0;
+}
+
+RunReport run_spec(const Spec& spec, const RunOptions& options) {
+  std::vector<MemoryModelKind> models = options.memories;
+  if (models.empty()) {
+    if (spec.expect_sc.present || !spec.expect_tso.present) models.push_back(MemoryModelKind::sc);
+    if (spec.expect_tso.present) models.push_back(MemoryModelKind::tso);
+  }
+  RunReport report;
+  for (MemoryModelKind m : models) {
+    const Expectations& ex = m == MemoryModelKind::tso ? spec.expect_tso : spec.expect_sc;
+    report.models.push_back(run_model(spec, ex, m, options));
+  }
+  return report;
+}
+
+std::string format_report(const Spec& spec, const RunReport& report) {
+  std::string out = fmt::format("{}: {}{}\n", spec.file, spec.name,
+                                spec.description.empty() ? "" : " - " + spec.description);
+  std::size_t total = 0, failed = 0, undecided = 0;
+  for (const ModelReport& m : report.models) {
+    const ExploreResult& r = m.result;
+    out += fmt::format("{}: {} executions ({} completed, {} failed, {} cut by assume), {}, {:.3f} s\n",
+                       model_name(m.memory), r.executions, r.completed, r.failures_total(), r.pruned,
+                       r.exhausted() ? "exhaustive" : fmt::format("stopped: {}", stop_reason_name(r.stop)),
+                       r.elapsed_seconds);
+    for (const CheckerSummary& c : r.checkers)
+      out += fmt::format("  checker {}: flagged {} of {} executions\n", c.name, c.flagged, r.executions);
+    for (const auto& [o, n] : m.outcomes) out += fmt::format("  outcome {}  ({} executions)\n", o, n);
+    for (const ExpectationResult& e : m.expectations) {
+      ++total;
+      if (e.holds) {
+        out += fmt::format("  ok    {}\n", e.what);
+        continue;
+      }
+      if (e.inconclusive) ++undecided;
+      else ++failed;
+      out += fmt::format("  {} {}  [{}:{}:{} {}]\n    {}\n", e.inconclusive ? "UNDECIDED" : "FAIL ", e.what,
+                         spec.file, e.origin.pos.line, e.origin.pos.col,
+                         e.origin.pointer.empty() ? "/" : e.origin.pointer, e.detail);
+    }
+  }
+  if (failed == 0 && undecided == 0)
+    out += fmt::format("PASS: all {} expectations hold\n", total);
+  else
+    out += fmt::format("{}: {} of {} expectations failed, {} undecided\n", failed ? "FAIL" : "UNDECIDED",
+                       failed, total, undecided);
+  return out;
+}
+
+}  // namespace atomcheck::spec
