@@ -1,6 +1,368 @@
-// Placeholder until its issue lands: registers nothing.
+// `atomcheck list` and `atomcheck run NAME`: explores a registered test program
+// (ATOMCHECK_PROGRAM) with the chosen strategy, memory model, limits and checkers and
+// prints a summary table (or one JSON object with --json); `--replay SCHEDULE` re-runs
+// one execution and prints its trace. Ctrl-C stops the search and prints what was
+// explored so far. Exit 0 ok, 1 failure or checker violation, 2 bad input, 3 a limit cut
+// the search (and nothing was found).
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "scheduler/api.hpp"
+#include "specs/litmus.hpp"
 
 namespace atomcheck::cli {
-void add_run_commands(CLI::App&, int&) {}
+
+namespace {
+
+struct RunArgs {
+  std::string name;
+  std::vector<std::string> checkers;
+  std::uint64_t max_executions = 0;
+  double time_limit = 0;
+  std::uint64_t max_steps = 100000;
+  std::string replay;
+  bool replay_given = false;
+  std::uint64_t seed = 0;
+  std::string strategy = "dfs";
+  std::string memory = "sc";
+  std::size_t stack_kib = 0;
+  bool stop_on_failure = false;
+  bool json = false;
+};
+
+// Set by SIGINT while a search runs. A signal handler can only touch a lock-free atomic
+// with static storage; it is the one piece of process-wide state the CLI needs.
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+struct SigintScope {
+  using Handler = void (*)(int);
+  Handler old;
+  SigintScope() {
+    g_interrupted.store(false);
+    old = std::signal(SIGINT, on_sigint);
+  }
+  ~SigintScope() { std::signal(SIGINT, old); }
+};
+
+std::vector<std::string> split_names(const std::vector<std::string>& raw) {
+  std::vector<std::string> out;
+  for (const std::string& item : raw) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      std::size_t comma = item.find(',', start);
+      if (comma == std::string::npos) comma = item.size();
+      if (comma > start) out.push_back(item.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Hook for file targets (`atomcheck run FILE.litmus` / `run SPEC.json`): engineer D's
+// litmus runner and the spec runner plug in here. Until then, say so clearly.
+int run_file_target(const RunArgs& args) {
+  if (ends_with(args.name, ".litmus")) {  // engineer D: herd7 litmus tests (specs/litmus.hpp)
+    ExploreOptions base;
+    base.time_limit_seconds = args.time_limit;
+    base.max_steps = args.max_steps;
+    base.stack_size = args.stack_kib * 1024;
+    return litmus::run_litmus_command(args.name, args.memory, base);
+  }
+  fmt::print(stderr, "{}: running files is not supported by this build of `run`\n", args.name);
+  return kExitBadInput;
+}
+
+std::string describe_event(const Trace& t, const Event& e) {
+  const Names& n = t.names;
+  std::string what;
+  switch (e.op) {
+    case Op::read:
+      what = fmt::format("read {} = {}{}", n.var(e.target), e.value, e.buffered ? " (buffered)" : "");
+      break;
+    case Op::write: what = fmt::format("write {} = {}", n.var(e.target), e.value); break;
+    case Op::commit:
+      what = fmt::format("commit {} = {} (issued at {})", n.var(e.target), e.value, e.issue);
+      break;
+    case Op::rmw:
+      what = fmt::format("rmw {}: {} -> {}", n.var(e.target), e.value, e.value2);
+      break;
+    case Op::fence: what = "fence"; break;
+    case Op::acquire: what = fmt::format("acquire {}", n.lock(e.target)); break;
+    case Op::release: what = fmt::format("release {}", n.lock(e.target)); break;
+    case Op::fork: what = fmt::format("fork {}", n.thread(e.target)); break;
+    case Op::join: what = fmt::format("join {}", n.thread(e.target)); break;
+    case Op::begin:
+      what = e.target == kNoId ? "begin" : fmt::format("begin {}", n.label(e.target));
+      break;
+    case Op::end: what = e.target == kNoId ? "end" : fmt::format("end {}", n.label(e.target)); break;
+  }
+  return what;
+}
+
+nlohmann::json event_json(const Trace& t, const Event& e) {
+  nlohmann::json j;
+  j["op"] = std::string(op_name(e.op));
+  j["thread"] = t.names.thread(e.thread);
+  if (is_access(e.op)) {
+    j["var"] = t.names.var(e.target);
+    j["value"] = e.value;
+  }
+  if (e.op == Op::rmw) j["new"] = e.value2;
+  if (e.op == Op::read && e.buffered) j["buffered"] = true;
+  if (e.op == Op::commit) j["issue"] = e.issue;
+  if (is_lock_op(e.op)) j["lock"] = t.names.lock(e.target);
+  if (is_thread_op(e.op)) j["child"] = t.names.thread(e.target);
+  if (is_block_op(e.op) && e.target != kNoId) j["label"] = t.names.label(e.target);
+  if (e.loc) j["line"] = e.loc;
+  return j;
+}
+
+std::string replay_command(const RunArgs& a, const std::string& schedule) {
+  std::string cmd = fmt::format("atomcheck run {} --replay '{}'", a.name, schedule);
+  if (a.memory != "sc") cmd += " --memory " + a.memory;
+  return cmd;
+}
+
+int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& options) {
+  ReplayResult r;
+  try {
+    r = replay(p.body, a.replay, options);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "{}: {}\n", a.name, e.what());
+    return kExitBadInput;
+  }
+  bool flagged = false;
+  for (const Verdict& v : r.verdicts) flagged |= !v.serializable || !v.blamed.empty();
+  if (a.json) {
+    nlohmann::json j;
+    j["program"] = a.name;
+    j["schedule"] = a.replay;
+    j["memory"] = a.memory;
+    j["events"] = nlohmann::json::array();
+    for (const Event& e : r.trace.events) j["events"].push_back(event_json(r.trace, e));
+    if (r.failed) {
+      j["failure"] = {{"kind", std::string(failure_kind_name(r.failure.kind))},
+                      {"message", r.failure.message}};
+    }
+    j["outcome"] = format_outcome(r.outcome);
+    j["checkers"] = nlohmann::json::array();
+    for (std::size_t k = 0; k < r.verdicts.size(); ++k)
+      j["checkers"].push_back({{"name", options.checkers[k]},
+                               {"serializable", r.verdicts[k].serializable},
+                               {"blamed", r.verdicts[k].blamed.size()}});
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("replay of {} with schedule '{}' ({} events)\n", a.name, a.replay,
+               r.trace.events.size());
+    for (std::size_t i = 0; i < r.trace.events.size(); ++i) {
+      const Event& e = r.trace.events[i];
+      std::string line = e.loc ? fmt::format("  line {}", e.loc) : "";
+      fmt::print("{:>5}  {:<4} {}{}\n", i, r.trace.names.thread(e.thread),
+                 describe_event(r.trace, e), line);
+    }
+    if (!r.outcome.empty()) fmt::print("outcome: {}\n", format_outcome(r.outcome));
+    for (std::size_t k = 0; k < r.verdicts.size(); ++k)
+      fmt::print("checker {}: {}\n", options.checkers[k],
+                 !r.verdicts[k].serializable ? "not serializable"
+                 : !r.verdicts[k].blamed.empty() ? "atomicity violation blamed"
+                                                 : "ok");
+    if (r.failed)
+      fmt::print("failure ({}): {}\n", failure_kind_name(r.failure.kind), r.failure.message);
+    else
+      fmt::print("execution completed\n");
+  }
+  return r.failed || flagged ? kExitProblem : kExitOk;
+}
+
+void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) {
+  double rate = r.elapsed_seconds > 0 ? static_cast<double>(r.executions) / r.elapsed_seconds : 0;
+  fmt::print("program        {}  ({})\n", p.name, p.description);
+  fmt::print("memory         {}   strategy {}{}\n", a.memory, a.strategy,
+             a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+  fmt::print("executions     {}{}\n", r.executions,
+             r.exhausted() ? (a.strategy == "dfs" ? "  (exhaustive)" : "")
+                           : fmt::format("  (stopped: {})", stop_reason_name(r.stop)));
+  fmt::print("completed      {}\n", r.completed);
+  fmt::print("failed         {}   deadlocked {}   step-bounded {}{}\n", r.failed, r.deadlocks,
+             r.step_bounded, r.pruned ? fmt::format("   pruned {}", r.pruned) : "");
+  fmt::print("steps          {}   events {}\n", r.steps, r.events);
+  bool named_outcomes = !(r.outcomes.size() == 1 && r.outcomes.begin()->first.empty());
+  if (!r.outcomes.empty() && named_outcomes) {
+    fmt::print("outcomes       {} distinct\n", r.outcomes.size());
+    for (const auto& [o, count] : r.outcomes)
+      fmt::print("  {:<40} {}\n", o.empty() ? "(none recorded)" : format_outcome(o), count);
+  }
+  if (!r.checkers.empty()) {
+    fmt::print("checkers\n");
+    for (const CheckerSummary& c : r.checkers) {
+      fmt::print("  {:<18} flagged {:<8}{}\n", c.name, c.flagged,
+                 c.flagged ? fmt::format(" first: execution {}, schedule '{}'", c.first_execution,
+                                         c.first_schedule)
+                           : "");
+    }
+  }
+  if (!r.failures.empty()) {
+    fmt::print("failures (first {} of {})\n", r.failures.size(), r.failures_total());
+    for (const Failure& f : r.failures) {
+      fmt::print("  [{}] {}\n", failure_kind_name(f.kind), f.message);
+      fmt::print("      schedule '{}'  ->  {}\n", f.schedule, replay_command(a, f.schedule));
+    }
+  }
+  for (const CheckerSummary& c : r.checkers)
+    if (c.flagged)
+      fmt::print("checker {} flagged execution {}  ->  {} --checker {}\n", c.name,
+                 c.first_execution, replay_command(a, c.first_schedule), c.name);
+  fmt::print("elapsed        {:.3f} s   {:.0f} executions/s\n", r.elapsed_seconds, rate);
+}
+
+void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) {
+  nlohmann::json j;
+  j["program"] = p.name;
+  j["memory"] = a.memory;
+  j["strategy"] = a.strategy;
+  if (a.strategy == "random") j["seed"] = a.seed;
+  j["executions"] = r.executions;
+  j["completed"] = r.completed;
+  j["failed"] = r.failed;
+  j["deadlocks"] = r.deadlocks;
+  j["step_bounded"] = r.step_bounded;
+  j["pruned"] = r.pruned;
+  j["steps"] = r.steps;
+  j["events"] = r.events;
+  j["exhausted"] = r.exhausted();
+  j["stop"] = std::string(stop_reason_name(r.stop));
+  j["outcomes"] = nlohmann::json::array();
+  for (const auto& [o, count] : r.outcomes) {
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [name, value] : o) values[name] = value;
+    j["outcomes"].push_back({{"outcome", format_outcome(o)}, {"values", values}, {"count", count}});
+  }
+  j["checkers"] = nlohmann::json::array();
+  for (const CheckerSummary& c : r.checkers)
+    j["checkers"].push_back({{"name", c.name},
+                             {"flagged", c.flagged},
+                             {"first_schedule", c.first_schedule},
+                             {"first_execution", c.first_execution}});
+  j["failures"] = nlohmann::json::array();
+  for (const Failure& f : r.failures)
+    j["failures"].push_back({{"kind", std::string(failure_kind_name(f.kind))},
+                             {"message", f.message},
+                             {"schedule", f.schedule},
+                             {"execution", f.execution}});
+  j["elapsed_seconds"] = r.elapsed_seconds;
+  j["executions_per_second"] =
+      r.elapsed_seconds > 0 ? static_cast<double>(r.executions) / r.elapsed_seconds : 0.0;
+  if (!r.error.empty()) j["error"] = r.error;
+  fmt::print("{}\n", j.dump(2));
+}
+
+int run_command(RunArgs a) {
+  if (ends_with(a.name, ".litmus") || ends_with(a.name, ".json")) return run_file_target(a);
+  if (a.memory == "both") {
+    fmt::print(stderr, "--memory both applies to .litmus files only\n");
+    return kExitBadInput;
+  }
+  const ProgramInfo* p = find_program(a.name);
+  if (!p) {
+    fmt::print(stderr, "{}: unknown program (see `atomcheck list`)\n", a.name);
+    return kExitBadInput;
+  }
+  ExploreOptions o;
+  o.checkers = split_names(a.checkers);
+  for (const std::string& c : o.checkers) {
+    if (!make_checker(c)) {
+      fmt::print(stderr, "{}: unknown checker (see `atomcheck checkers`)\n", c);
+      return kExitBadInput;
+    }
+  }
+  o.memory = a.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
+  o.strategy = a.strategy == "random" ? StrategyKind::random : StrategyKind::dfs;
+  o.seed = a.seed;
+  o.max_executions = a.max_executions;
+  o.time_limit_seconds = a.time_limit;
+  o.max_steps = a.max_steps;
+  o.stack_size = a.stack_kib * 1024;
+  o.stop_on_failure = a.stop_on_failure;
+  if (a.replay_given) return do_replay(a, *p, o);
+
+  SigintScope sigint;
+  o.interrupt = &g_interrupted;
+  ExploreResult r = explore(p->body, o);
+  if (a.json)
+    print_json(a, *p, r);
+  else
+    print_summary(a, *p, r);
+  if (!r.error.empty()) {
+    fmt::print(stderr, "{}: {}\n", a.name, r.error);
+    return kExitBadInput;
+  }
+  if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;
+  if (r.stop == StopReason::max_executions || r.stop == StopReason::time_limit ||
+      r.stop == StopReason::interrupted)
+    return kExitBudget;
+  return kExitOk;
+}
+
+int list_command(bool json) {
+  auto programs = registered_programs();
+  if (json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const ProgramInfo* p : programs)
+      j.push_back({{"name", p->name}, {"description", p->description}});
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+  std::size_t width = 0;
+  for (const ProgramInfo* p : programs) width = std::max(width, p->name.size());
+  for (const ProgramInfo* p : programs) fmt::print("{:<{}}  {}\n", p->name, width, p->description);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, int& rc) {
+  auto list_json = std::make_shared<bool>(false);
+  CLI::App* list = app.add_subcommand("list", "List the registered test programs");
+  list->add_flag("--json", *list_json, "Print one JSON array instead of the table");
+  list->callback([list_json, &rc] { rc = list_command(*list_json); });
+
+  auto a = std::make_shared<RunArgs>();
+  CLI::App* run = app.add_subcommand(
+      "run", "Explore the executions of a registered test program (see `atomcheck list`)");
+  run->add_option("name", a->name, "Program name (or a .litmus / .json file)")->required();
+  run->add_option("--checker", a->checkers,
+                  "Checkers to run on every execution (comma-separated; see `atomcheck checkers`)");
+  run->add_option("--max-executions", a->max_executions,
+                  "Stop after N executions (random: how many to sample, default 1000)");
+  run->add_option("--time-limit", a->time_limit, "Stop after SECONDS")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--max-steps", a->max_steps,
+                  "Steps per execution before it is reported as not terminating")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
+      ->each([a](const std::string&) { a->replay_given = true; });
+  run->add_option("--strategy", a->strategy, "dfs (exhaustive) or random")
+      ->check(CLI::IsMember({"dfs", "random"}));
+  run->add_option("--seed", a->seed, "Seed of the random strategy");
+  run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus files only)")
+      ->check(CLI::IsMember({"sc", "tso", "both"}));
+  run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
+  run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
+  run->add_flag("--json", a->json, "Print one JSON object instead of the table");
+  run->callback([a, &rc] { rc = run_command(*a); });
+}
+
 }  // namespace atomcheck::cli
