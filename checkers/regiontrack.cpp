@@ -50,8 +50,14 @@ void RegionTrack::reset() {
   free_.clear();
   for (std::size_t s = slots; s-- > 0;) free_.push_back(static_cast<std::uint32_t>(s));
   set_top_ = 0;
-  verdict_ = Verdict{};
-  verdict_.checker = std::string(config_.name);
+  // Field by field, so the blame and cycle vectors keep their capacity.
+  verdict_.blamed.clear();
+  verdict_.cycle.clear();
+  verdict_.serializable = true;
+  verdict_.detected_at = kNoEvent;
+  verdict_.open_at_end = false;
+  verdict_.note.clear();
+  verdict_.checker.assign(config_.name);
   verdict_.answers_serializability = config_.tvc;
   verdict_.answers_blame = true;
 }

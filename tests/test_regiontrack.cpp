@@ -8,6 +8,9 @@
 // wrong reconstruction fails here rather than hiding behind a hand-written verdict.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <new>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +20,23 @@
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/registry.hpp"
 #include "checkers/regiontrack.hpp"
+#include "trace/random_trace.hpp"
 #include "trace/trace_io.hpp"
+
+// Counts heap allocations while `g_counting` is set (this test binary only), to check
+// that the checkers allocate nothing per event once warm.
+namespace {
+bool g_counting = false;
+std::size_t g_allocations = 0;
+}  // namespace
+// noinline: inlined into gtest's code, g++ 12 pairs the free() with `new` and warns.
+__attribute__((noinline)) void* operator new(std::size_t n) {
+  if (g_counting) ++g_allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace atomcheck {
 namespace {
@@ -459,6 +478,34 @@ TEST(RegionTrackPaper, StdTraceFilesMeetTheirExpectations) {
     expect_verdict(t.events, ser == 1, blamed);
   }
   EXPECT_GE(files, 3) << "expected at least the three RegionTrack Fig. 1 files";
+}
+
+// Once a checker has seen a trace, seeing another one like it after reset() allocates
+// nothing: not per event, not per blame (the verdict's vectors keep their capacity).
+TEST(RegionTrackSemantics, NoAllocationOnceWarm) {
+  RandomTraceParams p;
+  p.threads = 8;
+  p.vars = 50;
+  p.locks = 4;
+  p.events = 20000;
+  p.fork_join = false;
+  Trace warm = random_trace(p, 1);
+  for (std::string_view name : {"regiontrack-blame", "regiontrack", "regiontrack-fixed"}) {
+    auto c = make_checker(name);
+    ASSERT_NE(c, nullptr);
+    Verdict v0 = run(*c, warm.events);
+    EXPECT_FALSE(v0.blamed.empty()) << "the warm-up trace should blame someone";
+    c->reset();
+    g_allocations = 0;
+    g_counting = true;
+    for (const Event& e : warm.events) c->on_event(e);
+    g_counting = false;
+    EXPECT_EQ(g_allocations, 0u) << name;
+    Verdict v1 = c->verdict();
+    EXPECT_EQ(v1.blamed.size(), v0.blamed.size()) << name;
+    EXPECT_EQ(v1.serializable, v0.serializable) << name;
+    EXPECT_EQ(v1.detected_at, v0.detected_at) << name;
+  }
 }
 
 }  // namespace
