@@ -317,6 +317,8 @@ TEST(StdErrors, EveryClassHasItsMessage) {
       {"T 0|r(x)|1\n", "f.std:1: thread name 'T 0' contains whitespace"},
       {"T0|read(x)|1\n",
        "f.std:1: unknown operation 'read' (expected r, w, acq, rel, fork, join, begin or end)"},
+      {"T0|synchronize(x)|1\n",
+       "f.std:1: unknown operation 'synchronize' (expected r, w, acq, rel, fork, join, begin or end)"},
       {"T0|sync(x)|1\n",
        "f.std:1: unknown operation 'sync' (expected r, w, acq, rel, fork, join, begin or end)"},
       {"T0||1\n", "f.std:1: unknown operation '' (expected r, w, acq, rel, fork, join, begin or end)"},

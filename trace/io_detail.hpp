@@ -5,10 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "trace/trace_io.hpp"
 
@@ -42,7 +47,7 @@ class LineSource {
   [[noreturn]] void fail(std::string_view message) const;
 
  private:
-  bool fill();  // reads more bytes; false at end of file
+  bool fill();  // reads more bytes; false at end of file (out of line: rare)
   std::size_t capacity() const;  // buffer bytes usable for data (the rest is slack)
 
   int fd_ = -1;
@@ -90,6 +95,50 @@ inline bool parse_int32(std::string_view text, std::int32_t& out) {
   return true;
 }
 
+
+// memchr for the short distances between newlines: inline 16-byte steps beat a library
+// call per line. Reads up to 15 bytes past `n`, which the buffer's slack allows.
+inline const char* find_newline(const char* p, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i vnl = _mm_set1_epi8('\n');
+  for (std::size_t off = 0; off < n; off += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + off));
+    unsigned m = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vnl)));
+    if (n - off < 16) m &= (1u << (n - off)) - 1;
+    if (m != 0) return p + off + static_cast<std::size_t>(__builtin_ctz(m));
+  }
+  return nullptr;
+#else
+  return static_cast<const char*>(std::memchr(p, '\n', n));
+#endif
+}
+
+inline bool LineSource::next(std::string_view& line) {
+  std::size_t scanned = 0;  // bytes after begin_ already known to hold no '\n'
+  for (;;) {
+    const char* start = buf_.data() + begin_;
+    const char* nl = find_newline(start + scanned, end_ - begin_ - scanned);
+    if (nl != nullptr) {
+      std::size_t len = static_cast<std::size_t>(nl - start);
+      line = std::string_view(start, len);
+      if (len > 0 && line.back() == '\r') line.remove_suffix(1);
+      begin_ += len + 1;
+      ++line_;
+      unterminated_ = false;
+      return true;
+    }
+    scanned = end_ - begin_;
+    if (!fill()) {
+      if (begin_ == end_) return false;
+      line = std::string_view(buf_.data() + begin_, end_ - begin_);
+      if (line.back() == '\r') line.remove_suffix(1);
+      begin_ = end_;
+      ++line_;
+      unterminated_ = true;
+      return true;
+    }
+  }
+}
 
 std::unique_ptr<TraceReader> make_std_reader(const std::string& path);
 std::unique_ptr<TraceReader> make_jsonl_reader(const std::string& path);

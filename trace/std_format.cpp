@@ -217,9 +217,18 @@ class StdReader final : public TraceReader {
     if (first_space < bar[0] && has_space(thread)) fail(fmt::format("thread name {} contains whitespace", quote(thread)));
 
     Op op = Op::read;
-    std::size_t paren = opfield.find('(');
+    // Op names have at most 5 characters: look for '(' only there (a library find would
+    // be a memchr call per line).
+    std::size_t paren = std::string_view::npos;
+    for (std::size_t i = 0; i < opfield.size() && i < 6; ++i) {
+      if (opfield[i] == '(') {
+        paren = i;
+        break;
+      }
+    }
     std::string_view opname = paren == std::string_view::npos ? opfield : opfield.substr(0, paren);
     if (!std_op(opname, op)) {
+      opname = opfield.substr(0, opfield.find('('));
       fail(fmt::format("unknown operation {} (expected r, w, acq, rel, fork, join, begin or end)",
                        quote(opname)));
     }
