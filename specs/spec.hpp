@@ -223,3 +223,22 @@ RunReport run_spec(const Spec& spec, const RunOptions& options);
 std::string format_report(const Spec& spec, const RunReport& report);
 
 }  // namespace atomcheck::spec
+
+namespace atomcheck::spec {
+
+// What `atomcheck run SPEC.json` was asked, in the CLI's terms.
+struct CliRequest {
+  std::string path;
+  std::string memory;                 // "", "sc", "tso" or "both" ("": from the spec)
+  std::vector<std::string> checkers;  // extra checkers (already split at commas)
+  ExploreOptions explore;             // limits (strategy, max executions, time, steps)
+  std::string replay;                 // non-empty: replay this schedule, print its trace
+  bool json = false;
+};
+
+// Runs a spec file for the CLI: prints the summary (or one JSON object) on stdout and
+// one-line errors on stderr; returns the exit code (0 every expectation holds, 1 some
+// does not, 2 bad input, 3 a limit left some undecided).
+int run_spec_cli(const CliRequest& request);
+
+}  // namespace atomcheck::spec
