@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "scheduler/api.hpp"
 #include "specs/litmus.hpp"
+#include "specs/spec.hpp"
 
 namespace atomcheck::cli {
 
@@ -33,6 +34,7 @@ struct RunArgs {
   std::uint64_t seed = 0;
   std::string strategy = "dfs";
   std::string memory = "sc";
+  bool memory_given = false;  // JSON specs default to the models their expectations name
   std::size_t stack_kib = 0;
   bool stop_on_failure = false;
   bool json = false;
@@ -80,6 +82,21 @@ int run_file_target(const RunArgs& args) {
     base.max_steps = args.max_steps;
     base.stack_size = args.stack_kib * 1024;
     return litmus::run_litmus_command(args.name, args.memory, base);
+  }
+  if (ends_with(args.name, ".json")) {  // engineer E: JSON program specs (specs/spec.hpp)
+    spec::CliRequest req;
+    req.path = args.name;
+    req.memory = args.memory_given ? args.memory : "";
+    req.checkers = split_names(args.checkers);
+    req.explore.strategy = args.strategy == "random" ? StrategyKind::random : StrategyKind::dfs;
+    req.explore.seed = args.seed;
+    req.explore.max_executions = args.max_executions;
+    req.explore.time_limit_seconds = args.time_limit;
+    req.explore.max_steps = args.max_steps;
+    req.explore.stack_size = args.stack_kib * 1024;
+    req.replay = args.replay_given ? args.replay : "";
+    req.json = args.json;
+    return spec::run_spec_cli(req);
   }
   fmt::print(stderr, "{}: running files is not supported by this build of `run`\n", args.name);
   return kExitBadInput;
@@ -272,7 +289,7 @@ void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) 
 int run_command(RunArgs a) {
   if (ends_with(a.name, ".litmus") || ends_with(a.name, ".json")) return run_file_target(a);
   if (a.memory == "both") {
-    fmt::print(stderr, "--memory both applies to .litmus files only\n");
+    fmt::print(stderr, "--memory both applies to .litmus and .json files only\n");
     return kExitBadInput;
   }
   const ProgramInfo* p = find_program(a.name);
@@ -357,8 +374,9 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--strategy", a->strategy, "dfs (exhaustive) or random")
       ->check(CLI::IsMember({"dfs", "random"}));
   run->add_option("--seed", a->seed, "Seed of the random strategy");
-  run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus files only)")
-      ->check(CLI::IsMember({"sc", "tso", "both"}));
+  run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus and .json files only)")
+      ->check(CLI::IsMember({"sc", "tso", "both"}))
+      ->each([a](const std::string&) { a->memory_given = true; });
   run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");
