@@ -167,3 +167,26 @@ ATOMCHECK_PROGRAM("locked-counter", "x++ from two threads under a mutex: always 
   t2.join();
   check(x == 2, "lost update under a mutex");
 }
+
+// A spin loop without this_thread::yield(): DFS follows the schedule where the spinner
+// runs forever and reports it with --max-steps ("did not terminate within N steps").
+ATOMCHECK_PROGRAM("spin", "a spin loop without yield(): some schedule never terminates") {
+  atomic<int> flag(0, "flag");
+  thread t([&] {
+    while (flag.load(rlx) == 0) {
+    }
+  });
+  flag.store(1, rlx);
+  t.join();
+}
+
+// The same loop with this_thread::yield(): the spinner waits for a change, so the search
+// is finite and every execution terminates.
+ATOMCHECK_PROGRAM("spin-yield", "a spin loop with yield(): finite search, always terminates") {
+  atomic<int> flag(0, "flag");
+  thread t([&] {
+    while (flag.load(rlx) == 0) atomcheck::this_thread::yield();
+  });
+  flag.store(1, rlx);
+  t.join();
+}

@@ -340,7 +340,8 @@ class mutex {
 
 // A thread with std::thread's constructor, join and joinable. Starting it is a `fork`
 // event of the current step; the new thread runs up to its first visible operation at
-// once. join() waits (the caller is not enabled) until the child has finished.
+// once. join() waits (the caller is not enabled) until the child has finished and, under
+// TSO, its store buffer has drained (pthread_join synchronises with all of the child).
 class thread {
  public:
   thread() noexcept = default;
@@ -355,7 +356,7 @@ class thread {
           std::apply([](auto& fn, auto&... a) { std::invoke(std::move(fn), std::move(a)...); },
                      local);
         },
-        &bound, std::source_location::current().line());
+        &bound, 0);  // no caller location: a parameter pack cannot be followed by a default
   }
   thread(thread&& o) noexcept : id_(std::exchange(o.id_, kNoId)) {}
   thread& operator=(thread&& o) noexcept {

@@ -1,0 +1,160 @@
+// `atomcheck list` and `atomcheck run` end to end: summaries, replay of a reported
+// schedule, JSON output, limits with exit 3 (including Ctrl-C), and the exit codes and
+// one-line messages for bad input.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.hpp"
+
+extern char** environ;
+
+namespace atomcheck {
+namespace {
+
+using testing::run_cli;
+
+TEST(RunCli, ListShowsProgramsWithDescriptions) {
+  auto r = run_cli({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("lost-update"), std::string::npos);
+  EXPECT_NE(r.out.find("store buffering"), std::string::npos);
+  auto j = run_cli({"list", "--json"});
+  EXPECT_EQ(j.exit_code, 0);
+  auto parsed = nlohmann::json::parse(j.out);
+  EXPECT_GE(parsed.size(), 8u);
+}
+
+TEST(RunCli, LostUpdateFailsAndItsScheduleReplays) {
+  auto r = run_cli({"run", "lost-update", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["executions"], 6);
+  ASSERT_FALSE(j["failures"].empty());
+  std::string schedule = j["failures"][0]["schedule"];
+  auto rep = run_cli({"run", "lost-update", "--replay", schedule});
+  EXPECT_EQ(rep.exit_code, 1) << rep.err;
+  EXPECT_NE(rep.out.find("assertion failed: lost update"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("write x = 1"), std::string::npos) << rep.out;
+  auto table = run_cli({"run", "lost-update"});
+  EXPECT_EQ(table.exit_code, 1);
+  EXPECT_NE(table.out.find("--replay '" + schedule + "'"), std::string::npos) << table.out;
+}
+
+TEST(RunCli, LockInversionDeadlockReplays) {
+  auto r = run_cli({"run", "lock-inversion", "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["deadlocks"].get<int>(), 0);
+  std::string schedule = j["failures"][0]["schedule"];
+  auto rep = run_cli({"run", "lock-inversion", "--replay", schedule, "--json"});
+  EXPECT_EQ(rep.exit_code, 1);
+  auto jr = nlohmann::json::parse(rep.out);
+  EXPECT_EQ(jr["failure"]["kind"], "deadlock");
+  EXPECT_EQ(jr["failure"]["message"], j["failures"][0]["message"]);
+}
+
+TEST(RunCli, CorrectProgramExitsZeroWithOutcomes) {
+  auto r = run_cli({"run", "locked-counter"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(exhaustive)"), std::string::npos);
+  auto sb = run_cli({"run", "sb", "--json"});
+  EXPECT_EQ(sb.exit_code, 0);
+  auto j = nlohmann::json::parse(sb.out);
+  EXPECT_EQ(j["executions"], 6);
+  EXPECT_EQ(j["outcomes"].size(), 3u);
+  auto tso = run_cli({"run", "sb", "--memory", "tso", "--json"});
+  EXPECT_EQ(tso.exit_code, 0);
+  auto jt = nlohmann::json::parse(tso.out);
+  EXPECT_EQ(jt["executions"], 80);
+  EXPECT_EQ(jt["outcomes"].size(), 4u);
+}
+
+TEST(RunCli, CheckersAreCountedPerExecution) {
+  auto r = run_cli({"run", "lost-update", "--checker", "oracle", "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["checkers"].size(), 1u);
+  // The increments are atomic blocks: the interleaved executions are not serializable.
+  EXPECT_EQ(j["checkers"][0]["flagged"], 4);
+  EXPECT_FALSE(j["checkers"][0]["first_schedule"].get<std::string>().empty());
+}
+
+TEST(RunCli, LimitsCutTheSearchWithExit3) {
+  auto r = run_cli({"run", "iriw", "--max-executions", "5"});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("stopped: max-executions"), std::string::npos) << r.out;
+  auto t = run_cli({"run", "iriw", "--strategy", "random", "--max-executions", "1000000000",
+                    "--time-limit", "0.2"});
+  EXPECT_EQ(t.exit_code, 3) << t.out;
+  EXPECT_NE(t.out.find("stopped: time-limit"), std::string::npos) << t.out;
+  auto rnd = run_cli({"run", "iriw", "--strategy", "random", "--seed", "3", "--max-executions",
+                      "100"});
+  EXPECT_EQ(rnd.exit_code, 0) << rnd.out;  // the sample size is the strategy's natural end
+}
+
+TEST(RunCli, SpinLoopReportsStepBound) {
+  auto r = run_cli({"run", "spin", "--max-steps", "50"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("did not terminate within 50 steps"), std::string::npos) << r.out;
+  auto y = run_cli({"run", "spin-yield"});
+  EXPECT_EQ(y.exit_code, 0) << y.out;
+}
+
+TEST(RunCli, BadInputExits2WithOneLine) {
+  auto r = run_cli({"run", "no-such-program"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "no-such-program: unknown program (see `atomcheck list`)\n");
+  auto c = run_cli({"run", "sb", "--checker", "nope"});
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("nope: unknown checker"), std::string::npos);
+  auto s = run_cli({"run", "lost-update", "--replay", "7"});
+  EXPECT_EQ(s.exit_code, 2);
+  EXPECT_NE(s.err.find("does not fit the program"), std::string::npos) << s.err;
+  auto syntax = run_cli({"run", "lost-update", "--replay", "1?"});
+  EXPECT_EQ(syntax.exit_code, 2);
+  EXPECT_NE(syntax.err.find("bad schedule"), std::string::npos) << syntax.err;
+  auto m = run_cli({"run", "sb", "--memory", "pso"});
+  EXPECT_EQ(m.exit_code, 2);
+}
+
+TEST(RunCli, CtrlCPrintsPartialSummaryAndExits3) {
+  std::string dir = testing::temp_dir();
+  std::string out_path = dir + "/out";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<std::string> args = {ATOMCHECK_BIN, "run", "iriw", "--strategy", "random",
+                                   "--max-executions", "1000000000"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  ASSERT_EQ(posix_spawn(&pid, ATOMCHECK_BIN, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  std::ifstream in(out_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_NE(ss.str().find("stopped: interrupted"), std::string::npos) << ss.str();
+}
+
+}  // namespace
+}  // namespace atomcheck
