@@ -153,8 +153,11 @@ void RegionTrack::clear_access(Access& a) {
 
 // --- Algorithm 1 ------------------------------------------------------------------------
 
-void RegionTrack::begin_txn(ThreadId t, EventIndex i, bool unary) {
-  (void)unary;
+// A unary transaction (an event outside every block) begins the same way: it needs its
+// own timestamp, or a sink recorded in a TV as "the transaction with t's timestamp s"
+// would also cover the block before it (and Alg. 4 line 9 would report serializable
+// traces). It only keeps no V(C(t).begin) beyond the timestamp, as §4.2 says.
+void RegionTrack::begin_txn(ThreadId t, EventIndex i) {
   ++vt(t)[t];  // line 2
   unref(cur_[t]);
   cur_[t] = new_snapshot_of(t);  // lines 3-5: V(C(t).begin) is the first shadow state
@@ -232,7 +235,7 @@ void RegionTrack::on_event(const Event& e) {
 
   NestingTracker::Role role = nesting_.on_event(e);
   if (role == NestingTracker::Role::outer_begin || role == NestingTracker::Role::unary)
-    begin_txn(t, i, role == NestingTracker::Role::unary);
+    begin_txn(t, i);
   // fork(u) -> first event of u, joined into u's (just begun) first transaction.
   if (first) apply_pending_fork(t, i);
 
@@ -304,12 +307,10 @@ bool RegionTrack::join(const Access& ex, ThreadId t, EventIndex i) {
 
 void RegionTrack::check_hb(const Access& ex, ThreadId t, EventIndex i) {
   const Clock* a = snap(ex.snap);
-  TxnRef self{t, txn_first_[t]};
-  TxnRef other{ex.thread, ex.txn_first};
   if (txn_ts_[t] <= a[t]) {  // Alg. 2 line 50 / Alg. 4 line 7: C(t).begin -> e_x
     if (!txn_blamed_[t]) {
       txn_blamed_[t] = 1;
-      verdict_.blamed.push_back(Blame{self, ex.event, i});
+      verdict_.blamed.push_back(Blame{TxnRef{t, txn_first_[t]}, ex.event, i});
     }
     // An increasing cycle: the trace is not serializable either (Case 1 of Fig. 4).
     if (config_.tvc) report_nonserializable(ex, t, i);
@@ -318,7 +319,6 @@ void RegionTrack::check_hb(const Access& ex, ThreadId t, EventIndex i) {
     if (tvt[t] == txn_ts_[t] && tv_le(tvt[ex.thread], a[ex.thread]))  // Alg. 4 line 9
       report_nonserializable(ex, t, i);
   }
-  (void)other;
 }
 
 // The witness names the two transactions of the Theorem-1 cycle: Trans(e_x) -> C(t) by

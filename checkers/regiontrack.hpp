@@ -73,7 +73,7 @@ class RegionTrack : public Checker {
   void clear_access(Access& a);
 
   // --- Algorithm 1
-  void begin_txn(ThreadId t, EventIndex i, bool unary);
+  void begin_txn(ThreadId t, EventIndex i);
   void sub_region(ThreadId t);
   void on_read(ThreadId t, VarId x, EventIndex i);
   void on_write(ThreadId t, VarId x, EventIndex i);
