@@ -285,6 +285,19 @@ TEST(RegionTrackSemantics, UnaryEventsAreNotMerged) {
   expect_verdict(b.ev, true, {});
 }
 
+// A unary event gets its own timestamp (§4.2: "create a unary transaction for it").
+// Sharing the timestamp of its thread's previous block instead makes TV(T1)[T0] = "T0's
+// block" when T1's transaction reaches T0's unary r(x1), and the closing w(x0) after
+// T0's block's r(x0) then looks like a cycle: a false positive (found by trying it).
+TEST(RegionTrackSemantics, UnaryEventsGetTheirOwnTimestamp) {
+  Build b;
+  b.begin(T1).r(T1, X).end(T1);
+  b.begin(T2).w(T2, Y);
+  b.r(T1, Y);
+  b.w(T2, X);
+  expect_verdict(b.ev, true, {});
+}
+
 TEST(RegionTrackSemantics, ForkHappensBeforeChildAndChildBeforeJoin) {
   // tx of T1 forks T2, T2 writes x, tx joins T2 and reads... the fork edge alone makes
   // tx.begin -> fork -> w(x) -> join in tx: blamed.
