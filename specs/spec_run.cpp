@@ -107,7 +107,10 @@ class Interp {
         for (; i < op.bound; ++i) {
           if (op.cond != kNone && eval(op.cond) == 0) return;
           ops(op.body);
-          if (op.yield && i + 1 < op.bound) this_thread::yield();
+          // Yield only when another iteration follows: a spin loop that is about to exit
+          // must not wait for a write that may never come.
+          if (op.yield && i + 1 < op.bound && (op.cond == kNone || eval(op.cond) != 0))
+            this_thread::yield();
         }
         // A `while` loop still running at its bound leaves the explored space: the
         // execution is cut (neither completed nor failed), as in bounded model checking.
@@ -269,8 +272,7 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
     ++judged;
     if (v.failure != nullptr) {
       ++failed;
-      first_failure.note(v.index, v.schedule,
-                         fmt::format(": {}: {}", failure_kind_name(v.failure->kind), v.failure->message));
+      first_failure.note(v.index, v.schedule, fmt::format(": {}", v.failure->message));
     } else {
       first_ok.note(v.index, v.schedule);
     }
@@ -347,6 +349,12 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   auto add = [&](std::string what, const Origin& origin, ExpectationResult r) {
     r.what = fmt::format("{}: {}", mname, what);
     r.origin = origin;
+    if (r.inconclusive) {
+      r.holds = false;
+      if (r.detail.empty())
+        r.detail = fmt::format("holds in the {} executions explored, but the search stopped early ({})",
+                               rep.result.executions, stop_reason_name(rep.result.stop));
+    }
     if (!rep.error.empty()) {
       r.holds = false;
       r.inconclusive = false;

@@ -1,0 +1,327 @@
+// The spec interpreter and runner: every example in specs/examples passes its own
+// expectations; deliberately wrong expectations fail with the expectation and the
+// schedule of a refuting execution (which is replayed to check that it really refutes);
+// the semantics of each operation (rmw, loops, if, assert, assume, spawn/join, locks);
+// unavailable checkers fail clearly; and `atomcheck run SPEC.json` end to end.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "scheduler/api.hpp"
+#include "specs/spec.hpp"
+#include "tests/support/cli_runner.hpp"
+
+namespace atomcheck::spec {
+namespace {
+
+std::vector<std::string> example_files() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples"))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const ExpectationResult* find_expectation(const RunReport& r, std::string_view what) {
+  for (const ModelReport& m : r.models)
+    for (const ExpectationResult& e : m.expectations)
+      if (e.what == what) return &e;
+  return nullptr;
+}
+
+// The schedule quoted in a message: execution #N (schedule "S").
+std::string quoted_schedule(const std::string& detail) {
+  auto a = detail.find("(schedule \"");
+  if (a == std::string::npos) return "";
+  a += 11;
+  auto b = detail.find('"', a);
+  return detail.substr(a, b - a);
+}
+
+TEST(SpecExamples, EveryExamplePassesItsOwnExpectations) {
+  auto files = example_files();
+  ASSERT_GE(files.size(), 12u);
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    Spec s = load_spec(f);
+    RunReport r = run_spec(s, {});
+    EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+    // Each example checks more than the implicit "no failures".
+    std::size_t n = 0;
+    for (const ModelReport& m : r.models) n += m.expectations.size();
+    EXPECT_GT(n, r.models.size()) << "no explicit expectation in " << f;
+  }
+}
+
+TEST(SpecRun, WrongExpectationNamesItAndTheRefutingSchedule) {
+  Spec s = load_spec(testing::data_path("spec_wrong_expectation.json"));
+  RunReport r = run_spec(s, {});
+  EXPECT_EQ(r.exit_code(), 1);
+  const ExpectationResult* sc = find_expectation(r, "sc: unreachable {P0.r0=0, P1.r0=0}");
+  ASSERT_NE(sc, nullptr);
+  EXPECT_TRUE(sc->holds);
+  const ExpectationResult* e = find_expectation(r, "tso: unreachable {P0.r0=0, P1.r0=0}");
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(e->holds);
+  EXPECT_FALSE(e->inconclusive);
+  EXPECT_EQ(e->origin.pointer, "/expect/tso/unreachable/0");
+  EXPECT_EQ(e->origin.pos.line, 18u);
+  EXPECT_NE(e->detail.find("reached by execution #"), std::string::npos) << e->detail;
+  EXPECT_NE(e->detail.find("with outcome P0.r0=0 P1.r0=0"), std::string::npos) << e->detail;
+  // The schedule really leads to the forbidden outcome.
+  std::string schedule = quoted_schedule(e->detail);
+  ASSERT_FALSE(schedule.empty()) << e->detail;
+  ExploreOptions o;
+  o.memory = MemoryModelKind::tso;
+  ReplayResult rr = replay(spec_program(s), schedule, o);
+  ASSERT_FALSE(rr.failed);
+  EXPECT_EQ(format_outcome(rr.outcome), "P0.r0=0 P1.r0=0");
+  std::string text = format_report(s, r);
+  EXPECT_NE(text.find("FAIL  tso: unreachable {P0.r0=0, P1.r0=0}  [" + s.file + ":18:"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("FAIL: 1 of 4 expectations failed"), std::string::npos) << text;
+}
+
+const char* kRho2 = R"({"atomcheck": 1, "vars": {"x": 0, "y": 0}, "threads": [
+ {"name": "t1", "ops": [{"op": "begin"}, {"op": "store", "var": "x", "value": 1}, {"op": "load", "var": "y", "reg": "ry"}, {"op": "end"}]},
+ {"name": "t2", "ops": [{"op": "begin"}, {"op": "load", "var": "x", "reg": "rx"}, {"op": "store", "var": "y", "value": 1}, {"op": "end"}]}],
+ "expect": {"sc": {)";
+
+RunReport run_text(const std::string& text, Spec& s, const RunOptions& o = {}) {
+  s = parse_spec(text, "t.json");
+  return run_spec(s, o);
+}
+
+TEST(SpecRun, WrongSerializabilityAndCheckerExpectations) {
+  Spec s;
+  RunReport r = run_text(std::string(kRho2) +
+                             R"("serializable": "all", "checkers": {"velodrome": "none", "aerodrome": "all", "oracle": {"not_serializable": 3}},
+                               "reachable": [{"t1.ry": 2}]}}})",
+                         s);
+  EXPECT_EQ(r.exit_code(), 1);
+  const ExpectationResult* ser = find_expectation(r, "sc: serializable \"all\"");
+  ASSERT_NE(ser, nullptr);
+  EXPECT_FALSE(ser->holds);
+  EXPECT_NE(ser->detail.find("not conflict serializable in 2 of 6 executions, first: execution #"),
+            std::string::npos)
+      << ser->detail;
+  // Replaying the quoted schedule gives a trace the oracle rejects.
+  ExploreOptions o;
+  o.checkers = {"oracle"};
+  ReplayResult rr = replay(spec_program(s), quoted_schedule(ser->detail), o);
+  ASSERT_EQ(rr.verdicts.size(), 1u);
+  EXPECT_FALSE(rr.verdicts[0].serializable);
+
+  const ExpectationResult* v = find_expectation(r, "sc: checker velodrome flagged none");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->detail.find("flagged in 2 of 6 executions, first: execution #"), std::string::npos) << v->detail;
+  const ExpectationResult* a = find_expectation(r, "sc: checker aerodrome flagged all");
+  ASSERT_NE(a, nullptr);
+  EXPECT_NE(a->detail.find("not flagged in 4 of 6 executions, first: execution #"), std::string::npos) << a->detail;
+  rr = replay(spec_program(s), quoted_schedule(a->detail), o);
+  EXPECT_TRUE(rr.verdicts[0].serializable);
+  const ExpectationResult* n = find_expectation(r, "sc: checker oracle not_serializable 3");
+  ASSERT_NE(n, nullptr);
+  EXPECT_NE(n->detail.find("not serializable in 2 of 6 executions, expected 3"), std::string::npos) << n->detail;
+  const ExpectationResult* re = find_expectation(r, "sc: reachable {t1.ry=2}");
+  ASSERT_NE(re, nullptr);
+  EXPECT_EQ(re->detail, "no execution reaches it (6 completed executions)");
+}
+
+TEST(SpecRun, UnavailableCheckerFailsClearly) {
+  Spec s;
+  RunReport r = run_text(std::string(kRho2) + R"("checkers": {"atomic-set": "none"}}}})", s);
+  EXPECT_EQ(r.exit_code(), 1);
+  const ExpectationResult* e = find_expectation(r, "sc: checker atomic-set flagged none");
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(e->holds);
+  EXPECT_EQ(e->detail.rfind("checker \"atomic-set\" is not available (available: oracle", 0), 0u) << e->detail;
+}
+
+TEST(SpecRun, SomeNotAndNoneSerializable) {
+  Spec s;
+  EXPECT_EQ(run_text(std::string(kRho2) + R"("serializable": "some-not"}}})", s).exit_code(), 0);
+  RunReport r = run_text(std::string(kRho2) + R"("serializable": "none"}}})", s);
+  EXPECT_EQ(r.exit_code(), 1);
+  const ExpectationResult* e = find_expectation(r, "sc: serializable \"none\"");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->detail.find("conflict serializable in 4 of 6 executions, first: execution #"), std::string::npos) << e->detail;
+}
+
+TEST(SpecRun, OperationSemantics) {
+  // One thread, so every value is determined: rmw results, loops, if/else, set, cas
+  // success and failure, expressions with wrap-around.
+  Spec s;
+  RunReport r = run_text(R"({"atomcheck": 1, "vars": {"x": 0, "y": 5}, "threads": [{"name": "A", "ops": [
+    {"op": "set", "reg": "i", "value": 0},
+    {"op": "loop", "bound": 4, "body": [{"op": "fetch_add", "var": "x", "value": 3, "reg": "old"}, {"op": "set", "reg": "i", "value": {"+": ["i", 1]}}]},
+    {"op": "cas", "var": "y", "expected": 5, "desired": {"*": ["i", 10]}, "reg": "c1", "ok": "ok1"},
+    {"op": "cas", "var": "y", "expected": 5, "desired": 0, "reg": "c2", "ok": "ok2"},
+    {"op": "xchg", "var": "x", "value": -1, "reg": "xo"},
+    {"op": "if", "cond": {"&&": [{"==": ["ok1", 1]}, {"!": ["ok2"]}]}, "then": [{"op": "set", "reg": "br", "value": 1}], "else": [{"op": "set", "reg": "br", "value": 2}]},
+    {"op": "set", "reg": "w", "value": {"+": [9223372036854775807, 1]}},
+    {"op": "set", "reg": "n", "value": {"-": ["i"]}},
+    {"op": "loop", "bound": 10, "while": {"<": ["i", 6]}, "body": [{"op": "set", "reg": "i", "value": {"+": ["i", 1]}}]},
+    {"op": "assert", "cond": {"==": ["i", 6]}, "message": "loop ran to i=6"}
+  ]}], "expect": {"sc": {"executions": 1, "always": [{"x": -1, "y": 40, "A.old": 9, "A.c1": 5, "A.ok1": 1, "A.c2": 40, "A.ok2": 0,
+     "A.xo": 12, "A.br": 1, "A.w": -9223372036854775808, "A.n": -4, "A.i": 6}]}}})",
+                         s);
+  EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+}
+
+TEST(SpecRun, LocksPreventLostUpdatesAndSpawnJoinNest) {
+  const std::string counter = R"({"atomcheck": 1, "vars": {"c": 0}, "locks": ["m"], "threads": [
+    {"name": "main", "ops": [{"op": "spawn", "thread": "A"}, {"op": "spawn", "thread": "B"}, {"op": "join", "thread": "A"}, {"op": "join", "thread": "B"},
+       {"op": "load", "var": "c", "reg": "final"}]},
+    {"name": "A", "ops": [{"op": "loop", "bound": 2, "body": [LOCK{"op": "load", "var": "c", "reg": "r"}, {"op": "store", "var": "c", "value": {"+": ["r", 1]}}UNLOCK]}]},
+    {"name": "B", "ops": [{"op": "loop", "bound": 2, "body": [LOCK{"op": "load", "var": "c", "reg": "r"}, {"op": "store", "var": "c", "value": {"+": ["r", 1]}}UNLOCK]}]}],
+    "expect": {"sc": EXPECT, "tso": EXPECT}})";
+  auto make = [&](bool locked, const std::string& expect) {
+    std::string t = counter;
+    auto rep = [&t](const std::string& a, const std::string& b) {
+      for (auto p = t.find(a); p != std::string::npos; p = t.find(a)) t.replace(p, a.size(), b);
+    };
+    rep("UNLOCK", locked ? R"(, {"op": "unlock", "lock": "m"})" : "");
+    rep("LOCK", locked ? R"({"op": "lock", "lock": "m"}, )" : "");
+    rep("EXPECT", expect);
+    return t;
+  };
+  Spec s;
+  RunReport r = run_text(make(true, R"({"always": [{"c": 4, "main.final": 4}]})"), s);
+  EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+  r = run_text(make(false, R"({"reachable": [{"c": 2}, {"c": 4}], "unreachable": [{"c": 1}], "always": [{"c": 2}, {"c": 3}, {"c": 4}]})"), s);
+  EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+}
+
+TEST(SpecRun, AssertFailuresAndDeadlocks) {
+  Spec s;
+  const std::string racy = R"({"atomcheck": 1, "vars": {"c": 0}, "threads": [
+    {"name": "A", "ops": [{"op": "load", "var": "c", "reg": "r"}, {"op": "store", "var": "c", "value": {"+": ["r", 1]}}]},
+    {"name": "B", "ops": [{"op": "load", "var": "c", "reg": "r"}, {"op": "store", "var": "c", "value": {"+": ["r", 1]}},
+                          {"op": "load", "var": "c", "reg": "seen"}, {"op": "assert", "cond": {">": ["seen", 0]}, "message": "counter stays positive"}]}],
+    "expect": {"sc": {FAIL}}})";
+  auto with = [&](const std::string& f) {
+    std::string t = racy;
+    t.replace(t.find("FAIL"), 4, f);
+    return t;
+  };
+  // The assertion always holds here, so "some" failures is refuted...
+  RunReport r = run_text(with(R"("failures": "some")"), s);
+  EXPECT_EQ(r.exit_code(), 1);
+  // ...and the default "failures none" holds.
+  EXPECT_EQ(run_text(with(""), s).exit_code(), 0);
+
+  const std::string deadlock = R"({"atomcheck": 1, "locks": ["m", "n"], "threads": [
+    {"name": "A", "ops": [{"op": "lock", "lock": "m"}, {"op": "lock", "lock": "n"}, {"op": "unlock", "lock": "n"}, {"op": "unlock", "lock": "m"}]},
+    {"name": "B", "ops": [{"op": "lock", "lock": "n"}, {"op": "lock", "lock": "m"}, {"op": "unlock", "lock": "m"}, {"op": "unlock", "lock": "n"}]}]EXPECT})";
+  std::string t = deadlock;
+  t.replace(t.find("EXPECT"), 6, "");
+  r = run_text(t, s);
+  EXPECT_EQ(r.exit_code(), 1);
+  const ExpectationResult* e = find_expectation(r, "sc: failures none");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->detail.find("failed in 2 of 6 executions, first: execution #"), std::string::npos) << e->detail;
+  EXPECT_NE(e->detail.find("): deadlock: T0 waits to join T1; T1 waits for n (held by T2); T2 waits for m (held by T1)"), std::string::npos) << e->detail;
+  t = deadlock;
+  t.replace(t.find("EXPECT"), 6, R"(, "expect": {"sc": {"failures": 2}, "tso": {"failures": "some"}})");
+  EXPECT_EQ(run_text(t, s).exit_code(), 0);
+
+  const std::string failing = R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [
+    {"name": "A", "ops": [{"op": "store", "var": "x", "value": 1}]},
+    {"name": "B", "ops": [{"op": "load", "var": "x", "reg": "r"}, {"op": "assert", "cond": {"==": ["r", 1]}, "message": "B sees A's store"}]}],
+    "expect": {"sc": {"failures": "none"}}})";
+  r = run_text(failing, s);
+  e = find_expectation(r, "sc: failures none");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->detail.find("B sees A's store"), std::string::npos) << e->detail;
+}
+
+TEST(SpecRun, BoundedWhileLoopsCutExecutionsThatRunOut) {
+  // B spins at most twice waiting for the flag (yielding between tries); executions in
+  // which it would spin longer are cut, never reported as completed with flag=0.
+  Spec s;
+  RunReport r = run_text(R"({"atomcheck": 1, "vars": {"flag": 0, "data": 0}, "threads": [
+    {"name": "A", "ops": [{"op": "store", "var": "data", "value": 42}, {"op": "store", "var": "flag", "value": 1}]},
+    {"name": "B", "ops": [{"op": "load", "var": "flag", "reg": "f"},
+                          {"op": "loop", "bound": 2, "yield": true, "while": {"==": ["f", 0]}, "body": [{"op": "load", "var": "flag", "reg": "f"}]},
+                          {"op": "load", "var": "data", "reg": "d"}]}],
+    "expect": {"sc": {"always": [{"B.f": 1, "B.d": 42}]}, "tso": {"always": [{"B.f": 1, "B.d": 42}]}}})",
+                         s);
+  EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+  EXPECT_GT(r.models[0].result.completed, 0u);
+}
+
+TEST(SpecRun, MemoryOptionChoosesModels) {
+  Spec s = load_spec(std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/sb.json");
+  RunOptions o;
+  o.memories = {MemoryModelKind::tso};
+  RunReport r = run_spec(s, o);
+  ASSERT_EQ(r.models.size(), 1u);
+  EXPECT_EQ(r.models[0].memory, MemoryModelKind::tso);
+  EXPECT_EQ(r.exit_code(), 0);
+  o.memories = {};
+  o.extra_checkers = {"velodrome"};
+  r = run_spec(s, o);
+  ASSERT_EQ(r.models.size(), 2u);
+  ASSERT_EQ(r.models[1].result.checkers.size(), 1u);
+  EXPECT_EQ(r.models[1].result.checkers[0].name, "velodrome");
+}
+
+TEST(SpecRun, BudgetLeavesExpectationsUndecided) {
+  Spec s = load_spec(std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/sb.json");
+  RunOptions o;
+  o.explore.max_executions = 2;
+  o.memories = {MemoryModelKind::sc};
+  RunReport r = run_spec(s, o);
+  EXPECT_EQ(r.exit_code(), 3) << format_report(s, r);
+  EXPECT_NE(format_report(s, r).find("UNDECIDED sc: unreachable"), std::string::npos) << format_report(s, r);
+}
+
+// ---- the command line ----------------------------------------------------------------
+
+TEST(SpecCli, RunsAnExampleAndExitsZero) {
+  auto r = testing::run_cli({"run", std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/mp.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("PASS: all 10 expectations hold"), std::string::npos) << r.out;
+  r = testing::run_cli({"run", std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/mp.json", "--memory", "sc", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["models"].size(), 1u);
+  EXPECT_EQ(j["models"][0]["memory"], "sc");
+  EXPECT_EQ(j["ok"], true);
+}
+
+TEST(SpecCli, WrongExpectationExitsOneWithTheSchedule) {
+  auto r = testing::run_cli({"run", testing::data_path("spec_wrong_expectation.json"), "--memory", "both"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL  tso: unreachable {P0.r0=0, P1.r0=0}"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reached by execution #"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(schedule \""), std::string::npos) << r.out;
+}
+
+TEST(SpecCli, BadSpecIsOneLineOnStderrExitTwo) {
+  std::string dir = testing::temp_dir();
+  std::string path = dir + "/bad.json";
+  std::ofstream(path) << "{\"atomcheck\": 1,\n \"threads\": [{\"name\": \"A\", \"ops\": [{\"op\": \"end\"}]}]}\n";
+  auto r = testing::run_cli({"run", path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, path + ":2:36: /threads/0/ops/0: \"end\" without \"begin\"\n");
+  EXPECT_EQ(r.out, "");
+  r = testing::run_cli({"run", path, "--checker", "nosuch"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(SpecCli, ReplayPrintsTheExecution) {
+  auto r = testing::run_cli({"run", std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/aerodrome-rho3.json",
+                             "--memory", "sc", "--replay", "121", "--checker", "oracle"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("outcome: t1.ry=1 t2.rx=1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("checker oracle: not serializable"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace atomcheck::spec
