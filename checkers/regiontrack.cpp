@@ -300,7 +300,9 @@ bool RegionTrack::join(const Access& ex, ThreadId t, EventIndex i) {
       changed = true;
     }
   }
-  if (config_.tvc) update_tvc(ex, t);  // Alg. 4 line 3
+  // Alg. 4 line 3. Once the trace is known non-serializable the TVCs have answered
+  // their question (blame never reads them), so they are no longer kept up to date.
+  if (config_.tvc && verdict_.serializable) update_tvc(ex, t);
   check_hb(ex, t, i);
   return changed;
 }
@@ -314,7 +316,7 @@ void RegionTrack::check_hb(const Access& ex, ThreadId t, EventIndex i) {
     }
     // An increasing cycle: the trace is not serializable either (Case 1 of Fig. 4).
     if (config_.tvc) report_nonserializable(ex, t, i);
-  } else if (config_.tvc) {
+  } else if (config_.tvc && verdict_.serializable) {
     const Clock* tvt = tv(t);
     if (tvt[t] == txn_ts_[t] && tv_le(tvt[ex.thread], a[ex.thread]))  // Alg. 4 line 9
       report_nonserializable(ex, t, i);
