@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <deque>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -899,8 +900,7 @@ using Registers = std::array<std::int64_t, kRegisterCount>;
 // One litmus thread: its instructions against the shared locations, with the x86
 // mapping (plain MOV store = relaxed store, buffered under TSO; MFENCE = seq_cst fence;
 // locked instructions = seq_cst read-modify-writes, which drain the buffer first).
-void interpret(const std::vector<Instr>& code, std::deque<atomic<std::int64_t>>& mem, Registers& r,
-               bool drain_at_end) {
+void interpret(const std::vector<Instr>& code, std::deque<atomic<std::int64_t>>& mem, Registers& r) {
   auto value = [&r](const Source& s) { return s.is_imm ? s.imm : r[static_cast<std::size_t>(s.reg)]; };
   for (const Instr& in : code) {
     auto reg = static_cast<std::size_t>(in.reg);
@@ -920,10 +920,6 @@ void interpret(const std::vector<Instr>& code, std::deque<atomic<std::int64_t>>&
       case Opcode::xadd: r[reg] = mem[in.var].fetch_add(r[reg], std::memory_order_seq_cst); break;
     }
   }
-  // A final state is read once every buffer has drained (herd7, x86-TSO). A fence after
-  // the last instruction drains this thread's buffer; it cannot change the final states
-  // or the reads-from/coherence of any execution, since nothing of this thread follows.
-  if (drain_at_end) atomcheck::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 // herd7 counts executions as distinct (reads-from, coherence order) pairs. Both follow
@@ -1019,8 +1015,9 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
     names.push_back(location_name(test, l));
   }
 
-  const bool tso = memory == MemoryModelKind::tso;
-  Program program = [&test, &names, tso]() {
+  // The final state is read by the body after joining every thread; join waits for the
+  // child's store buffer to drain, as herd7 reads final states of drained buffers.
+  Program program = [&test, &names]() {
     std::deque<atomic<std::int64_t>> mem;
     for (std::size_t v = 0; v < test.vars.size(); ++v) mem.emplace_back(test.var_init[v], test.vars[v]);
     std::vector<Registers> regs(test.threads.size());
@@ -1029,7 +1026,7 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
     std::vector<thread> threads;
     threads.reserve(test.threads.size());
     for (std::size_t t = 0; t < test.threads.size(); ++t)
-      threads.emplace_back([&test, &mem, &regs, t, tso] { interpret(test.threads[t], mem, regs[t], tso); });
+      threads.emplace_back([&test, &mem, &regs, t] { interpret(test.threads[t], mem, regs[t]); });
     for (thread& t : threads) t.join();
     for (std::size_t i = 0; i < test.observed.size(); ++i) {
       const Location& l = test.observed[i];
@@ -1042,6 +1039,7 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
   std::set<std::vector<std::int64_t>> states;
   std::map<std::vector<std::int64_t>, bool> executions;  // key -> proposition holds
   std::string error;
+  const bool tso = memory == MemoryModelKind::tso;
   auto on_execution = [&](const ExecutionView& view) {
     if (view.failure != nullptr || view.outcome == nullptr) {
       if (error.empty() && view.failure != nullptr) error = view.failure->message;
@@ -1118,6 +1116,33 @@ std::string format_herd(const Test& test, const RunResult& r) {
   if (!r.complete) out += "Incomplete: the search stopped before exhausting the executions\n";
   if (!r.error.empty()) out += fmt::format("Error: {}\n", r.error);
   return out;
+}
+
+int run_litmus_command(const std::string& path, std::string_view memory, const ExploreOptions& base) {
+  std::vector<MemoryModelKind> models;
+  if (memory == "sc" || memory == "both") models.push_back(MemoryModelKind::sc);
+  if (memory == "tso" || memory == "both") models.push_back(MemoryModelKind::tso);
+  if (models.empty()) {
+    fmt::print(stderr, "atomcheck: --memory must be sc, tso or both, not '{}'\n", memory);
+    return 2;
+  }
+  Test test;
+  try {
+    test = load_litmus(path);
+  } catch (const LitmusError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
+  int rc = 0;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    RunResult r = run_litmus(test, models[i], base);
+    if (i > 0) fmt::print("\n");
+    fmt::print("{}", format_herd(test, r));
+    std::fflush(stdout);
+    if (!r.error.empty()) rc = std::max(rc, 1);
+    else if (!r.complete) rc = std::max(rc, 3);
+  }
+  return rc;
 }
 
 bool RunResult::reachable() const {

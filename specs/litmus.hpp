@@ -141,4 +141,12 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
 // Observation (no Hash line: herd's hash covers its own normal form of the test).
 std::string format_herd(const Test& test, const RunResult& result);
 
+// `atomcheck run FILE.litmus --memory sc|tso|both`: parses, explores under each model
+// and prints herd7's layout (both: SC, a blank line, TSO). Returns the exit code: 0 when
+// the runs completed (herd's Ok/No is information, not failure), 2 on bad input (one
+// `FILE:LINE: ...` line on stderr), 3 when a limit of `base` cut a search short, 1 when
+// an execution failed (an internal error: litmus programs cannot fail).
+int run_litmus_command(const std::string& path, std::string_view memory,
+                       const ExploreOptions& base = {});
+
 }  // namespace atomcheck::litmus

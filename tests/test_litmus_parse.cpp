@@ -15,6 +15,7 @@
 namespace {
 
 using namespace atomcheck::litmus;
+using LitmusTest = atomcheck::litmus::Test;
 namespace fs = std::filesystem;
 
 std::vector<fs::path> all_litmus_files() {
@@ -39,7 +40,7 @@ TEST(LitmusParse, EveryDataFileParses) {
   ASSERT_EQ(files.size(), 53u);  // 23 X86 + 28 X86_64 + 2 herd tests
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());
-    Test t;
+    LitmusTest t;
     ASSERT_NO_THROW(t = load_litmus(f.string()));
     EXPECT_EQ(t.name + ".litmus", f.filename().string());
     EXPECT_GE(t.threads.size(), 1u);
@@ -50,7 +51,7 @@ TEST(LitmusParse, EveryDataFileParses) {
 }
 
 TEST(LitmusParse, IntelSB) {
-  Test t = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-x86/SB.litmus"));
+  LitmusTest t = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-x86/SB.litmus"));
   EXPECT_EQ(t.name, "SB");
   ASSERT_EQ(t.threads.size(), 2u);
   ASSERT_EQ(t.threads[0].size(), 2u);
@@ -59,7 +60,7 @@ TEST(LitmusParse, IntelSB) {
   EXPECT_EQ(t.vars[st.var], "x");
   EXPECT_TRUE(st.src.is_imm);
   EXPECT_EQ(st.src.imm, 1);
-  EXPECT_EQ(st.line, 12u);
+  EXPECT_EQ(st.line, 11u);
   const Instr& ld = t.threads[0][1];
   EXPECT_EQ(ld.op, Opcode::load);
   EXPECT_EQ(t.vars[ld.var], "y");
@@ -71,7 +72,7 @@ TEST(LitmusParse, IntelSB) {
 }
 
 TEST(LitmusParse, AttSB) {
-  Test t = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-x86_64/SB.litmus"));
+  LitmusTest t = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-x86_64/SB.litmus"));
   ASSERT_EQ(t.threads.size(), 2u);
   EXPECT_EQ(t.threads[1][0].op, Opcode::store);
   EXPECT_EQ(t.vars[t.threads[1][0].var], "y");
@@ -81,7 +82,7 @@ TEST(LitmusParse, AttSB) {
 }
 
 TEST(LitmusParse, HerdTestsXchgNotExistsForall) {
-  Test a = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-herd-tests-X86_64/A011.litmus"));
+  LitmusTest a = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-herd-tests-X86_64/A011.litmus"));
   ASSERT_EQ(a.threads.size(), 2u);
   ASSERT_EQ(a.threads[1].size(), 2u);
   EXPECT_EQ(a.threads[1][0].op, Opcode::move);
@@ -89,7 +90,7 @@ TEST(LitmusParse, HerdTestsXchgNotExistsForall) {
   EXPECT_EQ(a.threads[1][1].op, Opcode::xchg);
   EXPECT_EQ(a.condition.quantifier, Quantifier::not_exists);
   EXPECT_EQ(condition_text(a), "~exists (1:rax=1 /\\ [y]=1)");
-  Test b = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-herd-tests-X86_64/A012.litmus"));
+  LitmusTest b = load_litmus(atomcheck::testing::data_path("litmus/herdtools7-herd-tests-X86_64/A012.litmus"));
   EXPECT_EQ(b.threads.size(), 1u);
   EXPECT_EQ(b.condition.quantifier, Quantifier::forall);
   EXPECT_EQ(condition_text(b), "forall ([x]=1)");
@@ -112,7 +113,7 @@ TEST(LitmusParse, SyntaxVariants) {
       "exists\n"
       "(P0:EAX=7 /\\ (1:EAX=2 \\/ ~[z]=0) /\\ y=2)\n"
       "Observed whatever herd ignores\n";
-  Test t = parse_litmus(text, "v.litmus");
+  LitmusTest t = parse_litmus(text, "v.litmus");
   EXPECT_EQ(t.name, "Variants");
   ASSERT_EQ(t.vars.size(), 4u);
   EXPECT_EQ(t.var_init[0], 1);  // x
@@ -153,7 +154,7 @@ TEST(LitmusParse, AttVariants) {
       " movq (x),%r8    | lock xaddq %rcx,(y) ;\n"
       " xchgl %eax,(y)  | movl %ecx,(z) ;\n"
       "~exists (0:r8=1 /\\ 1:eax=0)\n";
-  Test t = parse_litmus(text, "att.litmus");
+  LitmusTest t = parse_litmus(text, "att.litmus");
   EXPECT_EQ(t.threads[0][0].op, Opcode::store);
   EXPECT_EQ(t.threads[0][0].src.imm, 1);
   EXPECT_EQ(t.threads[0][1].reg, 8);
