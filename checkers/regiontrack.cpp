@@ -239,7 +239,10 @@ void RegionTrack::on_event(const Event& e) {
   // fork(u) -> first event of u, joined into u's (just begun) first transaction.
   if (first) apply_pending_fork(t, i);
 
-  switch (e.op) {
+  // An access or lock operation without a target (never produced by the trace readers)
+  // is only an event of its transaction, rather than an index far out of range.
+  const bool targetless = (is_access(e.op) || is_lock_op(e.op)) && e.target == kNoId;
+  switch (targetless ? Op::fence : e.op) {
     case Op::read:
       ensure_var(e.target);
       on_read(t, e.target, i);
