@@ -373,8 +373,13 @@ void AeroDromeOpt::on_end(ThreadId t) {
     }
     Clock* r = R(obj);
     if (r[t] >= b) {
-      // Some R[u][x] knows t's begin and takes C_t; chR[x] takes C_t in every
-      // component but t's own (which C_t^begin already bounds).
+      // Some R[u][x] knows t's begin and takes C_t (line 46). The paper leaves chR[x]'s
+      // END update to its full version; exactly, chR[x](v) should take C_t(v) only if
+      // some u != v is among those readers. Joining every v != t over-approximates only
+      // when v alone is: then C_v >= R[v][x] knows t's begin, and if C_t(v) reached v's
+      // active begin the thread loop above has just reported this very cycle; if not,
+      // the extra knowledge is below v's begin and no check of v can see it. t's own
+      // component stays: it is already >= C_t^begin(t) = C_t(t) when any u != t reads.
       join_into(r, ct, dim_);
       Clock* ch = ChR(obj);
       for (std::uint32_t v = 0; v < dim_; ++v)

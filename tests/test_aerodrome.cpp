@@ -5,7 +5,12 @@
 // four registered variants.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 #include "checkers/aerodrome.hpp"
+#include "trace/trace_io.hpp"
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/registry.hpp"
 
@@ -240,6 +245,28 @@ TEST(AeroDrome, ManyThreadsGrowTheClocks) {
   b.r(0, Y).end(0);
   ASSERT_FALSE(oracle(b).serializable);
   for (const char* v : kVariants) EXPECT_FALSE(run(v, b).serializable) << v;
+}
+
+// Engineer A's STD files of the papers' traces (tests/data/traces), each with an
+// "# expect: serializable=yes|no" line.
+TEST(AeroDromePaper, DataFilesGiveTheStatedVerdicts) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(ATOMCHECK_TEST_DATA "/traces")) {
+    if (entry.path().extension() != ".std") continue;
+    std::ifstream in(entry.path());
+    std::string line, expect;
+    while (std::getline(in, line))
+      if (line.rfind("# expect: serializable=", 0) == 0) expect = line.substr(23);
+    if (expect.empty()) continue;
+    ++files;
+    Trace t = read_trace(entry.path().string());
+    for (const char* v : kVariants) {
+      auto c = make_checker(v);
+      for (const Event& e : t.events) c->on_event(e);
+      EXPECT_EQ(c->verdict().serializable, expect.rfind("yes", 0) == 0) << v << " " << entry.path();
+    }
+  }
+  EXPECT_GE(files, 4);
 }
 
 // Documented disagreement (regression test): Algorithm 1 as written reports a cycle when
