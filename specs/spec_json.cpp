@@ -297,7 +297,7 @@ class Reader {
       if (i_ >= s_.size() || s_[i_] != ':') fail(fmt::format("unexpected {}: expected ':'", describe_here()));
       ++i_;
       skip_ws();
-      out.members.emplace_back(std::move(key), JsonValue{});
+      out.members.push_back(JsonMember{std::move(key), JsonValue{}});
       out.key_pos.push_back(kp);
       value(out.members.back().second, depth + 1);
       skip_ws();

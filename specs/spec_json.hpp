@@ -19,6 +19,8 @@ struct Pos {
   std::uint32_t col = 1;
 };
 
+struct JsonMember;
+
 // One JSON value with its position. Objects keep their members in input order.
 struct JsonValue {
   enum class Kind : std::uint8_t { null, boolean, integer, number, string, array, object };
@@ -28,11 +30,18 @@ struct JsonValue {
   std::int64_t integer = 0;  // Kind::integer: exact value
   std::string text;          // Kind::string: the decoded string; Kind::number: the literal
   std::vector<JsonValue> items;                               // Kind::array
-  std::vector<std::pair<std::string, JsonValue>> members;     // Kind::object
+  std::vector<JsonMember> members;                            // Kind::object
   std::vector<Pos> key_pos;                                   // Kind::object: per member
 
   // The member named `key`, or nullptr.
   const JsonValue* find(std::string_view key) const;
+};
+
+// A member of an object (a named struct rather than std::pair, which cannot hold the
+// still-incomplete JsonValue inside JsonValue's own definition).
+struct JsonMember {
+  std::string first;  // the name
+  JsonValue second;   // the value
 };
 
 // "null", "a boolean", "an integer", ... for messages.

@@ -33,6 +33,16 @@ constexpr std::uint64_t kMaxUnrolled = 1000000;
 
 using Kind = JsonValue::Kind;
 
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out += c;
+  }
+  return out;
+}
+
 // One JSON value plus its pointer, the unit every check reports against.
 struct At {
   const JsonValue& v;
@@ -80,7 +90,9 @@ class Loader {
 
  private:
   [[noreturn]] void fail_pos(Pos p, const std::string& ptr, const std::string& msg) const {
-    throw SpecError(fmt::format("{}:{}:{}: {}: {}", file_, p.line, p.col, ptr.empty() ? "/" : ptr, msg));
+    // Names in the message come from the input; escaping control characters keeps the
+    // error on one line whatever the input holds.
+    throw SpecError(one_line(fmt::format("{}:{}:{}: {}: {}", file_, p.line, p.col, ptr.empty() ? "/" : ptr, msg)));
   }
   [[noreturn]] void fail(const At& at, const std::string& msg) const { fail_pos(at.v.pos, at.ptr, msg); }
 
