@@ -1,8 +1,14 @@
 // RegionTrack (regiontrack-tosem.txt §4): transactional atomicity violations by
 // Algorithms 1+2 ("regiontrack-blame": which transactions are to blame) and, with the
 // transactional vector clocks of Algorithms 3+4, non-serializable traces as well
-// ("regiontrack"). Streaming, flat arrays indexed by dense ids, shadow vector clocks
-// shared through a reference-counted pool, no allocation per event once warm.
+// ("regiontrack" as printed; "regiontrack-fixed" with the two corrections of Alg. 3 that
+// the property test against the oracle needed). Streaming, flat arrays indexed by dense
+// ids, shadow vector clocks shared through a reference-counted pool, no allocation per
+// event once warm. The non-serializability witness has two edges: Trans(e_x) -> C(t) by
+// the conflict just joined (with its events) and C(t) ~> Trans(e_x), which the TVC knows
+// to hold transitively but not through which events (kNoEvent). Blames list every blamed
+// transaction once, with the e_x and e_m of Theorem 2; CheckerOptions::all changes
+// nothing (blame always continues, the trace is non-serializable from the first report).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +39,7 @@ struct RegionTrackConfig {
   bool fix_line34 = false;
 };
 
-// Both checkers; the config picks the algorithm. Not thread-safe; one per exploration.
+// All variants; the config picks the algorithm. Not thread-safe; one per exploration.
 class RegionTrack : public Checker {
  public:
   RegionTrack(const CheckerOptions& options, const RegionTrackConfig& config);
