@@ -81,7 +81,7 @@ int run_file_target(const RunArgs& args) {
     base.time_limit_seconds = args.time_limit;
     base.max_steps = args.max_steps;
     base.stack_size = args.stack_kib * 1024;
-    return litmus::run_litmus_command(args.name, args.memory, base);
+    return litmus::run_litmus_command(args.name, args.memory, base, args.json);
   }
   if (ends_with(args.name, ".json")) {  // engineer E: JSON program specs (specs/spec.hpp)
     spec::CliRequest req;

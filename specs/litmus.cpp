@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include "scheduler/api.hpp"
 
@@ -1118,7 +1119,8 @@ std::string format_herd(const Test& test, const RunResult& r) {
   return out;
 }
 
-int run_litmus_command(const std::string& path, std::string_view memory, const ExploreOptions& base) {
+int run_litmus_command(const std::string& path, std::string_view memory, const ExploreOptions& base,
+                       bool json) {
   std::vector<MemoryModelKind> models;
   if (memory == "sc" || memory == "both") models.push_back(MemoryModelKind::sc);
   if (memory == "tso" || memory == "both") models.push_back(MemoryModelKind::tso);
@@ -1134,14 +1136,36 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
     return 2;
   }
   int rc = 0;
+  nlohmann::json out = {{"test", test.name}, {"file", path}, {"condition", condition_text(test)}};
+  out["results"] = nlohmann::json::array();
   for (std::size_t i = 0; i < models.size(); ++i) {
     RunResult r = run_litmus(test, models[i], base);
+    if (!r.error.empty()) rc = std::max(rc, 1);
+    else if (!r.complete) rc = std::max(rc, 3);
+    if (json) {
+      nlohmann::json j = {{"memory", r.memory == MemoryModelKind::sc ? "sc" : "tso"},
+                          {"ok", r.ok},
+                          {"reachable", r.reachable()},
+                          {"positive", r.positive},
+                          {"negative", r.negative},
+                          {"executions", r.executions},
+                          {"complete", r.complete}};
+      j["states"] = nlohmann::json::array();
+      for (std::size_t s = 0; s < r.states.size(); ++s) {
+        nlohmann::json st = nlohmann::json::object();
+        for (std::size_t k = 0; k < test.observed.size(); ++k)
+          st[location_name(test, test.observed[k])] = r.states[s][k];
+        j["states"].push_back({{"values", st}, {"matches", static_cast<bool>(r.state_matches[s])}});
+      }
+      if (!r.error.empty()) j["error"] = r.error;
+      out["results"].push_back(j);
+      continue;
+    }
     if (i > 0) fmt::print("\n");
     fmt::print("{}", format_herd(test, r));
     std::fflush(stdout);
-    if (!r.error.empty()) rc = std::max(rc, 1);
-    else if (!r.complete) rc = std::max(rc, 3);
   }
+  if (json) fmt::print("{}\n", out.dump());
   return rc;
 }
 

@@ -145,8 +145,10 @@ std::string format_herd(const Test& test, const RunResult& result);
 // and prints herd7's layout (both: SC, a blank line, TSO). Returns the exit code: 0 when
 // the runs completed (herd's Ok/No is information, not failure), 2 on bad input (one
 // `FILE:LINE: ...` line on stderr), 3 when a limit of `base` cut a search short, 1 when
-// an execution failed (an internal error: litmus programs cannot fail).
+// an execution failed (an internal error: litmus programs cannot fail). With `json`,
+// prints one JSON object {test, file, condition, results: [{memory, ok, reachable,
+// positive, negative, executions, complete, states: [{values, matches}]}]} instead.
 int run_litmus_command(const std::string& path, std::string_view memory,
-                       const ExploreOptions& base = {});
+                       const ExploreOptions& base = {}, bool json = false);
 
 }  // namespace atomcheck::litmus

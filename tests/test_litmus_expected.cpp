@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "specs/litmus.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -199,6 +200,18 @@ TEST(LitmusExpected, CliRunBoth) {
   EXPECT_EQ(tso.exit_code, 0);
   EXPECT_EQ(tso.out.find("Memory SC"), std::string::npos);
   EXPECT_NE(tso.out.find("Ok\n"), std::string::npos);
+  auto js = atomcheck::testing::run_cli(
+      {"run", atomcheck::testing::data_path("litmus/herdtools7-x86/SB.litmus"), "--memory", "both", "--json"});
+  EXPECT_EQ(js.exit_code, 0);
+  auto j = nlohmann::json::parse(js.out);
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["test"], "SB");
+  EXPECT_EQ(j["results"][0]["memory"], "sc");
+  EXPECT_EQ(j["results"][0]["states"].size(), 3u);
+  EXPECT_EQ(j["results"][0]["reachable"], false);
+  EXPECT_EQ(j["results"][1]["states"].size(), 4u);
+  EXPECT_EQ(j["results"][1]["states"][0]["values"]["0:EAX"], 0);
+  EXPECT_EQ(j["results"][1]["states"][0]["matches"], true);
   auto bad = atomcheck::testing::run_cli(
       {"run", atomcheck::testing::data_path("litmus/herdtools7-x86/SB.litmus"), "--memory", "arm"});
   EXPECT_EQ(bad.exit_code, 2);
