@@ -116,9 +116,13 @@ int run_spec_cli(const CliRequest& req) {
       fmt::print("{:>4}  {}\n", i, event_text(r.trace, r.trace.events[i]));
     if (r.failed) fmt::print("failed: {}\n", r.failure.message);
     else fmt::print("outcome: {}\n", format_outcome(r.outcome));
-    for (const Verdict& v : r.verdicts)
-      fmt::print("checker {}: {}{}\n", v.checker, v.serializable ? "serializable" : "not serializable",
-                 v.blamed.empty() ? "" : fmt::format(", {} transaction(s) blamed", v.blamed.size()));
+    for (const Verdict& v : r.verdicts) {
+      std::string what;
+      if (v.answers_serializability) what = v.serializable ? "serializable" : "not serializable";
+      if (v.answers_blame)
+        what += fmt::format("{}{} transaction(s) blamed", what.empty() ? "" : ", ", v.blamed.size());
+      fmt::print("checker {}: {}\n", v.checker, what);
+    }
     return r.failed ? 1 : 0;
   }
 
