@@ -24,6 +24,70 @@ namespace {
 constexpr std::uint32_t kNone = 0xffffffffu;
 }
 
+std::size_t VelodromeChecker::EdgeSet::home(std::uint64_t from, std::uint32_t to) const {
+  std::uint64_t h = from * 0x9E3779B97F4A7C15ULL ^ (to + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+  h ^= h >> 29;
+  return static_cast<std::size_t>(h) & (slots_.size() - 1);
+}
+
+bool VelodromeChecker::EdgeSet::contains(std::uint64_t from, std::uint32_t to) const {
+  if (slots_.empty()) return false;
+  for (std::size_t i = home(from, to);; i = (i + 1) & (slots_.size() - 1)) {
+    const Slot& s = slots_[i];
+    if (!s.used) return false;
+    if (s.from == from && s.to == to) return true;
+  }
+}
+
+void VelodromeChecker::EdgeSet::insert(std::uint64_t from, std::uint32_t to) {
+  if (2 * (count_ + 1) > slots_.size()) {
+    // Grow to keep the load at most one half; rehash every entry.
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+    count_ = 0;
+    for (const Slot& s : old)
+      if (s.used) insert(s.from, s.to);
+  }
+  std::size_t i = home(from, to);
+  while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
+  slots_[i] = Slot{from, to, true};
+  ++count_;
+}
+
+// Linear probing with backward-shift deletion: no tombstones, so probes stay short.
+void VelodromeChecker::EdgeSet::erase(std::uint64_t from, std::uint32_t to) {
+  if (slots_.empty()) return;
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = home(from, to);
+  for (;; i = (i + 1) & mask) {
+    if (!slots_[i].used) return;
+    if (slots_[i].from == from && slots_[i].to == to) break;
+  }
+  std::size_t hole = i;
+  for (std::size_t j = (hole + 1) & mask; slots_[j].used; j = (j + 1) & mask) {
+    std::size_t h = home(slots_[j].from, slots_[j].to);
+    // Move j into the hole unless its home lies cyclically in (hole, j].
+    bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+    if (!stays) {
+      slots_[hole] = slots_[j];
+      hole = j;
+    }
+  }
+  slots_[hole].used = false;
+  --count_;
+}
+
+void VelodromeChecker::EdgeSet::clear() {
+  std::fill(slots_.begin(), slots_.end(), Slot{});
+  count_ = 0;
+}
+
+void VelodromeChecker::stop_accepting(NodeId n) {
+  Node& node = nodes_[n];
+  for (const auto& [src, gen] : node.in) edge_set_.erase(edge_key(src, gen), n);
+  node.in.clear();
+}
+
 VelodromeChecker::ThreadState& VelodromeChecker::thread(ThreadId t) {
   if (t >= threads_.size()) threads_.resize(static_cast<std::size_t>(t) + 1);
   return threads_[t];
@@ -46,6 +110,7 @@ VelodromeChecker::NodeId VelodromeChecker::new_node(ThreadId t, EventIndex first
   node.live = true;
   node.blamed = false;
   node.out.clear();
+  node.in.clear();
   ++stats_.nodes_created;
   ++stats_.live_nodes;
   stats_.peak_live_nodes = std::max(stats_.peak_live_nodes, stats_.live_nodes);
@@ -64,6 +129,7 @@ void VelodromeChecker::collect(NodeId n) {
       if (--succ.in_degree == 0 && !succ.open) dead_.push_back(e.to);
     }
     node.out.clear();
+    node.in.clear();
     node.live = false;
     ++node.gen;  // every ref to the old node is now stale
     free_.push_back(m);
@@ -281,11 +347,17 @@ void VelodromeChecker::record_blame(const Ref& from, NodeId to, EventIndex to_ev
 void VelodromeChecker::add_edge(const Ref& from, NodeId to, EventIndex to_event) {
   if (from.node == to) return;
   std::vector<Edge>& out = nodes_[from.node].out;
+  std::vector<std::pair<NodeId, std::uint32_t>>& in = nodes_[to].in;
   bool exists = false, same_label = false;
-  for (const Edge& e : out) {
-    if (e.to != to) continue;
-    exists = true;
-    same_label = same_label || e.from_event == from.event;
+  if (!variant_.every_conflict_label) {
+    exists = edge_set_.contains(edge_key(from.node, from.gen), to);
+  } else {
+    for (const Edge& e : out) {
+      if (e.to != to) continue;
+      exists = true;
+      same_label = same_label || e.from_event == from.event;
+      if (!variant_.every_conflict_label) break;
+    }
   }
   if (exists) {
     ++stats_.edges_duplicate;
@@ -293,6 +365,8 @@ void VelodromeChecker::add_edge(const Ref& from, NodeId to, EventIndex to_event)
   }
   if (!same_label) {
     out.push_back(Edge{to, from.event, to_event, from.txn});
+    in.emplace_back(from.node, from.gen);
+    if (!variant_.every_conflict_label) edge_set_.insert(edge_key(from.node, from.gen), to);
     ++nodes_[to].in_degree;
     ++stats_.edges_added;
   }
@@ -332,6 +406,7 @@ void VelodromeChecker::on_event(const Event& e) {
     NodeId n = ts.cur;
     ts.cur = kNone;
     nodes_[n].open = false;
+    stop_accepting(n);  // nothing enters a finished node
     if (nodes_[n].in_degree == 0) collect(n);
     return;
   }
@@ -369,6 +444,7 @@ void VelodromeChecker::on_event(const Event& e) {
     if (last_alive) add_edge(ts.last, n, idx);
     for (const Ref& p : preds_)
       if (alive(p)) add_edge(p, n, idx);
+    stop_accepting(n);
     here = ref_to(n, idx, idx);
   }
   update_tables(e, ts, here);
@@ -400,6 +476,7 @@ void VelodromeChecker::reset() {
   for (std::size_t i = nodes_.size(); i-- > 0;) {
     Node& n = nodes_[i];
     n.out.clear();
+    n.in.clear();
     n.live = false;
     ++n.gen;
     free_.push_back(static_cast<NodeId>(i));
@@ -408,6 +485,7 @@ void VelodromeChecker::reset() {
   last_write_.clear();
   for (std::vector<ReadEntry>& r : last_read_) r.clear();
   last_release_.clear();
+  edge_set_.clear();
   cycle_found_ = false;
   detected_at_ = kNoEvent;
   cycle_.clear();

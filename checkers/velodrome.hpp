@@ -86,6 +86,10 @@ class VelodromeChecker final : public Checker {
     bool live = false;
     bool blamed = false;
     std::vector<Edge> out;
+    // Sources of the incoming edges, kept only while edges can still arrive (the node is
+    // open, or a unary node being built), to take them out of the edge set when it stops.
+    // Entries carry the source's generation.
+    std::vector<std::pair<NodeId, std::uint32_t>> in;
   };
   struct ThreadState {
     Ref last;             // node of the thread's latest event (and that event)
@@ -94,6 +98,32 @@ class VelodromeChecker final : public Checker {
     bool started = false;
     NodeId cur = 0xffffffffu;  // open transaction node, when depth > 0
   };
+
+  // The edges into nodes that can still receive edges (the sources in their `in` lists),
+  // as an open-addressing hash set keyed by (source slot and generation, target slot):
+  // the one-edge-per-pair check in O(1) whatever the degrees. Entries go when their
+  // target finishes, so the set stays as small as the accepting nodes' in-lists.
+  class EdgeSet {
+   public:
+    bool contains(std::uint64_t from, std::uint32_t to) const;
+    void insert(std::uint64_t from, std::uint32_t to);
+    void erase(std::uint64_t from, std::uint32_t to);
+    void clear();
+
+   private:
+    struct Slot {
+      std::uint64_t from = 0;
+      std::uint32_t to = 0;
+      bool used = false;
+    };
+    std::size_t home(std::uint64_t from, std::uint32_t to) const;
+    std::vector<Slot> slots_;
+    std::size_t count_ = 0;
+  };
+  static std::uint64_t edge_key(NodeId n, std::uint32_t gen) {
+    return (static_cast<std::uint64_t>(n) << 32) | gen;
+  }
+  void stop_accepting(NodeId n);
 
   bool alive(const Ref& r) const {
     return r.node < nodes_.size() && nodes_[r.node].live && nodes_[r.node].gen == r.gen;
@@ -146,6 +176,7 @@ class VelodromeChecker final : public Checker {
   std::vector<NodeId> work_;
   std::vector<std::pair<EventIndex, NodeId>> heap_;
   std::vector<NodeId> dead_;
+  EdgeSet edge_set_;
 
   Stats stats_;
 };
