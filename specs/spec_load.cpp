@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include <fmt/core.h>
 
@@ -51,6 +52,10 @@ struct At {
     return At{*v.find(key), ptr + "/" + json_pointer_token(key)};
   }
   At item(std::size_t i) const { return At{v.items[i], ptr + "/" + std::to_string(i)}; }
+  // The i-th member of an object (no lookup by name: loops over members stay linear).
+  At member_at(std::size_t i) const {
+    return At{v.members[i].second, ptr + "/" + json_pointer_token(v.members[i].first)};
+  }
 };
 
 class Loader {
@@ -158,15 +163,13 @@ class Loader {
 
   std::uint32_t var_id(const At& at) const {
     std::string n = string_of(at);
-    for (std::size_t i = 0; i < spec_.vars.size(); ++i)
-      if (spec_.vars[i].name == n) return static_cast<std::uint32_t>(i);
+    if (auto it = var_ix_.find(n); it != var_ix_.end()) return it->second;
     fail(at, fmt::format("undefined variable \"{}\"", n));
   }
 
   std::uint32_t lock_id(const At& at) const {
     std::string n = string_of(at);
-    for (std::size_t i = 0; i < spec_.locks.size(); ++i)
-      if (spec_.locks[i] == n) return static_cast<std::uint32_t>(i);
+    if (auto it = lock_ix_.find(n); it != lock_ix_.end()) return it->second;
     fail(at, fmt::format("undefined lock \"{}\"", n));
   }
 
@@ -181,7 +184,7 @@ class Loader {
     expect_kind(at, Kind::object);
     for (std::size_t i = 0; i < at.v.members.size(); ++i) {
       const std::string& key = at.v.members[i].first;
-      At val = at.member(key);
+      At val = at.member_at(i);
       Variable var;
       var.name = key;
       {
@@ -194,6 +197,7 @@ class Loader {
       expect_kind(val, Kind::integer);
       var.init = val.v.integer;
       var.origin = origin(val);
+      var_ix_.emplace(var.name, static_cast<std::uint32_t>(spec_.vars.size()));
       spec_.vars.push_back(std::move(var));
     }
   }
@@ -203,7 +207,7 @@ class Loader {
     for (std::size_t i = 0; i < at.v.items.size(); ++i) {
       At l = at.item(i);
       std::string n = name_of(l, "lock");
-      if (std::find(spec_.locks.begin(), spec_.locks.end(), n) != spec_.locks.end())
+      if (!lock_ix_.emplace(n, static_cast<std::uint32_t>(spec_.locks.size())).second)
         fail(l, fmt::format("lock \"{}\" is declared twice", n));
       spec_.locks.push_back(n);
     }
@@ -234,6 +238,7 @@ class Loader {
       spec_.threads.push_back(std::move(th));
     }
     spawn_count_.assign(spec_.threads.size(), 0);
+    reg_ix_.assign(spec_.threads.size(), {});
     for (std::size_t i = 0; i < at.v.items.size(); ++i) {
       At t = at.item(i);
       Thread& th = spec_.threads[i];
@@ -242,13 +247,14 @@ class Loader {
         expect_kind(regs, Kind::object);
         for (std::size_t k = 0; k < regs.v.members.size(); ++k) {
           const std::string& key = regs.v.members[k].first;
-          At val = regs.member(key);
+          At val = regs.member_at(k);
           JsonValue kv;
           kv.kind = Kind::string;
           kv.text = key;
           kv.pos = regs.v.key_pos[k];
           name_of(At{kv, val.ptr}, "register");
           expect_kind(val, Kind::integer);
+          reg_ix_[i].emplace(key, static_cast<std::uint32_t>(th.regs.size()));
           th.regs.push_back(key);
           th.reg_init.push_back(val.v.integer);
         }
@@ -268,9 +274,8 @@ class Loader {
 
   std::uint32_t reg_use(const At& at, ThreadCtx& ctx) const {
     std::string n = string_of(at);
-    const Thread& th = spec_.threads[ctx.index];
-    for (std::size_t i = 0; i < th.regs.size(); ++i)
-      if (th.regs[i] == n) return static_cast<std::uint32_t>(i);
+    const auto& ix = reg_ix_[ctx.index];
+    if (auto it = ix.find(n); it != ix.end()) return it->second;
     fail(at, fmt::format("undefined register \"{}\" (declare it in \"regs\" or assign it before "
                          "this use)",
                          n));
@@ -279,8 +284,8 @@ class Loader {
   std::uint32_t reg_def(const At& at, ThreadCtx& ctx) {
     std::string n = name_of(at, "register");
     Thread& th = spec_.threads[ctx.index];
-    for (std::size_t i = 0; i < th.regs.size(); ++i)
-      if (th.regs[i] == n) return static_cast<std::uint32_t>(i);
+    auto [it, fresh] = reg_ix_[ctx.index].emplace(n, static_cast<std::uint32_t>(th.regs.size()));
+    if (!fresh) return it->second;
     th.regs.push_back(n);
     th.reg_init.push_back(0);
     return static_cast<std::uint32_t>(th.regs.size() - 1);
@@ -511,7 +516,7 @@ class Loader {
     expect_kind(at, Kind::object);
     for (std::size_t i = 0; i < at.v.members.size(); ++i) {
       const std::string& key = at.v.members[i].first;
-      At val = at.member(key);
+      At val = at.member_at(i);
       JsonValue kv;
       kv.kind = Kind::string;
       kv.text = key;
@@ -521,9 +526,10 @@ class Loader {
       s.origin = origin(val);
       expect_kind(val, Kind::array);
       if (val.v.items.empty()) fail(val, fmt::format("atomic set \"{}\" is empty", key));
+      std::set<std::uint32_t> seen;
       for (std::size_t k = 0; k < val.v.items.size(); ++k) {
         std::uint32_t id = var_id(val.item(k));
-        if (std::find(s.vars.begin(), s.vars.end(), id) != s.vars.end())
+        if (!seen.insert(id).second)
           fail(val.item(k), fmt::format("variable \"{}\" is listed twice", spec_.vars[id].name));
         s.vars.push_back(id);
       }
@@ -543,6 +549,10 @@ class Loader {
     expect_kind(at, Kind::array);
     std::set<std::string> labels;
     for (const Thread& t : spec_.threads) collect_labels(t.ops, labels);
+    std::unordered_map<std::string, std::uint32_t> set_ix;
+    for (std::size_t j = 0; j < spec_.atomic_sets.size(); ++j)
+      set_ix.emplace(spec_.atomic_sets[j].name, static_cast<std::uint32_t>(j));
+    std::set<std::string> declared;
     for (std::size_t i = 0; i < at.v.items.size(); ++i) {
       At u = at.item(i);
       expect_kind(u, Kind::object);
@@ -553,19 +563,19 @@ class Loader {
       w.label = name_of(l, "label");
       if (!labels.count(w.label))
         fail(l, fmt::format("no \"begin\" has the label \"{}\"", w.label));
-      for (const UnitOfWork& o : spec_.units_of_work)
-        if (o.label == w.label) fail(l, fmt::format("unit of work \"{}\" is declared twice", w.label));
+      if (!declared.insert(w.label).second)
+        fail(l, fmt::format("unit of work \"{}\" is declared twice", w.label));
       At sets = required(u, "sets");
       expect_kind(sets, Kind::array);
       if (sets.v.items.empty()) fail(sets, "a unit of work is declared on at least one atomic set");
+      std::set<std::uint32_t> seen;
       for (std::size_t k = 0; k < sets.v.items.size(); ++k) {
         At s = sets.item(k);
         std::string n = string_of(s);
-        std::uint32_t id = kNone;
-        for (std::size_t j = 0; j < spec_.atomic_sets.size(); ++j)
-          if (spec_.atomic_sets[j].name == n) id = static_cast<std::uint32_t>(j);
-        if (id == kNone) fail(s, fmt::format("undefined atomic set \"{}\"", n));
-        if (std::find(w.sets.begin(), w.sets.end(), id) != w.sets.end())
+        auto it = set_ix.find(n);
+        if (it == set_ix.end()) fail(s, fmt::format("undefined atomic set \"{}\"", n));
+        std::uint32_t id = it->second;
+        if (!seen.insert(id).second)
           fail(s, fmt::format("atomic set \"{}\" is listed twice", n));
         w.sets.push_back(id);
       }
@@ -577,14 +587,12 @@ class Loader {
 
   // Resolves "x" (a variable) or "T1.r0" (a register) to an index into spec.observed.
   std::uint32_t observe(const At& at, const std::string& loc) {
-    for (std::size_t i = 0; i < spec_.observed.size(); ++i)
-      if (spec_.observed[i].name == loc) return static_cast<std::uint32_t>(i);
+    if (auto it = obs_ix_.find(loc); it != obs_ix_.end()) return it->second;
     Observed o;
     o.name = loc;
     auto dot = loc.find('.');
     if (dot == std::string::npos) {
-      for (std::size_t i = 0; i < spec_.vars.size(); ++i)
-        if (spec_.vars[i].name == loc) o.var = static_cast<std::uint32_t>(i);
+      if (auto it = var_ix_.find(loc); it != var_ix_.end()) o.var = it->second;
       if (o.var == kNone)
         fail(at, fmt::format("undefined variable \"{}\" (a location is a variable or "
                              "THREAD.REGISTER)",
@@ -594,13 +602,13 @@ class Loader {
       for (std::size_t i = 0; i < spec_.threads.size(); ++i)
         if (spec_.threads[i].name == tn) o.thread = static_cast<std::uint32_t>(i);
       if (o.thread == kNone) fail(at, fmt::format("undefined thread \"{}\" in location \"{}\"", tn, loc));
-      const Thread& th = spec_.threads[o.thread];
-      for (std::size_t i = 0; i < th.regs.size(); ++i)
-        if (th.regs[i] == rn) o.reg = static_cast<std::uint32_t>(i);
+      const auto& ix = reg_ix_[o.thread];
+      if (auto it = ix.find(rn); it != ix.end()) o.reg = it->second;
       if (o.reg == kNone)
         fail(at, fmt::format("undefined register \"{}\" of thread \"{}\"", rn, tn));
       o.is_reg = true;
     }
+    obs_ix_.emplace(loc, static_cast<std::uint32_t>(spec_.observed.size()));
     spec_.observed.push_back(std::move(o));
     return static_cast<std::uint32_t>(spec_.observed.size() - 1);
   }
@@ -623,7 +631,7 @@ class Loader {
       pat.origin = origin(p);
       for (std::size_t k = 0; k < p.v.members.size(); ++k) {
         const std::string& key = p.v.members[k].first;
-        At val = p.member(key);
+        At val = p.member_at(k);
         JsonValue kv;
         kv.kind = Kind::string;
         kv.text = key;
@@ -694,7 +702,7 @@ class Loader {
       expect_kind(cs, Kind::object);
       for (std::size_t i = 0; i < cs.v.members.size(); ++i) {
         const std::string& name = cs.v.members[i].first;
-        At c = cs.member(name);
+        At c = cs.member_at(i);
         CheckerExpectation ce;
         ce.checker = name;
         ce.origin = origin(c);
@@ -715,6 +723,9 @@ class Loader {
   std::string file_;
   Spec& spec_;
   std::vector<int> spawn_count_;
+  // Name -> dense id, so that loading stays linear in the size of the input.
+  std::unordered_map<std::string, std::uint32_t> var_ix_, lock_ix_, obs_ix_;
+  std::vector<std::unordered_map<std::string, std::uint32_t>> reg_ix_;
   int loop_depth_ = 0;
 };
 
