@@ -42,7 +42,17 @@ Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64
     : memory_kind_(memory),
       memory_(make_memory_model(memory)),
       pool_(stack_size ? stack_size : default_stack_size()),
-      max_steps_(max_steps) {}
+      max_steps_(max_steps) {
+  // Room for typical executions up front, so that even the first deep execution of a
+  // search does not grow these vectors step by step.
+  constexpr std::size_t kSteps = 1024;
+  trace_.events.reserve(2 * kSteps);
+  history_.chosen.reserve(kSteps);
+  history_.enabled_begin.reserve(kSteps);
+  history_.enabled.reserve(4 * kSteps);
+  choices_.reserve(kSteps);
+  enabled_.reserve(64);
+}
 
 Execution::~Execution() { abandon(); }
 

@@ -36,13 +36,13 @@ struct ExploreOptions {
   StrategyKind strategy = StrategyKind::dfs;
   MemoryModelKind memory = MemoryModelKind::sc;
   std::uint64_t seed = 0;              // random strategy
-  std::string replay;                  // replay strategy: a schedule string
+  std::string replay{};                // replay strategy: a schedule string
   std::uint64_t max_executions = 0;    // 0: unlimited (random: 1000)
   double time_limit_seconds = 0;       // 0: unlimited
   std::uint64_t max_steps = 100000;    // scheduling steps per execution before
                                        // "did not terminate within N steps"
-  std::vector<std::string> checkers;   // names for make_checker(); empty: count only
-  CheckerOptions checker_options;
+  std::vector<std::string> checkers{};  // names for make_checker(); empty: count only
+  CheckerOptions checker_options{};
   std::size_t stack_size = 0;          // bytes per fiber stack; 0: 64 KiB (256 KiB under ASan)
   bool stop_on_failure = false;        // stop at the first failing execution
   std::size_t keep_failures = 10;      // failures kept with their schedules (all are counted)

@@ -12,6 +12,7 @@ namespace {
 
 class DfsStrategy final : public Strategy {
  public:
+  DfsStrategy() { stack_.reserve(1024); }
   bool begin_execution() override {
     depth_ = 0;
     if (!started_) {
