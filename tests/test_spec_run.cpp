@@ -281,6 +281,26 @@ TEST(SpecRun, BudgetLeavesExpectationsUndecided) {
   EXPECT_NE(format_report(s, r).find("UNDECIDED sc: unreachable"), std::string::npos) << format_report(s, r);
 }
 
+TEST(SpecRun, DeepestNestingTheReaderAllowsRunsOnAFiberStack) {
+  // Ifs nested as deep as the JSON reader allows, around an expression nested likewise:
+  // the interpreter recurses on a fiber's small stack and must not overflow it.
+  std::string expr = "1";
+  for (int i = 0; i < 14; ++i) expr = "{\"+\": [" + expr + ", 1]}";
+  std::string ops = "{\"op\": \"store\", \"var\": \"x\", \"value\": " + expr + "}";
+  int depth = 0;
+  for (; depth < 14; ++depth) ops = "{\"op\": \"if\", \"cond\": 1, \"then\": [" + ops + "]}";
+  std::string text = "{\"atomcheck\": 1, \"vars\": {\"x\": 0}, \"threads\": [{\"name\": \"A\", \"ops\": [" + ops +
+                     "]}], \"expect\": {\"sc\": {\"always\": [{\"x\": 15}]}}}";
+  Spec s;
+  RunReport r = run_text(text, s);
+  EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+  // One level more and the reader refuses the input instead.
+  EXPECT_THROW(parse_spec("{\"atomcheck\": 1, \"threads\": [{\"name\": \"A\", \"ops\": [" +
+                              std::string(64, '[') + std::string(64, ']') + "]}]}",
+                          "t.json"),
+               SpecError);
+}
+
 // ---- the command line ----------------------------------------------------------------
 
 TEST(SpecCli, RunsAnExampleAndExitsZero) {
