@@ -561,6 +561,43 @@ TEST(Streaming, ManyDistinctNamesKeepTheirIds) {
   }
 }
 
+TEST(Streaming, GarbageAndMutatedLinesNeverCrash) {
+  // Random bytes and valid lines with random byte edits: each file either reads or
+  // raises one TraceError of the form "FILE:LINE: ..." (ASan checks the 16-byte loads).
+  PortableRng rng(99);
+  const std::string valid_std = "T0|fork(T1)|1\nT1|acq(m)|2\nT1|w(x)|3\nT1|rel(m)|4\nT0|begin|5\n";
+  std::string valid_jsonl = to_jsonl_string(jsonl_corpus_trace(7));
+  valid_jsonl = valid_jsonl.substr(0, valid_jsonl.rfind('\n', 400) + 1);
+  int errors = 0, reads = 0;
+  for (int round = 0; round < 300; ++round) {
+    bool jsonl = round % 2 == 1;
+    std::string text = jsonl ? valid_jsonl : valid_std;
+    if (round % 3 == 0) {
+      text.clear();
+      std::size_t n = rng.below(200);
+      for (std::size_t i = 0; i < n; ++i) text.push_back(static_cast<char>(rng.below(256)));
+    } else {
+      for (int k = 0; k < 1; ++k) {
+        std::size_t at = rng.below(text.size());
+        const char pool[] = "|()#\"{}:,\\\n\r\t 0a-\x01\xff";
+        text[at] = pool[rng.below(sizeof(pool) - 1)];
+      }
+    }
+    std::string name = jsonl ? "g.jsonl" : "g.std";
+    try {
+      read_text(name, text);
+      ++reads;
+    } catch (const TraceError& e) {
+      ++errors;
+      std::string msg = e.what();
+      ASSERT_NE(msg.find(name + ":"), std::string::npos) << msg;
+      ASSERT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
+  EXPECT_GT(errors, 100);
+  EXPECT_GT(reads, 5);  // some edits keep the file valid (inside names, digits)
+}
+
 // ---------------------------------------------------------------------------------
 // The papers' traces in tests/data/traces
 

@@ -158,7 +158,7 @@ class JsonlReader final : public TraceReader {
           break;
         }
         default:
-          fail(fmt::format("invalid escape '\\{}' in {}", esc, what));
+          fail(fmt::format("invalid escape {} in {}", quote(std::string_view(p_ - 2, 2)), what));
       }
     }
   }
