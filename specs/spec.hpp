@@ -205,6 +205,7 @@ struct ExpectationResult {
 struct ModelReport {
   MemoryModelKind memory = MemoryModelKind::sc;
   ExploreResult result;
+  bool exhaustive = false;  // every execution was explored (DFS ran to its end)
   std::vector<std::pair<std::string, std::uint64_t>> outcomes;  // formatted, count
   std::vector<ExpectationResult> expectations;
   std::string error;  // the model or the exploration could not run (one line)

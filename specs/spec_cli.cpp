@@ -45,7 +45,7 @@ nlohmann::json report_json(const Spec& spec, const RunReport& report) {
     mj["completed"] = m.result.completed;
     mj["failed"] = m.result.failures_total();
     mj["cut_by_assume"] = m.result.pruned;
-    mj["exhaustive"] = m.result.exhausted();
+    mj["exhaustive"] = m.exhaustive;
     if (!m.error.empty()) mj["error"] = m.error;
     mj["outcomes"] = nlohmann::json::array();
     for (const auto& [o, n] : m.outcomes) mj["outcomes"].push_back({{"outcome", o}, {"executions", n}});

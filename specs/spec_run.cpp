@@ -344,7 +344,10 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
     rep.outcomes.emplace_back(s.empty() ? "(no observed locations)" : s, n);
   }
 
-  const bool exhausted = rep.result.exhausted();
+  // Only an exhaustive search decides "never" and "every": random sampling that ran its
+  // course is still a sample.
+  const bool exhausted = rep.result.exhausted() && eo.strategy == StrategyKind::dfs;
+  rep.exhaustive = exhausted;
   const std::uint64_t completed = judged - failed;
   auto add = [&](std::string what, const Origin& origin, ExpectationResult r) {
     r.what = fmt::format("{}: {}", mname, what);
@@ -352,8 +355,9 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
     if (r.inconclusive) {
       r.holds = false;
       if (r.detail.empty())
-        r.detail = fmt::format("holds in the {} executions explored, but the search stopped early ({})",
-                               rep.result.executions, stop_reason_name(rep.result.stop));
+        r.detail = fmt::format("holds in the {} executions explored, but the search was not exhaustive ({})",
+                               rep.result.executions,
+                               rep.result.exhausted() ? "sampled" : stop_reason_name(rep.result.stop));
     }
     if (!rep.error.empty()) {
       r.holds = false;
@@ -504,7 +508,9 @@ std::string format_report(const Spec& spec, const RunReport& report) {
     const ExploreResult& r = m.result;
     out += fmt::format("{}: {} executions ({} completed, {} failed, {} cut by assume), {}, {:.3f} s\n",
                        model_name(m.memory), r.executions, r.completed, r.failures_total(), r.pruned,
-                       r.exhausted() ? "exhaustive" : fmt::format("stopped: {}", stop_reason_name(r.stop)),
+                       m.exhaustive          ? std::string("exhaustive")
+                       : r.exhausted()       ? std::string("sampled, not exhaustive")
+                                             : fmt::format("stopped: {}", stop_reason_name(r.stop)),
                        r.elapsed_seconds);
     for (const CheckerSummary& c : r.checkers)
       out += fmt::format("  checker {}: flagged {} of {} executions\n", c.name, c.flagged, r.executions);

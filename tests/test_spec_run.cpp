@@ -279,6 +279,13 @@ TEST(SpecRun, BudgetLeavesExpectationsUndecided) {
   RunReport r = run_spec(s, o);
   EXPECT_EQ(r.exit_code(), 3) << format_report(s, r);
   EXPECT_NE(format_report(s, r).find("UNDECIDED sc: unreachable"), std::string::npos) << format_report(s, r);
+  // A random sample that ran its course is not exhaustive either.
+  o.explore.max_executions = 50;
+  o.explore.strategy = StrategyKind::random;
+  r = run_spec(s, o);
+  EXPECT_EQ(r.exit_code(), 3) << format_report(s, r);
+  EXPECT_FALSE(r.models[0].exhaustive);
+  EXPECT_NE(format_report(s, r).find("sampled, not exhaustive"), std::string::npos) << format_report(s, r);
 }
 
 TEST(SpecRun, DeepestNestingTheReaderAllowsRunsOnAFiberStack) {
