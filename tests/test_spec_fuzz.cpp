@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <regex>
 #include <sstream>
 
 #include "specs/spec.hpp"
@@ -90,7 +89,20 @@ TEST(SpecFuzz, MutatedInputsLoadOrFailWithOneWellFormedLine) {
   const std::vector<std::string> pool = corpus();
   ASSERT_GE(pool.size(), 20u);
   std::mt19937_64 rng(20261121);
-  const std::regex line(R"(^fuzz\.json:[0-9]+:[0-9]+: [^\n]+$)");
+  // `fuzz.json:LINE:COL: message` on one line (std::regex trips GCC 12's warnings
+  // under ASan, so the shape is checked by hand).
+  auto well_formed = [](const std::string& m) {
+    const std::string head = "fuzz.json:";
+    if (m.rfind(head, 0) != 0 || m.find('\n') != std::string::npos) return false;
+    std::size_t i = head.size();
+    for (int field = 0; field < 2; ++field) {
+      std::size_t start = i;
+      while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i;
+      if (i == start || i >= m.size() || m[i] != ':') return false;
+      ++i;
+    }
+    return i + 1 < m.size() && m[i] == ' ';
+  };
   int loaded = 0, rejected = 0, explored = 0;
   // Fewer iterations under the sanitizers, where each costs ~10x more.
   const int iterations = std::getenv("ATOMCHECK_SANITIZED") ? 2000 : 6000;
@@ -112,7 +124,7 @@ TEST(SpecFuzz, MutatedInputsLoadOrFailWithOneWellFormedLine) {
       }
     } catch (const SpecError& e) {
       ++rejected;
-      ASSERT_TRUE(std::regex_match(std::string(e.what()), line)) << "input #" << i << ": " << e.what();
+      ASSERT_TRUE(well_formed(e.what())) << "input #" << i << ": " << e.what();
     }
   }
   // The mutations reach both sides: some inputs still load, most are rejected.

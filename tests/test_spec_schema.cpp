@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -53,6 +52,18 @@ class Validator {
     return resolve(root_["$defs"][ref.substr(8)]);
   }
 
+  // The one pattern the schema uses (names), checked by hand: std::regex trips GCC 12's
+  // warnings under ASan.
+  static bool matches_pattern(const std::string& str, const json& pattern) {
+    EXPECT_EQ(pattern.get<std::string>(), "^[^\\s.=,\"]+$") << "unsupported pattern";
+    if (str.empty()) return false;
+    for (char c : str)
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '.' || c == '=' ||
+          c == ',' || c == '"')
+        return false;
+    return true;
+  }
+
   static bool has_type(const json& v, const std::string& t) {
     if (t == "object") return v.is_object();
     if (t == "array") return v.is_array();
@@ -89,7 +100,7 @@ class Validator {
       std::string str = v;
       if (s.contains("minLength") && str.size() < s["minLength"].get<std::size_t>()) errors.push_back(at + ": too short");
       if (s.contains("maxLength") && str.size() > s["maxLength"].get<std::size_t>()) errors.push_back(at + ": too long");
-      if (s.contains("pattern") && !std::regex_search(str, std::regex(s["pattern"].get<std::string>())))
+      if (s.contains("pattern") && !matches_pattern(str, s["pattern"]))
         errors.push_back(at + ": does not match " + s["pattern"].get<std::string>());
     }
     if (v.is_array()) {
