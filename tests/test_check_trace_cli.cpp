@@ -115,6 +115,22 @@ TEST(CheckTraceCli, IllFormedTraceIsBadInput) {
   EXPECT_NE(r.err.find(path + ":2:"), std::string::npos) << r.err;
 }
 
+TEST(CheckTraceCli, OracleIsSkippedOnLongTraces) {
+  std::string text;
+  for (int i = 0; i < 10001; ++i) text += "T1|w(x)|1\nT2|r(x)|2\n";
+  std::string path = write_file("long.std", text);
+  auto only = run_cli({"check-trace", path, "--checker", "oracle"});
+  EXPECT_EQ(only.exit_code, 3) << only.out << only.err;  // asked for, could not answer
+  EXPECT_NE(only.out.find("skipped"), std::string::npos) << only.out;
+  auto dflt = run_cli({"check-trace", path, "--checker", "oracle,aerodrome-opt-fixed", "--json"});
+  auto j = nlohmann::json::parse(dflt.out);
+  EXPECT_EQ(j["events"], 20002);
+  EXPECT_TRUE(j["checkers"][0].contains("skipped"));
+  EXPECT_EQ(j["checkers"][1]["serializable"], true);
+  auto implicit = run_cli({"check-trace", path});
+  EXPECT_EQ(implicit.exit_code, 0) << implicit.out;  // the default list skips it quietly
+}
+
 TEST(CheckTraceCli, MissingFileIsBadInput) {
   auto r = run_cli({"check-trace", "/nonexistent/trace.std"});
   EXPECT_EQ(r.exit_code, 2);
