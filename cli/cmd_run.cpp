@@ -73,8 +73,8 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Hook for file targets (`atomcheck run FILE.litmus` / `run SPEC.json`): engineer D's
-// litmus runner and the spec runner plug in here. Until then, say so clearly.
+// File targets (`atomcheck run FILE.litmus` / `run SPEC.json`) go to the herd7 litmus
+// runner and the JSON spec runner; any other file name is refused clearly.
 int run_file_target(const RunArgs& args) {
   if (ends_with(args.name, ".litmus")) {  // engineer D: herd7 litmus tests (specs/litmus.hpp)
     ExploreOptions base;
