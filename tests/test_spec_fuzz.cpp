@@ -105,13 +105,13 @@ TEST(SpecFuzz, MutatedInputsLoadOrFailWithOneWellFormedLine) {
   };
   int loaded = 0, rejected = 0, explored = 0;
   // Fewer iterations under the sanitizers, where each costs ~10x more.
-  const int iterations = std::getenv("ATOMCHECK_SANITIZED") ? 2000 : 6000;
+  const int iterations = std::getenv("ATOMCHECK_SANITIZED") ? 8000 : 20000;
   for (int i = 0; i < iterations; ++i) {
     std::string input = mutate(pool[static_cast<std::size_t>(rng() % pool.size())], pool, rng);
     try {
       Spec s = parse_spec(input, "fuzz.json");
       ++loaded;
-      if (explored < 300) {
+      if (explored < 1000) {
         // Briefly: the point is that nothing crashes, not what the expectations say.
         RunOptions o;
         o.explore.max_executions = 8;
