@@ -92,6 +92,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.join_target = kNoId;
   ts.spawned = kNoId;
   ts.yield_mark = 0;
+  ts.yield_seen = writes_;
   ts.depth = 0;
   ts.entry = entry;
   ts.arg = arg;
@@ -662,11 +663,20 @@ void Execution::yield(std::uint32_t) {
     return;
   }
   ThreadState& ts = self();
+  if (writes_ > ts.yield_seen) {
+    // Memory changed during this spin iteration: run it once more instead of waiting.
+    ts.yield_seen = writes_;
+    return;
+  }
   ts.status = Status::yielding;
   ts.yield_mark = writes_;
   ++waiting_;
   to_scheduler();
-  if (unwinding_) unwinding_skip();
+  if (unwinding_) {
+    unwinding_skip();
+    return;
+  }
+  self().yield_seen = writes_;
 }
 
 // ---- the free functions api.hpp declares ------------------------------------------

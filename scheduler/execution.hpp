@@ -96,6 +96,11 @@ class Execution {
     ThreadId join_target = kNoId;
     ThreadId spawned = kNoId;  // Request::spawn: the child to start
     std::uint64_t yield_mark = 0;
+    // writes_ when the thread started or last left yield(): a spin iteration may have
+    // read memory before another thread changed it, so yield() blocks only when
+    // nothing changed since then (blocking on changes since the yield call itself
+    // would lose that wake-up and report a false deadlock).
+    std::uint64_t yield_seen = 0;
     std::uint32_t depth = 0;   // atomic block nesting
     void (*entry)(void*) = nullptr;
     void* arg = nullptr;

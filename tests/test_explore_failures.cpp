@@ -128,6 +128,33 @@ TEST(ExploreFailures, YieldMakesSpinLoopsFinite) {
   EXPECT_LT(r.executions, 100u);
 }
 
+// Peterson's lock spins on two variables: the other thread may write between the first
+// read and the yield() call. Blocking only on writes after the call lost that wake-up
+// and reported false deadlocks ("T2 spins in yield() and nothing can change memory").
+TEST(ExploreFailures, YieldKeepsWakeUpsFromDuringTheSpinIteration) {
+  ExploreResult r = explore([] {
+    atomic<int> flag0(0, "flag0"), flag1(0, "flag1"), turn(0, "turn");
+    shared<int> in_cs(0, "in_cs");
+    auto side = [&](int me) {
+      atomic<int>& mine = me == 0 ? flag0 : flag1;
+      atomic<int>& other = me == 0 ? flag1 : flag0;
+      mine.store(1);
+      turn.store(1 - me);
+      while (other.load() == 1 && turn.load() == 1 - me) this_thread::yield();
+      in_cs = in_cs + 1;
+      check(in_cs == 1, "mutual exclusion");
+      in_cs = in_cs - 1;
+      mine.store(0);
+    };
+    thread t0(side, 0), t1(side, 1);
+    t0.join();
+    t1.join();
+  });
+  EXPECT_TRUE(r.exhausted());
+  EXPECT_EQ(r.deadlocks, 0u) << (r.failures.empty() ? "" : r.failures[0].message);
+  EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
+}
+
 TEST(ExploreFailures, YieldWithNobodyToWakeIsLivelock) {
   ExploreResult r = explore([] {
     atomic<int> flag(0);
