@@ -4,6 +4,7 @@
 // one execution and prints its trace. Ctrl-C stops the search and prints what was
 // explored so far. Exit 0 ok, 1 failure or checker violation, 2 bad input, 3 a limit cut
 // the search (and nothing was found).
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -224,8 +225,10 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   }
   if (!r.checkers.empty()) {
     fmt::print("checkers\n");
+    std::size_t width = 0;
+    for (const CheckerSummary& c : r.checkers) width = std::max(width, c.name.size());
     for (const CheckerSummary& c : r.checkers) {
-      fmt::print("  {:<18} flagged {:<8}{}\n", c.name, c.flagged,
+      fmt::print("  {:<{}} flagged {:<8}{}\n", c.name, width, c.flagged,
                  c.flagged ? fmt::format(" first: execution {}, schedule '{}'", c.first_execution,
                                          c.first_schedule)
                            : "");

@@ -8,7 +8,7 @@ bash scripts/setup.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j "$(nproc)" --target atomcheck
 set +e
-./build/release/atomcheck run lost_update --checker oracle,velodrome,aerodrome,regiontrack "$@"
+./build/release/atomcheck run lost-update --checker oracle,velodrome,aerodrome-opt-fixed,regiontrack-fixed "$@"
 rc=$?
 set -e
 # Exit code 1 means "a problem was found", which is the point of this example.
