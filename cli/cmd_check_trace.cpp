@@ -48,20 +48,6 @@ struct Run {
   Verdict verdict;
 };
 
-std::vector<std::string> split_names(const std::vector<std::string>& raw) {
-  std::vector<std::string> out;
-  for (const std::string& item : raw) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      std::size_t comma = item.find(',', start);
-      if (comma == std::string::npos) comma = item.size();
-      if (comma > start) out.push_back(item.substr(start, comma - start));
-      start = comma + 1;
-    }
-  }
-  return out;
-}
-
 std::string valid_names() {
   std::string s;
   for (const CheckerInfo& c : checker_catalog()) {
@@ -123,7 +109,7 @@ bool found_problem(const Run& r) {
 
 int run_check_trace(const CheckTraceOptions& opt) {
   // Checkers first, so a typo is reported before a long file is read.
-  std::vector<std::string> wanted = split_names(opt.checkers);
+  std::vector<std::string> wanted = opt.checkers;
   bool explicit_list = !wanted.empty();
   if (!explicit_list)
     for (const CheckerInfo& c : checker_catalog()) wanted.push_back(c.name);
@@ -320,7 +306,8 @@ void add_check_trace_command(CLI::App& app, int& rc) {
   cmd->add_option("file", opt->file, "Trace file; '-' reads standard input")->required();
   cmd->add_option("--checker", opt->checkers,
                   "Comma-separated checker names (default: every registered checker; "
-                  "`atomcheck checkers` lists them)");
+                  "`atomcheck checkers` lists them)")
+      ->delimiter(',');
   cmd->add_option("--format", opt->format,
                   "std or jsonl (default: from the file name, .jsonl/.json being JSONL)")
       ->check(CLI::IsMember({"std", "jsonl"}));

@@ -56,20 +56,6 @@ struct SigintScope {
   ~SigintScope() { std::signal(SIGINT, old); }
 };
 
-std::vector<std::string> split_names(const std::vector<std::string>& raw) {
-  std::vector<std::string> out;
-  for (const std::string& item : raw) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      std::size_t comma = item.find(',', start);
-      if (comma == std::string::npos) comma = item.size();
-      if (comma > start) out.push_back(item.substr(start, comma - start));
-      start = comma + 1;
-    }
-  }
-  return out;
-}
-
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -88,7 +74,7 @@ int run_file_target(const RunArgs& args) {
     spec::CliRequest req;
     req.path = args.name;
     req.memory = args.memory_given ? args.memory : "";
-    req.checkers = split_names(args.checkers);
+    req.checkers = args.checkers;
     req.explore.strategy = args.strategy == "random" ? StrategyKind::random : StrategyKind::dfs;
     req.explore.seed = args.seed;
     req.explore.max_executions = args.max_executions;
@@ -301,7 +287,7 @@ int run_command(RunArgs a) {
     return kExitBadInput;
   }
   ExploreOptions o;
-  o.checkers = split_names(a.checkers);
+  o.checkers = a.checkers;
   for (const std::string& c : o.checkers) {
     if (!make_checker(c)) {
       fmt::print(stderr, "{}: unknown checker (see `atomcheck checkers`)\n", c);
@@ -364,7 +350,8 @@ void add_run_commands(CLI::App& app, int& rc) {
       "run", "Explore the executions of a registered test program (see `atomcheck list`)");
   run->add_option("name", a->name, "Program name (or a .litmus / .json file)")->required();
   run->add_option("--checker", a->checkers,
-                  "Checkers to run on every execution (comma-separated; see `atomcheck checkers`)");
+                  "Checkers to run on every execution (comma-separated; see `atomcheck checkers`)")
+      ->delimiter(',');
   run->add_option("--max-executions", a->max_executions,
                   "Stop after N executions (random: how many to sample, default 1000)");
   run->add_option("--time-limit", a->time_limit, "Stop after SECONDS")

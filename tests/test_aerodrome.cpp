@@ -13,30 +13,12 @@
 #include "trace/trace_io.hpp"
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/registry.hpp"
+#include "tests/support/trace_builder.hpp"
 
 namespace atomcheck {
 namespace {
 
-struct Build {
-  std::vector<Event> ev;
-  Build& add(Op op, ThreadId t, std::uint32_t target = kNoId) {
-    Event e;
-    e.op = op;
-    e.thread = t;
-    e.target = target;
-    ev.push_back(e);
-    return *this;
-  }
-  Build& begin(ThreadId t) { return add(Op::begin, t); }
-  Build& end(ThreadId t) { return add(Op::end, t); }
-  Build& r(ThreadId t, VarId x) { return add(Op::read, t, x); }
-  Build& w(ThreadId t, VarId x) { return add(Op::write, t, x); }
-  Build& rmw(ThreadId t, VarId x) { return add(Op::rmw, t, x); }
-  Build& acq(ThreadId t, LockId l) { return add(Op::acquire, t, l); }
-  Build& rel(ThreadId t, LockId l) { return add(Op::release, t, l); }
-  Build& fork(ThreadId t, ThreadId u) { return add(Op::fork, t, u); }
-  Build& join(ThreadId t, ThreadId u) { return add(Op::join, t, u); }
-};
+using atomcheck::testing::Build;
 
 constexpr VarId X = 0, Y = 1, Z = 2;
 const char* const kVariants[] = {"aerodrome", "aerodrome-opt", "aerodrome-fixed",

@@ -22,6 +22,7 @@
 #include "checkers/regiontrack.hpp"
 #include "trace/random_trace.hpp"
 #include "trace/trace_io.hpp"
+#include "tests/support/trace_builder.hpp"
 
 // Counts heap allocations while `g_counting` is set (this test binary only), to check
 // that the checkers allocate nothing per event once warm.
@@ -41,28 +42,7 @@ __attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { 
 namespace atomcheck {
 namespace {
 
-struct Build {
-  std::vector<Event> ev;
-  Build& add(Op op, ThreadId t, std::uint32_t target = kNoId) {
-    Event e;
-    e.op = op;
-    e.thread = t;
-    e.target = target;
-    ev.push_back(e);
-    return *this;
-  }
-  EventIndex next() const { return ev.size(); }
-  Build& begin(ThreadId t) { return add(Op::begin, t); }
-  Build& end(ThreadId t) { return add(Op::end, t); }
-  Build& r(ThreadId t, VarId x) { return add(Op::read, t, x); }
-  Build& w(ThreadId t, VarId x) { return add(Op::write, t, x); }
-  Build& rmw(ThreadId t, VarId x) { return add(Op::rmw, t, x); }
-  Build& fence(ThreadId t) { return add(Op::fence, t); }
-  Build& acq(ThreadId t, LockId l) { return add(Op::acquire, t, l); }
-  Build& rel(ThreadId t, LockId l) { return add(Op::release, t, l); }
-  Build& fork(ThreadId t, ThreadId u) { return add(Op::fork, t, u); }
-  Build& join(ThreadId t, ThreadId u) { return add(Op::join, t, u); }
-};
+using atomcheck::testing::Build;
 
 constexpr ThreadId T1 = 0, T2 = 1, T3 = 2;
 constexpr VarId X = 0, Y = 1, Z = 2, V = 3;
