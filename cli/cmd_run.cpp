@@ -41,6 +41,12 @@ struct RunArgs {
   bool json = false;
 };
 
+StrategyKind strategy_kind(const std::string& name) {
+  if (name == "random") return StrategyKind::random;
+  if (name == "dpor") return StrategyKind::dpor;
+  return StrategyKind::dfs;
+}
+
 // Set by SIGINT while a search runs. A signal handler can only touch a lock-free atomic
 // with static storage; it is the one piece of process-wide state the CLI needs.
 std::atomic<bool> g_interrupted{false};
@@ -75,7 +81,7 @@ int run_file_target(const RunArgs& args) {
     req.path = args.name;
     req.memory = args.memory_given ? args.memory : "";
     req.checkers = args.checkers;
-    req.explore.strategy = args.strategy == "random" ? StrategyKind::random : StrategyKind::dfs;
+    req.explore.strategy = strategy_kind(args.strategy);
     req.explore.seed = args.seed;
     req.explore.max_executions = args.max_executions;
     req.explore.time_limit_seconds = args.time_limit;
@@ -197,7 +203,7 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   fmt::print("memory         {}   strategy {}{}\n", a.memory, a.strategy,
              a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
   fmt::print("executions     {}{}\n", r.executions,
-             r.exhausted() ? (a.strategy == "dfs" ? "  (exhaustive)" : "")
+             r.exhausted() ? (a.strategy != "random" ? "  (exhaustive)" : "")
                            : fmt::format("  (stopped: {})", stop_reason_name(r.stop)));
   fmt::print("completed      {}\n", r.completed);
   fmt::print("failed         {}   deadlocked {}   step-bounded {}{}\n", r.failed, r.deadlocks,
@@ -295,7 +301,7 @@ int run_command(RunArgs a) {
     }
   }
   o.memory = a.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
-  o.strategy = a.strategy == "random" ? StrategyKind::random : StrategyKind::dfs;
+  o.strategy = strategy_kind(a.strategy);
   o.seed = a.seed;
   o.max_executions = a.max_executions;
   o.time_limit_seconds = a.time_limit;
@@ -361,8 +367,9 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->check(CLI::PositiveNumber);
   run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
       ->each([a](const std::string&) { a->replay_given = true; });
-  run->add_option("--strategy", a->strategy, "dfs (exhaustive) or random")
-      ->check(CLI::IsMember({"dfs", "random"}));
+  run->add_option("--strategy", a->strategy,
+                  "dfs (exhaustive), dpor (exhaustive up to reordering of independent steps) or random")
+      ->check(CLI::IsMember({"dfs", "dpor", "random"}));
   run->add_option("--seed", a->seed, "Seed of the random strategy");
   run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus and .json files only)")
       ->check(CLI::IsMember({"sc", "tso", "both"}))

@@ -83,6 +83,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       limit = 0;  // the strategy's own count is its natural end, not a cut
       break;
     case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
+    case StrategyKind::dpor: strategy = make_dpor_strategy(); break;
   }
 
   detail::Execution exec(options.memory, options.stack_size, options.max_steps);
@@ -106,7 +107,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     detail::EndKind end = exec.run(program, *strategy);
     if (!strategy->error().empty()) {
       r.error = strategy->error();
-      r.stop = options.strategy == StrategyKind::dfs ? StopReason::nondeterministic
+      r.stop = options.strategy == StrategyKind::dfs || options.strategy == StrategyKind::dpor
+                   ? StopReason::nondeterministic
                                                      : StopReason::bad_schedule;
       break;
     }
@@ -177,6 +179,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     r.error = strategy->error();
     r.stop = StopReason::bad_schedule;
   }
+  r.sleep_blocked = strategy->sleep_blocked();
   r.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
 }

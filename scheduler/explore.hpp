@@ -29,6 +29,7 @@ enum class StrategyKind : std::uint8_t {
   dfs,     // exhaustive depth-first search over every choice point
   random,  // uniform random choice at every choice point, seeded, max_executions runs
   replay,  // exactly one execution, the one named by ExploreOptions::replay
+  dpor,    // source-DPOR with sleep sets: one execution per Mazurkiewicz class
 };
 
 // Options of one exploration. The defaults explore exhaustively under SC.
@@ -104,6 +105,7 @@ struct ExploreResult {
   std::uint64_t deadlocks = 0;
   std::uint64_t step_bounded = 0;  // cut by max_steps
   std::uint64_t pruned = 0;        // cut off by assume(false)
+  std::uint64_t sleep_blocked = 0; // DPOR: redundant executions cut by the sleep set
   std::uint64_t steps = 0;         // scheduling steps over all executions
   std::uint64_t events = 0;        // events recorded over all executions
   std::vector<Failure> failures;   // the first keep_failures failures

@@ -76,9 +76,13 @@ class Strategy {
   virtual std::string error() const { return {}; }
   // Replay: called at the end of the execution; false when choices were left unused.
   virtual bool consumed_all() const { return true; }
+  // DPOR: executions cut short by the sleep set (redundant; run to the end anyway).
+  virtual std::uint64_t sleep_blocked() const { return 0; }
 };
 
 std::unique_ptr<Strategy> make_dfs_strategy();
+// Source-DPOR with sleep sets: one execution per Mazurkiewicz class (plus sleep-blocked ones).
+std::unique_ptr<Strategy> make_dpor_strategy();
 std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
 // `schedule` is the printable form produced by format_schedule.
 std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);
