@@ -225,6 +225,53 @@ TEST(Dpor, ClassicsUnderScOneExecutionPerClass) {
   }
 }
 
+// The figures of the report: DFS vs DPOR executions on a few programs, and the classes.
+TEST(Dpor, ExecutionCountsTable) {
+  Program indep = [] {
+    atomic<int> a(0), b(0), c(0);
+    thread t1([&] { for (int i = 0; i < 3; ++i) a.store(i); });
+    thread t2([&] { for (int i = 0; i < 3; ++i) b.store(i); });
+    thread t3([&] { for (int i = 0; i < 3; ++i) c.store(i); });
+    t1.join();
+    t2.join();
+    t3.join();
+  };
+  Program counter3 = [] {
+    mutex m;
+    atomic<int> x(0);
+    auto inc = [&] {
+      m.lock();
+      x.store(x.load() + 1);
+      m.unlock();
+    };
+    thread t1(inc), t2(inc), t3(inc);
+    t1.join();
+    t2.join();
+    t3.join();
+    check(x.load() == 3, "lost update");
+  };
+  struct Row {
+    const char* name;
+    Program p;
+  };
+  std::vector<Row> rows{{"3 threads x 3 independent stores", indep},
+                        {"lost-update", find_program("lost-update")->body},
+                        {"sb", find_program("sb")->body},
+                        {"3-thread locked counter", counter3}};
+  std::printf("| program | DFS | DPOR (sleep-blocked) | classes |\n|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    Summary dfs = run(r.p, StrategyKind::dfs);
+    Summary dpor = run(r.p, StrategyKind::dpor);
+    expect_same(dfs, dpor, r.name);
+    EXPECT_EQ(dfs.classes, dpor.classes) << r.name;
+    EXPECT_EQ(dpor.result.executions - dpor.result.sleep_blocked, dfs.classes.size()) << r.name;
+    std::printf("| %s | %llu | %llu (%llu) | %zu |\n", r.name,
+                static_cast<unsigned long long>(dfs.result.executions),
+                static_cast<unsigned long long>(dpor.result.executions),
+                static_cast<unsigned long long>(dpor.result.sleep_blocked), dfs.classes.size());
+  }
+}
+
 // The spinning models (yield()) are compared on outcomes and failures only: yield() is
 // not a transition the strategy sees, so DPOR may cover fewer spin-iteration classes.
 bool sanitized() {
