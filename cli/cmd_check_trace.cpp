@@ -17,6 +17,8 @@
 
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_graph.hpp"
+#include "cli/report_html.hpp"
 #include "trace/trace_io.hpp"
 #include "trace/validate.hpp"
 
@@ -38,6 +40,7 @@ struct CheckTraceOptions {
   std::vector<std::string> checkers;
   bool all = false;
   bool json = false;
+  std::string html, dot;  // report files for the first checker that found a problem
 };
 
 struct Run {
@@ -268,6 +271,24 @@ int run_check_trace(const CheckTraceOptions& opt) {
       if (!v.note.empty()) fmt::print("  note: {}\n", v.note);
     }
   }
+  if (!opt.html.empty() || !opt.dot.empty()) {
+    const Run* shown_run = nullptr;
+    for (const Run& r : runs)
+      if (!shown_run && found_problem(r)) shown_run = &r;
+    for (const Run& r : runs)
+      if (!shown_run && !r.skipped) shown_run = &r;
+    Verdict v = shown_run ? shown_run->verdict : Verdict{};
+    if (shown_run) v.checker = shown_run->name;
+    Trace t{kept, reader->names()};
+    std::string error;
+    report::HtmlHeader h{shown, "",
+                         fmt::format("atomcheck check-trace '{}' --checker {}", opt.file, v.checker)};
+    if ((!opt.html.empty() && !report::write_text_file(opt.html, report::render_html(t, v, h), error)) ||
+        (!opt.dot.empty() && !report::write_text_file(opt.dot, report::render_dot(t, v), error))) {
+      fmt::print(stderr, "{}\n", error);
+      return kExitBadInput;
+    }
+  }
   if (problem) return kExitProblem;
   return oracle_skipped ? kExitBudget : kExitOk;
 }
@@ -313,6 +334,8 @@ void add_check_trace_command(CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"std", "jsonl"}));
   cmd->add_flag("--all", opt->all, "Keep going after the first violation");
   cmd->add_flag("--json", opt->json, "Print one JSON object instead of the report");
+  cmd->add_option("--html", opt->html, "Write the counterexample as a self-contained HTML page");
+  cmd->add_option("--dot", opt->dot, "Write the transaction graph for Graphviz");
   cmd->callback([opt, &rc] { rc = run_check_trace(*opt); });
 
   auto json = std::make_shared<bool>(false);

@@ -16,6 +16,8 @@
 
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_graph.hpp"
+#include "cli/report_html.hpp"
 #include "scheduler/api.hpp"
 #include "specs/litmus.hpp"
 #include "specs/spec.hpp"
@@ -39,6 +41,7 @@ struct RunArgs {
   std::size_t stack_kib = 0;
   bool stop_on_failure = false;
   bool json = false;
+  std::string html, dot;  // --replay: report files for the first flagging checker
 };
 
 StrategyKind strategy_kind(const std::string& name) {
@@ -156,6 +159,23 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
   }
   bool flagged = false;
   for (const Verdict& v : r.verdicts) flagged |= !v.serializable || !v.blamed.empty();
+  if (!a.html.empty() || !a.dot.empty()) {
+    std::size_t k = 0;
+    while (k < r.verdicts.size() && r.verdicts[k].serializable && r.verdicts[k].blamed.empty()) ++k;
+    if (k == r.verdicts.size()) k = 0;
+    Verdict v;
+    if (k < r.verdicts.size()) v = report::verdict_on_execution(r.trace, r.verdicts[k]);
+    if (k < options.checkers.size()) v.checker = options.checkers[k];
+    std::string cmd = replay_command(a, a.replay);
+    if (!v.checker.empty()) cmd += " --checker " + v.checker;
+    std::string error;
+    report::HtmlHeader h{a.name, a.replay, cmd};
+    if ((!a.html.empty() && !report::write_text_file(a.html, report::render_html(r.trace, v, h), error)) ||
+        (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v), error))) {
+      fmt::print(stderr, "{}\n", error);
+      return kExitBadInput;
+    }
+  }
   if (a.json) {
     nlohmann::json j;
     j["program"] = a.name;
@@ -377,6 +397,8 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");
+  run->add_option("--html", a->html, "With --replay: write the execution as a self-contained HTML page");
+  run->add_option("--dot", a->dot, "With --replay: write the transaction graph for Graphviz");
   run->callback([a, &rc] { rc = run_command(*a); });
 }
 

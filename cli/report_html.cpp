@@ -1,0 +1,246 @@
+// Renders one counterexample as a self-contained HTML page with an inline SVG: threads
+// (and TSO store buffers) are horizontal swimlanes, events sit left to right in trace
+// order, so every arrow of the witness cycle points forward in time.
+#include "cli/report_html.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "cli/report_graph.hpp"
+
+namespace atomcheck::report {
+
+namespace {
+
+constexpr int kLeft = 150;     // room for lane names
+constexpr int kStep = 70;      // horizontal distance between consecutive events
+constexpr int kLaneH = 76;
+constexpr int kTop = 40;       // room above the first lane for arcs
+
+const char* kStyle = R"(
+body { font-family: Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.3em; margin-bottom: 0.2em; }
+pre, code { background: #f4f4f4; padding: 0.15em 0.4em; border-radius: 3px; }
+pre { padding: 0.6em; overflow-x: auto; }
+.verdict.bad { color: #b00; font-weight: bold; }
+.verdict.ok { color: #070; font-weight: bold; }
+.scroll { overflow-x: auto; border: 1px solid #ddd; margin: 1em 0; }
+svg text { font-size: 11px; font-family: Menlo, Consolas, monospace; }
+svg .lane-bg { fill: #fafafa; stroke: #e4e4e4; }
+svg .lane-bg.buffer { fill: #f1f5fb; }
+svg .lane-name { font-size: 12px; font-weight: bold; fill: #333; }
+svg .txn { fill: #e9f0ff; stroke: #7896c8; stroke-width: 1.2; }
+svg .txn.in-cycle { stroke: #c00; stroke-width: 2; }
+svg .txn.blamed { fill: #f9c7c7; stroke: #c00; stroke-width: 2.5; }
+svg .event circle { fill: #fff; stroke: #333; stroke-width: 1.2; }
+svg .event.endpoint circle { fill: #c00; stroke: #800; }
+svg .event.interfering circle { fill: #f80; stroke: #a50; }
+svg .event .idx { fill: #888; font-size: 9px; }
+svg .conflict-edge { fill: none; stroke: #999; stroke-width: 1; stroke-dasharray: 3 3; }
+svg .cycle-edge { fill: none; stroke: #c00; stroke-width: 2.2; }
+svg .edge-label { fill: #c00; font-size: 10px; }
+.legend span { display: inline-block; margin-right: 1.5em; }
+.sw { display: inline-block; width: 1em; height: 0.8em; vertical-align: middle; border: 1px solid #777; margin-right: 0.3em; }
+)";
+
+struct Lane {
+  ThreadId thread;
+  bool buffer;
+};
+
+}  // namespace
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHeader& header) {
+  const TxnGraph g = build_graph(trace, verdict);
+  const std::vector<Event>& ev = trace.events;
+  const std::size_t n = ev.size();
+
+  // Lanes: every thread seen (events or named by the verdict), then its store buffer
+  // right below it when it has commits.
+  std::map<std::pair<ThreadId, bool>, int> lane_of;
+  for (const Event& e : ev) lane_of[{e.thread, e.op == Op::commit}] = 0;
+  for (const TxnNode& t : g.txns) lane_of[{t.thread, false}] = 0;
+  std::vector<Lane> lanes;
+  for (auto& [key, idx] : lane_of) {
+    idx = static_cast<int>(lanes.size());
+    lanes.push_back(Lane{key.first, key.second});
+  }
+  auto lane_y = [&](ThreadId t, bool buffer) {
+    auto it = lane_of.find({t, buffer});
+    int l = it == lane_of.end() ? 0 : it->second;
+    return kTop + l * kLaneH + kLaneH / 2;
+  };
+  auto ex = [](EventIndex i) { return kLeft + 30 + static_cast<int>(i) * kStep; };
+  auto ey = [&](EventIndex i) { return lane_y(ev[i].thread, ev[i].op == Op::commit); };
+  const int width = kLeft + 60 + static_cast<int>(n) * kStep;
+  const int height = kTop + static_cast<int>(lanes.size()) * kLaneH + 20;
+
+  std::vector<bool> endpoint(n, false);
+  for (const TxnEdge& e : g.edges)
+    if (e.in_cycle) {
+      if (e.from_event < n) endpoint[e.from_event] = true;
+      if (e.to_event < n) endpoint[e.to_event] = true;
+    }
+
+  std::string svg;
+  svg += fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n",
+      width, height, width, height);
+  svg +=
+      "<defs><marker id=\"arrow-red\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
+      "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/>"
+      "</marker><marker id=\"arrow-grey\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" "
+      "markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#999\"/>"
+      "</marker></defs>\n";
+  for (std::size_t l = 0; l < lanes.size(); ++l) {
+    int top = kTop + static_cast<int>(l) * kLaneH;
+    std::string name = trace.names.thread(lanes[l].thread);
+    if (lanes[l].buffer) name += " buffer";
+    svg += fmt::format(
+        "<rect class=\"lane-bg{}\" x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+        "<text class=\"lane-name\" x=\"8\" y=\"{}\">{}</text>\n",
+        lanes[l].buffer ? " buffer" : "", top, width, kLaneH, top + kLaneH / 2 + 4, html_escape(name));
+  }
+  // Transactions: a box around their events in the thread's lane.
+  for (const TxnNode& t : g.txns) {
+    if (t.first == kNoEvent) continue;
+    int x0 = ex(t.first) - 26, x1 = ex(t.last) + 26;
+    int y = lane_y(t.thread, false) - kLaneH / 2 + 6;
+    std::string cls = "txn";
+    if (t.in_cycle) cls += " in-cycle";
+    if (t.blamed) cls += " blamed";
+    svg += fmt::format(
+        "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"8\"><title>transaction {}{}</title></rect>\n",
+        cls, x0, y, x1 - x0, kLaneH - 12, html_escape(txn_text(trace, t)), t.blamed ? " (blamed)" : "");
+  }
+  // Conflict edges outside the witness, faint, then the witness on top.
+  auto point = [&](EventIndex e, std::uint32_t txn) -> std::pair<int, int> {
+    if (e < n) return {ex(e), ey(e)};
+    const TxnNode& t = g.txns[txn];
+    if (t.first < n) return {ex(t.first), ey(t.first)};
+    return {kLeft - 10, lane_y(t.thread, false)};
+  };
+  auto arc = [&](std::pair<int, int> a, std::pair<int, int> b) {
+    // Bend upward so arrows between events of one lane stay visible.
+    int mx = (a.first + b.first) / 2;
+    int my = std::min(a.second, b.second) - 28 - std::abs(b.first - a.first) / 12;
+    if (a.second != b.second) my = (a.second + b.second) / 2;
+    return fmt::format("M{},{} Q{},{} {},{}", a.first, a.second - 9, mx, my, b.first,
+                       b.second + (b.second > a.second ? -9 : b.second < a.second ? 9 : -9));
+  };
+  for (const TxnEdge& e : g.edges) {
+    if (e.in_cycle) continue;
+    svg += fmt::format("<path class=\"conflict-edge\" d=\"{}\" marker-end=\"url(#arrow-grey)\"/>\n",
+                       arc(point(e.from_event, e.from), point(e.to_event, e.to)));
+  }
+  for (std::size_t l = 0; l < n; ++l) {
+    const Event& e = ev[l];
+    std::string cls = "event";
+    if (endpoint[l]) cls += " endpoint";
+    if (g.interfering[l]) cls += " interfering";
+    std::string text = event_text(trace, e);
+    std::string title = fmt::format("event {}: {} {}", l, trace.names.thread(e.thread), text);
+    if (e.loc) title += fmt::format(" (line {})", e.loc);
+    if (is_access(e.op) && e.op != Op::read) title += fmt::format(" value {}", e.value);
+    int x = ex(l), y = ey(l);
+    svg += fmt::format(
+        "<g class=\"{}\"><title>{}</title><circle cx=\"{}\" cy=\"{}\" r=\"7\"/>"
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>"
+        "<text class=\"idx\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text></g>\n",
+        cls, html_escape(title), x, y, x, y + 22, html_escape(text), x, y - 12, l);
+  }
+  int k = 0;
+  for (const TxnEdge& e : g.edges) {
+    if (!e.in_cycle) continue;
+    auto a = point(e.from_event, e.from), b = point(e.to_event, e.to);
+    svg += fmt::format(
+        "<path class=\"cycle-edge\" d=\"{}\" marker-end=\"url(#arrow-red)\"><title>{} must precede {}</title></path>\n",
+        arc(a, b), html_escape(txn_text(trace, g.txns[e.from])), html_escape(txn_text(trace, g.txns[e.to])));
+    svg += fmt::format("<text class=\"edge-label\" x=\"{}\" y=\"{}\">{}</text>\n",
+                       (a.first + b.first) / 2, std::min(a.second, b.second) - 14, ++k);
+  }
+  svg += "</svg>\n";
+
+  // The page.
+  std::string verdict_text;
+  bool bad = !verdict.serializable || !verdict.blamed.empty();
+  if (!verdict.serializable) verdict_text = "not conflict serializable";
+  if (!verdict.blamed.empty()) {
+    if (!verdict_text.empty()) verdict_text += "; ";
+    verdict_text += fmt::format("{} transaction(s) blamed", verdict.blamed.size());
+  }
+  if (!bad) verdict_text = "no violation found";
+
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  out += fmt::format("<title>atomcheck: {}</title>\n<style>{}</style></head><body>\n",
+                     html_escape(header.title), kStyle);
+  out += fmt::format("<h1>{}</h1>\n", html_escape(header.title));
+  out += fmt::format("<p>Checker <b>{}</b>: <span class=\"verdict {}\">{}</span>; {} events.</p>\n",
+                     html_escape(verdict.checker.empty() ? "(none)" : verdict.checker),
+                     bad ? "bad" : "ok", html_escape(verdict_text), n);
+  if (!header.schedule.empty())
+    out += fmt::format("<p>Schedule: <code class=\"schedule\">{}</code></p>\n", html_escape(header.schedule));
+  if (!header.command.empty())
+    out += fmt::format("<p>Reproduce with:</p><pre class=\"command\">{}</pre>\n", html_escape(header.command));
+  out +=
+      "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#e9f0ff\"></i>transaction</span>"
+      "<span><i class=\"sw\" style=\"background:#f9c7c7\"></i>blamed transaction</span>"
+      "<span><i class=\"sw\" style=\"background:#c00\"></i>witness cycle edge (numbered)</span>"
+      "<span><i class=\"sw\" style=\"background:#f80\"></i>interfering event</span>"
+      "<span><i class=\"sw\" style=\"background:#999\"></i>other conflict (dashed)</span></p>\n";
+  out += "<div class=\"scroll\">\n" + svg + "</div>\n";
+  auto ev_name = [&](EventIndex i) {
+    if (i >= n) return std::string("?");
+    return fmt::format("event {} ({} {})", i, trace.names.thread(ev[i].thread), event_text(trace, ev[i]));
+  };
+  if (!verdict.cycle.empty()) {
+    out += "<h2>Witness cycle</h2>\n<ol class=\"cycle\">\n";
+    for (const CycleEdge& c : verdict.cycle) {
+      TxnNode a, b;
+      a.thread = c.from.thread;
+      a.first = c.from.first;
+      b.thread = c.to.thread;
+      b.first = c.to.first;
+      std::string line = fmt::format("{} &rarr; {}", html_escape(txn_text(trace, a)), html_escape(txn_text(trace, b)));
+      if (c.from_event < n && c.to_event < n)
+        line += fmt::format(": {} before {}", html_escape(ev_name(c.from_event)), html_escape(ev_name(c.to_event)));
+      out += "<li>" + line + "</li>\n";
+    }
+    out += "</ol>\n";
+  }
+  if (!verdict.blamed.empty()) {
+    out += "<h2>Blamed transactions</h2>\n<ul class=\"blame\">\n";
+    for (const Blame& b : verdict.blamed) {
+      TxnNode t;
+      t.thread = b.txn.thread;
+      t.first = b.txn.first;
+      out += fmt::format("<li>{}: {} interferes, reaching {}</li>\n", html_escape(txn_text(trace, t)),
+                         html_escape(ev_name(b.interfering)), html_escape(ev_name(b.at)));
+    }
+    out += "</ul>\n";
+  }
+  if (!verdict.note.empty()) out += fmt::format("<p>Note: {}</p>\n", html_escape(verdict.note));
+  out += "</body></html>\n";
+  return out;
+}
+
+}  // namespace atomcheck::report

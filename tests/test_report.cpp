@@ -1,0 +1,200 @@
+// The counterexample reports (--html, --dot): for the papers' traces every event is drawn,
+// the witness cycle's edges are the highlighted arrows, every transaction is one dot
+// node, user-supplied names are escaped, TSO executions get store-buffer lanes, and both
+// commands write the files.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "checkers/registry.hpp"
+#include "cli/report_graph.hpp"
+#include "cli/report_html.hpp"
+#include "tests/support/cli_runner.hpp"
+#include "trace/trace_io.hpp"
+
+namespace atomcheck {
+namespace {
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+Verdict check(const Trace& t, const std::string& name) {
+  auto c = make_checker(name);
+  EXPECT_TRUE(c) << name;
+  for (const Event& e : t.events) c->on_event(e);
+  Verdict v = c->verdict();
+  v.checker = name;
+  return v;
+}
+
+// Transactions counted independently of the report code: outermost blocks plus unary
+// events (traces without commits).
+std::size_t transaction_count(const Trace& t) {
+  std::map<ThreadId, int> depth;
+  std::size_t n = 0;
+  for (const Event& e : t.events) {
+    int& d = depth[e.thread];
+    if (e.op == Op::begin) n += d++ == 0;
+    else if (e.op == Op::end) --d;
+    else n += d == 0;
+  }
+  return n;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const char* kPaperTraces[] = {"aerodrome-fig2-rho2.std", "aerodrome-fig3-rho3.std",
+                              "aerodrome-fig4-rho1prime.std", "regiontrack-fig1a-alpha1.std",
+                              "regiontrack-fig1c-alpha3.std"};
+
+TEST(Report, PaperCounterexamplesHaveEveryEventAndTheCycleHighlighted) {
+  int with_cycle = 0, with_blame = 0;
+  for (const char* file : kPaperTraces) {
+    Trace t = read_trace(std::string(ATOMCHECK_TEST_DATA) + "/traces/" + file);
+    ASSERT_GT(t.size(), 0u) << file;
+    for (const char* checker : {"velodrome", "aerodrome-fixed", "regiontrack-fixed"}) {
+      SCOPED_TRACE(std::string(file) + " " + checker);
+      Verdict v = check(t, checker);
+      with_cycle += !v.cycle.empty();
+      with_blame += !v.blamed.empty();
+      std::string html = report::render_html(t, v, {file, "", "atomcheck check-trace x"});
+      EXPECT_EQ(count(html, "<g class=\"event"), t.size());
+      EXPECT_EQ(count(html, "class=\"cycle-edge\""), v.cycle.size());
+      EXPECT_EQ(count(html, "<rect class=\"txn"), transaction_count(t));
+      std::map<std::uint64_t, bool> blamed_txns;
+      for (const Blame& b : v.blamed) blamed_txns[b.txn.first] = true;
+      EXPECT_EQ(count(html, "blamed\" x="), blamed_txns.size());
+      EXPECT_EQ(html.find("<script"), std::string::npos);
+      EXPECT_NE(html.find("</svg>"), std::string::npos);
+
+      std::string dot = report::render_dot(t, v);
+      EXPECT_EQ(dot.rfind("digraph transactions {\n", 0), 0u);
+      EXPECT_EQ(count(dot, "{"), count(dot, "}"));
+      EXPECT_EQ(dot.back(), '\n');
+      std::size_t nodes = 0, red_edges = 0, filled = 0;
+      std::istringstream lines(dot);
+      for (std::string line; std::getline(lines, line);) {
+        bool edge = line.find(" -> t") != std::string::npos && line.rfind("  t", 0) == 0;
+        if (!edge && line.rfind("  t", 0) == 0 && line.find(" [label=") != std::string::npos) ++nodes;
+        if (edge && line.find("color=red") != std::string::npos) ++red_edges;
+        if (!edge && line.find("style=filled") != std::string::npos) ++filled;
+      }
+      EXPECT_EQ(nodes, transaction_count(t));
+      EXPECT_EQ(red_edges, v.cycle.size());
+      EXPECT_EQ(filled, blamed_txns.size());
+    }
+  }
+  // The papers' counterexamples do produce witnesses, so the counts above are not vacuous.
+  EXPECT_GE(with_cycle, 3);
+  EXPECT_GE(with_blame, 2);
+}
+
+TEST(Report, NamesFromInputAreEscaped) {
+  Trace t;
+  ThreadId a = t.names.threads.intern("<script>alert(1)</script>");
+  ThreadId b = t.names.threads.intern("b\"q\\");
+  VarId x = t.names.vars.intern("x&<y>");
+  LabelId l = t.names.labels.intern("'lbl'\"");
+  t.events = {Event{Op::begin, false, a, l}, Event{Op::write, false, a, x},
+              Event{Op::begin, false, b, kNoId}, Event{Op::read, false, b, x},
+              Event{Op::write, false, b, x},     Event{Op::end, false, b, kNoId},
+              Event{Op::read, false, a, x},      Event{Op::end, false, a, l}};
+  Verdict v = check(t, "velodrome");
+  ASSERT_FALSE(v.serializable);
+  std::string html = report::render_html(t, v, {"<b>title</b>", "1<2", "run '<x>'"});
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<b>title"), std::string::npos);
+  EXPECT_EQ(html.find("x&<y>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("x&amp;&lt;y&gt;"), std::string::npos);
+  EXPECT_NE(html.find("1&lt;2"), std::string::npos);
+  EXPECT_NE(html.find("&#39;lbl&#39;&quot;"), std::string::npos);
+  EXPECT_EQ(count(html, "<g class=\"event"), t.size());
+
+  std::string dot = report::render_dot(t, v);
+  EXPECT_NE(dot.find("b\\\"q\\\\@2"), std::string::npos) << dot;
+  // Every quote in the dot file is either escaped or delimits a string: an even count.
+  std::size_t unescaped = 0;
+  for (std::size_t i = 0; i < dot.size(); ++i) {
+    if (dot[i] == '\\') {
+      ++i;
+      continue;
+    }
+    unescaped += dot[i] == '"';
+  }
+  EXPECT_EQ(unescaped % 2, 0u);
+}
+
+TEST(Report, TsoExecutionGetsStoreBufferLanesAndTauIndicesAreMapped) {
+  Trace t;
+  ThreadId a = t.names.threads.intern("A"), b = t.names.threads.intern("B");
+  VarId x = t.names.vars.intern("x");
+  Event w{Op::write, false, a, x, 1};
+  Event c{Op::commit, false, a, x, 1};
+  c.issue = 2;
+  t.events = {Event{Op::begin, false, a}, Event{Op::read, false, a, x}, w,
+              Event{Op::read, false, b, x}, c, Event{Op::end, false, a}};
+  std::string html = report::render_html(t, Verdict{}, {"tso", "", ""});
+  EXPECT_NE(html.find(">A buffer</text>"), std::string::npos);
+  EXPECT_EQ(html.find(">B buffer</text>"), std::string::npos);
+  EXPECT_EQ(count(html, "<g class=\"event"), t.size());
+  report::TxnGraph g = report::build_graph(t, Verdict{});
+  EXPECT_EQ(g.txn_of[4], g.txn_of[0]);  // the commit belongs to its issue's transaction
+  // B's read precedes A's commit: the conflict is with the commit, not the issue.
+  ASSERT_EQ(g.edges.size(), 1u);
+  EXPECT_EQ(g.edges[0].from_event, 3u);
+  EXPECT_EQ(g.edges[0].to_event, 4u);
+
+  Verdict v;
+  v.serializable = false;
+  v.cycle.push_back(CycleEdge{TxnRef{b, 3}, TxnRef{a, 0}, 3, 4});  // tau index 4 = end
+  v.blamed.push_back(Blame{TxnRef{a, 0}, 3, 4});
+  Verdict m = report::verdict_on_execution(t, v);
+  EXPECT_EQ(m.cycle[0].to_event, 5u);
+  EXPECT_EQ(m.cycle[0].from_event, 3u);
+  EXPECT_EQ(m.blamed[0].at, 5u);
+}
+
+TEST(Report, CommandsWriteBothFiles) {
+  std::string dir = testing::temp_dir();
+  auto r = testing::run_cli({"check-trace", testing::data_path("traces/aerodrome-fig2-rho2.std"),
+                             "--checker", "aerodrome-fixed,velodrome", "--html", dir + "/a.html",
+                             "--dot", dir + "/a.dot"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::string html = read_all(dir + "/a.html"), dot = read_all(dir + "/a.dot");
+  EXPECT_EQ(count(html, "<g class=\"event"), 8u);
+  EXPECT_NE(html.find("--checker aerodrome-fixed"), std::string::npos);
+  EXPECT_GE(count(html, "class=\"cycle-edge\""), 1u);
+  EXPECT_EQ(count(dot, "{"), count(dot, "}"));
+  EXPECT_NE(dot.find("color=red"), std::string::npos);
+
+  r = testing::run_cli({"run", "lost-update", "--replay", "121", "--checker", "velodrome", "--html",
+                        dir + "/b.html", "--dot", dir + "/b.dot"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  html = read_all(dir + "/b.html");
+  dot = read_all(dir + "/b.dot");
+  EXPECT_NE(html.find("class=\"schedule\">121<"), std::string::npos);
+  EXPECT_NE(html.find("atomcheck run lost-update --replay &#39;121&#39; --checker velodrome"),
+            std::string::npos);
+  EXPECT_GE(count(html, "class=\"cycle-edge\""), 2u);
+  EXPECT_NE(dot.find("style=filled"), std::string::npos);
+
+  r = testing::run_cli({"check-trace", testing::data_path("traces/aerodrome-fig2-rho2.std"),
+                        "--html", dir + "/no/such/dir/a.html"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace atomcheck
