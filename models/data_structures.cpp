@@ -1,0 +1,212 @@
+// Small concurrent data structures as models: a Treiber stack (and a broken push that
+// reads and writes the head in two steps), double-checked lazy initialisation, a
+// seqlock, a single-producer single-consumer ring buffer, and check-then-act on a
+// shared map (broken, and under a lock). Nodes and slots are preallocated arrays indexed
+// by small integers, since atomcheck values are at most 8 bytes and everything must be
+// created inside the program body.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <mutex>
+
+#include "scheduler/api.hpp"
+
+namespace {
+
+using atomcheck::atomic;
+using atomcheck::atomic_block;
+using atomcheck::check;
+using atomcheck::mutex;
+using atomcheck::shared;
+using atomcheck::thread;
+
+constexpr auto rlx = std::memory_order_relaxed;
+constexpr auto acq = std::memory_order_acquire;
+constexpr auto rel = std::memory_order_release;
+constexpr int kNull = -1;
+
+void spin() { atomcheck::this_thread::yield(); }
+
+// Treiber stack over nodes 0..2: node 0 (value 100) is on the stack initially; thread i
+// pushes node i+1 (value i+1) and then pops once. No node is pushed twice, so there is
+// no ABA here. At the end the two popped values and the one left on the stack must be
+// exactly {100, 1, 2}. The push and pop blocks are linearizable but not conflict
+// serializable: a CAS that fails (or succeeds after head went 0 -> 1 -> 0) read a head
+// another block wrote after this block's first read, a cycle the "oracle" flags.
+void treiber(bool cas_push) {
+  std::array<shared<int>, 3> value{shared<int>(100, "val0"), shared<int>(0, "val1"),
+                                   shared<int>(0, "val2")};
+  std::array<atomic<int>, 3> next{atomic<int>(kNull, "next0"), atomic<int>(kNull, "next1"),
+                                   atomic<int>(kNull, "next2")};
+  atomic<int> head(0, "head");
+  std::array<int, 2> popped{kNull, kNull};
+  auto worker = [&](int i) {
+    const int node = i + 1;
+    {
+      atomic_block b("push");
+      value[node].set(node);
+      int h = head.load(rlx);
+      if (cas_push) {
+        do {
+          next[node].store(h, rlx);
+        } while (!head.compare_exchange_weak(h, node, rel, rlx));
+      } else {
+        next[node].store(h, rlx);
+        head.store(node, rel);  // a lost push when another thread moved head meanwhile
+      }
+    }
+    atomic_block b("pop");
+    int h = head.load(acq);
+    while (h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq)) {
+    }
+    popped[i] = h == kNull ? kNull : value[h].get();
+  };
+  thread t1(worker, 0), t2(worker, 1);
+  t1.join();
+  t2.join();
+  std::array<int, 3> all{popped[0], popped[1], kNull};
+  const int h = head.load();
+  if (h != kNull) {
+    all[2] = value[h].get();
+    check(next[h].load() == kNull, "more than one element left on the stack");
+  }
+  std::sort(all.begin(), all.end());
+  check(all == std::array<int, 3>{1, 2, 100}, "stack lost or duplicated an element");
+}
+
+}  // namespace
+
+ATOMCHECK_PROGRAM("treiber-stack", "Treiber stack, 2 threads each push (CAS) then pop") {
+  treiber(true);
+}
+
+ATOMCHECK_PROGRAM("treiber-stack-racy-push",
+                  "Treiber stack whose push stores the head without CAS: lost element") {
+  treiber(false);
+}
+
+// Double-checked lazy initialisation with relaxed accesses: a fast-path read of the
+// `ready` flag, then the lock and a second check. In C++ the relaxed flag store may be
+// seen before the payload store (a data race, broken); SC and TSO keep stores in order,
+// so under both every reader that sees ready=1 sees the payload. The atomic block is the
+// whole get-instance-and-read.
+ATOMCHECK_PROGRAM("dcl-init", "double-checked lazy init with relaxed flag (broken only in C++)") {
+  atomic<int> ready(0, "ready");
+  shared<int> payload(0, "payload");
+  mutex m("init");
+  auto get = [&] {
+    atomic_block b("get-instance");
+    if (ready.load(rlx) == 0) {
+      std::scoped_lock<mutex> g(m);
+      if (ready.load(rlx) == 0) {
+        payload.set(42);
+        ready.store(1, rlx);
+      }
+    }
+    check(payload.get() == 42, "saw the flag before the payload");
+  };
+  thread t1(get), t2(get);
+  t1.join();
+  t2.join();
+}
+
+// Seqlock: one writer writes the pair (a, b) = (1, 1) under an odd sequence number; the
+// reader retries until it read an even, unchanged sequence number and must then see a
+// consistent pair. The reader's block "snapshot" spans its retries.
+ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consistent snapshot") {
+  atomic<int> seq(0, "seq");
+  atomic<int> a(0, "a"), b(0, "b");
+  thread writer([&] {
+    atomic_block blk("write");
+    seq.store(1, rlx);
+    a.store(1, rlx);
+    b.store(1, rlx);
+    seq.store(2, rel);
+  });
+  thread reader([&] {
+    atomic_block blk("snapshot");
+    for (;;) {
+      const int s1 = seq.load(acq);
+      if (s1 % 2 != 0) {
+        spin();
+        continue;
+      }
+      const int ra = a.load(rlx), rb = b.load(rlx);
+      if (seq.load(acq) == s1) {
+        check(ra == rb, "inconsistent snapshot");
+        atomcheck::outcome("snapshot", ra);
+        return;
+      }
+      spin();
+    }
+  });
+  writer.join();
+  reader.join();
+}
+
+// Single-producer single-consumer ring buffer of capacity 2; three items go through it,
+// in order, so the first slot is reused. Indices grow without wrapping (slot = index % 2).
+// The producer's slot write must reach the consumer before the tail index that
+// publishes it (stores stay in order under SC and TSO).
+ATOMCHECK_PROGRAM("spsc-ring", "SPSC ring buffer, capacity 2, 3 items, FIFO order checked") {
+  std::array<shared<int>, 2> slot{shared<int>(0, "slot0"), shared<int>(0, "slot1")};
+  atomic<int> head(0, "head"), tail(0, "tail");
+  thread producer([&] {
+    for (int item = 1; item <= 3; ++item) {
+      const int t = tail.load(rlx);
+      while (t - head.load(acq) == 2) spin();
+      slot[static_cast<std::size_t>(t % 2)].set(item);
+      tail.store(t + 1, rel);
+    }
+  });
+  thread consumer([&] {
+    for (int expected = 1; expected <= 3; ++expected) {
+      const int h = head.load(rlx);
+      while (tail.load(acq) == h) spin();
+      check(slot[static_cast<std::size_t>(h % 2)].get() == expected,
+            "ring buffer delivered out of order");
+      head.store(h + 1, rel);
+    }
+  });
+  producer.join();
+  consumer.join();
+}
+
+namespace {
+
+// A one-key map (slot 0 = absent) with an insert counter; "insert if absent" from two
+// threads must insert once. The broken version checks outside the lock.
+void check_then_act(bool locked) {
+  shared<int> slot(0, "map[k]");
+  mutex m("map");
+  int inserts = 0;  // ghost
+  auto insert_if_absent = [&](int v) {
+    atomic_block b("insert-if-absent");
+    if (locked) {
+      std::scoped_lock<mutex> g(m);
+      if (slot.get() == 0) {
+        slot.set(v);
+        ++inserts;
+      }
+      return;
+    }
+    if (slot.get() != 0) return;
+    std::scoped_lock<mutex> g(m);
+    slot.set(v);
+    ++inserts;
+  };
+  thread t1(insert_if_absent, 1), t2(insert_if_absent, 2);
+  t1.join();
+  t2.join();
+  check(inserts == 1, "key inserted twice");
+}
+
+}  // namespace
+
+ATOMCHECK_PROGRAM("map-check-then-act", "insert-if-absent that checks outside the lock: broken") {
+  check_then_act(false);
+}
+
+ATOMCHECK_PROGRAM("map-check-then-act-locked", "insert-if-absent with check and insert under one lock") {
+  check_then_act(true);
+}

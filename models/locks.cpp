@@ -1,0 +1,142 @@
+// Spin locks from the textbook, as models: test-and-set, test-and-test-and-set, a ticket
+// lock and Lamport's bakery (with and without the fences it needs under TSO), plus a
+// broken "check then set" lock. Each guards a plain shared counter incremented by two
+// threads inside an atomic block "critical"; mutual exclusion is checked twice: a ghost
+// occupancy count inside the section and the final counter value (a lost update).
+// Spin loops call this_thread::yield() so that exhaustive search stays finite.
+#include <algorithm>
+#include <array>
+
+#include "scheduler/api.hpp"
+
+namespace {
+
+using atomcheck::atomic;
+using atomcheck::atomic_block;
+using atomcheck::check;
+using atomcheck::shared;
+using atomcheck::thread;
+
+constexpr auto rlx = std::memory_order_relaxed;
+constexpr auto acq = std::memory_order_acquire;
+constexpr auto rel = std::memory_order_release;
+
+void spin() { atomcheck::this_thread::yield(); }
+void mfence() { atomcheck::atomic_thread_fence(std::memory_order_seq_cst); }
+
+// The protected state: a racy counter (read and write are separate steps) and a ghost
+// occupancy count kept natively (not a shared object, so it adds no scheduling points).
+struct Section {
+  int inside = 0;
+  shared<int> counter{0, "counter"};
+
+  void enter_and_increment() {
+    atomic_block b("critical");
+    ++inside;
+    check(inside == 1, "mutual exclusion violated: two threads in the critical section");
+    counter += 1;
+    --inside;
+  }
+  void check_final() { check(counter.get() == 2, "lost update: counter != 2"); }
+};
+
+// Runs `body(i)` in two threads, then checks the counter.
+template <class Body>
+void two_threads(Section& s, Body body) {
+  thread t1([&] { body(0); });
+  thread t2([&] { body(1); });
+  t1.join();
+  t2.join();
+  s.check_final();
+}
+
+}  // namespace
+
+ATOMCHECK_PROGRAM("lock-tas", "test-and-set spinlock (exchange) around a shared counter") {
+  Section s;
+  atomic<int> flag(0, "flag");
+  two_threads(s, [&](int) {
+    // A failed exchange writes back the 1 it read, which yield() would count as a change
+    // and so never block; the spin is an await instead: a failed attempt changes nothing,
+    // so executions where it fails are covered by those where it is tried later.
+    atomcheck::assume(flag.exchange(1, acq) == 0);
+    s.enter_and_increment();
+    flag.store(0, rel);
+  });
+}
+
+// Broken on purpose: the test and the set are two steps, so both threads can see the
+// lock free and both take it (fails under SC already).
+ATOMCHECK_PROGRAM("lock-tas-broken", "spinlock whose test and set are separate steps: broken") {
+  Section s;
+  atomic<int> flag(0, "flag");
+  two_threads(s, [&](int) {
+    while (flag.load(acq) != 0) spin();
+    flag.store(1, rlx);
+    s.enter_and_increment();
+    flag.store(0, rel);
+  });
+}
+
+ATOMCHECK_PROGRAM("lock-ttas", "test-and-test-and-set spinlock around a shared counter") {
+  Section s;
+  atomic<int> flag(0, "flag");
+  two_threads(s, [&](int) {
+    for (;;) {
+      while (flag.load(rlx) != 0) spin();
+      if (flag.exchange(1, acq) == 0) break;
+    }
+    s.enter_and_increment();
+    flag.store(0, rel);
+  });
+}
+
+ATOMCHECK_PROGRAM("lock-ticket", "ticket lock (fetch_add ticket, spin on now-serving)") {
+  Section s;
+  atomic<int> next(0, "next"), serving(0, "serving");
+  two_threads(s, [&](int) {
+    const int mine = next.fetch_add(1, rlx);
+    while (serving.load(acq) != mine) spin();
+    s.enter_and_increment();
+    serving.store(mine + 1, rel);
+  });
+}
+
+namespace {
+
+// Lamport's bakery for two threads. Under TSO the plain stores to choosing[i] and
+// number[i] sit in the store buffer while the thread reads the other's entries (the
+// store->load reordering); `fenced` puts an mfence after each of the two stores that a
+// later read of the other thread's entries must not overtake.
+void bakery(bool fenced) {
+  Section s;
+  std::array<atomic<int>, 2> choosing{atomic<int>(0, "choosing0"), atomic<int>(0, "choosing1")};
+  std::array<atomic<int>, 2> number{atomic<int>(0, "number0"), atomic<int>(0, "number1")};
+  two_threads(s, [&](int i) {
+    const int j = 1 - i;
+    choosing[i].store(1, rlx);
+    if (fenced) mfence();
+    const int mine = 1 + std::max(number[0].load(rlx), number[1].load(rlx));
+    number[i].store(mine, rlx);
+    choosing[i].store(0, rlx);
+    if (fenced) mfence();
+    while (choosing[j].load(rlx) != 0) spin();
+    for (;;) {
+      const int theirs = number[j].load(rlx);
+      if (theirs == 0 || theirs > mine || (theirs == mine && j > i)) break;
+      spin();
+    }
+    s.enter_and_increment();
+    number[i].store(0, rlx);
+  });
+}
+
+}  // namespace
+
+ATOMCHECK_PROGRAM("lock-bakery", "Lamport's bakery, 2 threads, no fences (broken under TSO)") {
+  bakery(false);
+}
+
+ATOMCHECK_PROGRAM("lock-bakery-fenced", "Lamport's bakery, 2 threads, mfence after choosing/number stores") {
+  bakery(true);
+}
