@@ -177,13 +177,16 @@ TxnGraph build_graph(const Trace& trace, const Verdict& verdict) {
 
   // The witness: each cycle edge is marked on the conflict edge between the same two
   // transactions (taking the checker's events), or added when there is none.
+  std::uint32_t pos = 0;
   for (const CycleEdge& c : verdict.cycle) {
+    ++pos;
     std::uint32_t a = find_txn(g, trace, c.from), b = find_txn(g, trace, c.to);
     g.txns[a].in_cycle = g.txns[b].in_cycle = true;
     auto [it, fresh] = edge_of.emplace(pair_key(a, b), static_cast<std::uint32_t>(g.edges.size()));
     if (fresh) g.edges.push_back(TxnEdge{a, b, kNoEvent, kNoEvent, false});
     TxnEdge& edge = g.edges[it->second];
     edge.in_cycle = true;
+    if (edge.cycle_pos == 0) edge.cycle_pos = pos;
     if (c.from_event < n && c.to_event < n) {
       edge.from_event = c.from_event;
       edge.to_event = c.to_event;

@@ -30,6 +30,7 @@ struct TxnEdge {
   std::uint32_t from = 0, to = 0;
   EventIndex from_event = kNoEvent, to_event = kNoEvent;
   bool in_cycle = false;
+  std::uint32_t cycle_pos = 0;  // 1-based position in the witness cycle (0: not on it)
 };
 
 // The graph of one trace and verdict. Event indices are those of `trace`.

@@ -168,7 +168,7 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
         "<text class=\"idx\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text></g>\n",
         cls, html_escape(title), x, y, x, y + 22, html_escape(text), x, y - 12, l);
   }
-  int k = 0;
+  // Numbered as in the witness list below the picture, not in graph order.
   for (const TxnEdge& e : g.edges) {
     if (!e.in_cycle) continue;
     auto a = point(e.from_event, e.from), b = point(e.to_event, e.to);
@@ -176,7 +176,7 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
         "<path class=\"cycle-edge\" d=\"{}\" marker-end=\"url(#arrow-red)\"><title>{} must precede {}</title></path>\n",
         arc(a, b), html_escape(txn_text(trace, g.txns[e.from])), html_escape(txn_text(trace, g.txns[e.to])));
     svg += fmt::format("<text class=\"edge-label\" x=\"{}\" y=\"{}\">{}</text>\n",
-                       (a.first + b.first) / 2, std::min(a.second, b.second) - 14, ++k);
+                       (a.first + b.first) / 2, std::min(a.second, b.second) - 14, e.cycle_pos);
   }
   svg += "</svg>\n";
 

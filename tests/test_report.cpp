@@ -4,6 +4,8 @@
 // commands write the files.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -77,6 +79,21 @@ TEST(Report, PaperCounterexamplesHaveEveryEventAndTheCycleHighlighted) {
       EXPECT_EQ(count(html, "blamed\" x="), blamed_txns.size());
       EXPECT_EQ(html.find("<script"), std::string::npos);
       EXPECT_NE(html.find("</svg>"), std::string::npos);
+      // Arrow k in the picture is edge k of the witness list below it.
+      std::vector<std::string> listed, drawn(v.cycle.size() + 1);
+      static const std::regex li("<li>([^<:]*?) &rarr; ([^<:]*?)(:|</li>)");
+      for (auto m = std::sregex_iterator(html.begin(), html.end(), li); m != std::sregex_iterator(); ++m)
+        listed.push_back((*m)[1].str() + " > " + (*m)[2].str());
+      static const std::regex arrow(
+          "<title>([^<]*) must precede ([^<]*)</title></path>\n<text class=\"edge-label\"[^>]*>([0-9]+)</text>");
+      for (auto m = std::sregex_iterator(html.begin(), html.end(), arrow); m != std::sregex_iterator(); ++m) {
+        std::size_t k = std::stoul((*m)[3].str());
+        ASSERT_GE(k, 1u);
+        ASSERT_LE(k, v.cycle.size());
+        drawn[k] = (*m)[1].str() + " > " + (*m)[2].str();
+      }
+      ASSERT_EQ(listed.size(), v.cycle.size());
+      for (std::size_t k = 1; k <= v.cycle.size(); ++k) EXPECT_EQ(drawn[k], listed[k - 1]) << "arrow " << k;
 
       std::string dot = report::render_dot(t, v);
       EXPECT_EQ(dot.rfind("digraph transactions {\n", 0), 0u);
