@@ -92,6 +92,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.join_target = kNoId;
   ts.spawned = kNoId;
   ts.yield_mark = 0;
+  ts.own_writes = 0;
   ts.yield_seen = writes_;
   ts.depth = 0;
   ts.entry = entry;
@@ -183,7 +184,7 @@ bool Execution::settle() {
     ThreadState& ts = *threads_[t];
     bool ready =
         (ts.status == Status::joining && joinable_now(ts.join_target)) ||
-        (ts.status == Status::yielding && writes_ > ts.yield_mark);
+        (ts.status == Status::yielding && writes_ - ts.own_writes > ts.yield_mark);
     if (!ready) continue;
     run_thread(t);
     progressed = true;
@@ -290,7 +291,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       running_ = tr.thread;
       emit(Op::commit, f.var, f.value, 0, 0, false, f.issue);
       running_ = kNoId;
-      ++writes_;
+      note_write(tr.thread);
     } else {
       run_thread(tr.thread);
     }
@@ -458,7 +459,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   memory_->write_memory(h.id, value);
   // Under TSO an unbuffered (xchg) store reaches memory in the same step as its issue.
   if (memory_kind_ == MemoryModelKind::tso) emit(Op::commit, h.id, value, 0, line, false, issue);
-  ++writes_;
+  note_write(running_);
 }
 
 RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line) {
@@ -473,7 +474,7 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
   if (wrote) {
     memory_->write_memory(h.id, next);
     emit(Op::rmw, h.id, old, next, line);
-    ++writes_;
+    note_write(running_);
   } else {
     emit(Op::read, h.id, old, 0, line);
   }
@@ -543,7 +544,7 @@ void Execution::unlock(const Handle& h, std::uint32_t line) {
   if (unwinding_) return;
   locks_[h.id].owner = kNoId;
   emit(Op::release, h.id, 0, 0, line);
-  ++writes_;
+  note_write(running_);
 }
 
 ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
@@ -657,26 +658,31 @@ void Execution::record_outcome(std::string_view name, std::int64_t value) {
   ++noutcome_;
 }
 
+void Execution::note_write(ThreadId by) {
+  ++writes_;
+  ++threads_[by]->own_writes;
+}
+
 void Execution::yield(std::uint32_t) {
   if (unwinding_ || failed_) {
     unwinding_skip();
     return;
   }
   ThreadState& ts = self();
-  if (writes_ > ts.yield_seen) {
+  if (writes_ - ts.own_writes > ts.yield_seen) {
     // Memory changed during this spin iteration: run it once more instead of waiting.
-    ts.yield_seen = writes_;
+    ts.yield_seen = writes_ - ts.own_writes;
     return;
   }
   ts.status = Status::yielding;
-  ts.yield_mark = writes_;
+  ts.yield_mark = writes_ - ts.own_writes;
   ++waiting_;
   to_scheduler();
   if (unwinding_) {
     unwinding_skip();
     return;
   }
-  self().yield_seen = writes_;
+  self().yield_seen = writes_ - self().own_writes;
 }
 
 // ---- the free functions api.hpp declares ------------------------------------------

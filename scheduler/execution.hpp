@@ -80,7 +80,7 @@ class Execution {
     unused,
     announced,  // suspended before `pending`
     joining,    // suspended in join() until `join_target` finishes
-    yielding,   // suspended in yield() until writes_ > yield_mark
+    yielding,   // suspended in yield() until others_writes() > yield_mark
     running,
     finished,
   };
@@ -96,11 +96,14 @@ class Execution {
     ThreadId join_target = kNoId;
     ThreadId spawned = kNoId;  // Request::spawn: the child to start
     std::uint64_t yield_mark = 0;
-    // writes_ when the thread started or last left yield(): a spin iteration may have
-    // read memory before another thread changed it, so yield() blocks only when
-    // nothing changed since then (blocking on changes since the yield call itself
-    // would lose that wake-up and report a false deadlock).
+    // Memory changes made by other threads when this one started or last left yield():
+    // a spin iteration may have read memory before another thread changed it, so yield()
+    // blocks only when nothing changed since then (blocking on changes since the call
+    // itself would lose that wake-up and report a false deadlock). The thread's own
+    // writes and flushes do not count: they change nothing it can read (a failed
+    // test-and-set writes back the 1 it read, and would otherwise never block).
     std::uint64_t yield_seen = 0;
+    std::uint64_t own_writes = 0;
     std::uint32_t depth = 0;   // atomic block nesting
     void (*entry)(void*) = nullptr;
     void* arg = nullptr;
@@ -170,6 +173,8 @@ class Execution {
   std::vector<Transition> enabled_;
   std::vector<Transition> choices_;
   std::uint64_t writes_ = 0;  // memory changes so far (wakes yield())
+  // Counts a memory change by thread `by` (a store, rmw, unlock or flush of its buffer).
+  void note_write(ThreadId by);
 
   bool failed_ = false;
   bool pruned_ = false;

@@ -155,6 +155,32 @@ TEST(ExploreFailures, YieldKeepsWakeUpsFromDuringTheSpinIteration) {
   EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
 }
 
+// A failed test-and-set writes back the 1 it read: the spinning thread's own writes
+// change nothing it can read, so they must not keep yield() from blocking (the search
+// was unbounded: every spin iteration was a fresh step).
+TEST(ExploreFailures, YieldIgnoresTheSpinnersOwnWrites) {
+  ExploreOptions o;
+  o.max_steps = 200;
+  o.max_executions = 2000;  // the old rule needs far more: fail, do not hang
+  ExploreResult r = explore([] {
+    atomic<int> flag(0, "flag");
+    shared<int> in_cs(0, "in_cs");
+    auto side = [&] {
+      while (flag.exchange(1) == 1) this_thread::yield();
+      in_cs = in_cs + 1;
+      check(in_cs == 1, "mutual exclusion");
+      in_cs = in_cs - 1;
+      flag.store(0);
+    };
+    thread t0(side), t1(side);
+    t0.join();
+    t1.join();
+  }, o);
+  EXPECT_TRUE(r.exhausted());
+  EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
+  EXPECT_LT(r.executions, 200u);
+}
+
 TEST(ExploreFailures, YieldWithNobodyToWakeIsLivelock) {
   ExploreResult r = explore([] {
     atomic<int> flag(0);
