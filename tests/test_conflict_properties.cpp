@@ -21,6 +21,7 @@
 #include "checkers/registry.hpp"
 #include "trace/random_trace.hpp"
 #include "trace/transactions.hpp"
+#include "tests/support/trace_builder.hpp"
 
 namespace atomcheck {
 namespace {
@@ -92,44 +93,7 @@ std::string show(const std::vector<Event>& ev) {
   return s;
 }
 
-bool well_formed(const std::vector<Event>& ev) {
-  std::vector<int> state(64, 0), depth(64, 0);
-  std::vector<std::vector<LockId>> held(64);
-  std::vector<ThreadId> holder(64, kNoId);
-  bool any_fork = false;
-  for (const Event& e : ev) any_fork |= e.op == Op::fork;
-  if (any_fork) state[0] = 1;
-  else std::fill(state.begin(), state.end(), 1);
-  for (const Event& e : ev) {
-    if (state[e.thread] != 1) return false;
-    switch (e.op) {
-      case Op::begin: ++depth[e.thread]; break;
-      case Op::end:
-        if (depth[e.thread]-- == 0) return false;
-        break;
-      case Op::acquire:
-        if (holder[e.target] != kNoId) return false;
-        holder[e.target] = e.thread;
-        held[e.thread].push_back(e.target);
-        break;
-      case Op::release:
-        if (held[e.thread].empty() || held[e.thread].back() != e.target) return false;
-        held[e.thread].pop_back();
-        holder[e.target] = kNoId;
-        break;
-      case Op::fork:
-        if (state[e.target] != 0) return false;
-        state[e.target] = 1;
-        break;
-      case Op::join:
-        if (e.target == e.thread || state[e.target] != 1) return false;
-        state[e.target] = 2;
-        break;
-      default: break;
-    }
-  }
-  return true;
-}
+using atomcheck::testing::well_formed;
 
 // What is wrong with checker `c`'s verdict on `ev`, or "" when it agrees.
 std::string disagreement(const Row& row, Checker& c, ConflictOracle& oracle,

@@ -18,6 +18,7 @@
 #include "checkers/regiontrack.hpp"
 #include "trace/random_trace.hpp"
 #include "trace/transactions.hpp"
+#include "tests/support/trace_builder.hpp"
 
 namespace atomcheck {
 namespace {
@@ -79,48 +80,7 @@ std::string show(const std::vector<Event>& ev) {
   return s;
 }
 
-// Well formed as the generator promises: matched blocks (open at the end allowed),
-// locks released by their holder innermost first and never acquired while held, a forked
-// thread starts after its fork, no thread acts after it is joined.
-bool well_formed(const std::vector<Event>& ev) {
-  std::vector<int> depth(64, 0), state(64, 0);  // state: 0 unseen, 1 forked, 2 acting, 3 joined
-  std::vector<std::vector<LockId>> held(64);
-  std::vector<ThreadId> holder(64, kNoId);
-  bool any_fork = false;
-  for (const Event& e : ev) any_fork |= e.op == Op::fork;
-  for (const Event& e : ev) {
-    if (e.thread >= 64 || (is_thread_op(e.op) && e.target >= 64)) return false;
-    if (state[e.thread] == 3) return false;
-    if (any_fork && e.thread != 0 && state[e.thread] == 0) return false;
-    state[e.thread] = 2;
-    switch (e.op) {
-      case Op::begin: ++depth[e.thread]; break;
-      case Op::end:
-        if (depth[e.thread]-- == 0) return false;
-        break;
-      case Op::acquire:
-        if (holder[e.target] != kNoId) return false;
-        holder[e.target] = e.thread;
-        held[e.thread].push_back(e.target);
-        break;
-      case Op::release:
-        if (held[e.thread].empty() || held[e.thread].back() != e.target) return false;
-        held[e.thread].pop_back();
-        holder[e.target] = kNoId;
-        break;
-      case Op::fork:
-        if (e.target == e.thread || state[e.target] != 0) return false;
-        state[e.target] = 1;
-        break;
-      case Op::join:
-        if (e.target == e.thread || state[e.target] == 0) return false;
-        state[e.target] = 3;
-        break;
-      default: break;
-    }
-  }
-  return true;
-}
+using atomcheck::testing::well_formed;
 
 // Greedy delta debugging: drop chunks, then single events, while the trace stays well
 // formed and `bad` still holds. Traces are tiny, so plain and quadratic is fine.

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "trace/event.hpp"
+#include "trace/trace.hpp"
+#include "trace/validate.hpp"
 
 namespace atomcheck::testing {
 
@@ -31,5 +33,13 @@ struct Build {
   Build& fork(ThreadId t, ThreadId u) { return add(Op::fork, t, u); }
   Build& join(ThreadId t, ThreadId u) { return add(Op::join, t, u); }
 };
+
+// Whether events form a well-formed trace (trace/validate.hpp), for delta debugging:
+// a smaller candidate is kept only when it is still a trace the checkers must accept.
+inline bool well_formed(const std::vector<Event>& ev) {
+  Trace t;
+  t.events = ev;
+  return !validate(t).has_value();
+}
 
 }  // namespace atomcheck::testing
