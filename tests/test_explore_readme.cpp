@@ -8,35 +8,27 @@
 namespace {
 
 TEST(Readme, CounterLosesUpdates) {
+  // The README's program, named once so the replay below runs the same body.
+  auto counter = [] {
+    atomcheck::atomic<int> x(0, "x");
+    auto inc = [&] {
+      atomcheck::atomic_block b("inc");
+      x.store(x.load() + 1);
+    };
+    atomcheck::thread t1(inc), t2(inc);
+    t1.join();
+    t2.join();
+    atomcheck::check(x.load() == 2, "lost update");
+  };
   atomcheck::ExploreResult r = atomcheck::explore(
-      [] {
-        atomcheck::atomic<int> x(0, "x");
-        auto inc = [&] {
-          atomcheck::atomic_block b("inc");
-          x.store(x.load() + 1);
-        };
-        atomcheck::thread t1(inc), t2(inc);
-        t1.join();
-        t2.join();
-        atomcheck::check(x.load() == 2, "lost update");
-      },
+      counter,
       {.checkers = {"oracle"}});
   EXPECT_EQ(r.executions, 6u);
   EXPECT_EQ(r.failed, 4u);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.checkers[0].flagged, 4u);
   atomcheck::ReplayResult again = atomcheck::replay(
-      [] {
-        atomcheck::atomic<int> x(0, "x");
-        auto inc = [&] {
-          atomcheck::atomic_block b("inc");
-          x.store(x.load() + 1);
-        };
-        atomcheck::thread t1(inc), t2(inc);
-        t1.join();
-        t2.join();
-        atomcheck::check(x.load() == 2, "lost update");
-      },
+      counter,
       r.failures[0].schedule);
   EXPECT_TRUE(again.failed);
 }
