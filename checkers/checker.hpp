@@ -76,6 +76,9 @@ class Checker {
   // Forget all events but keep allocated capacity, so one checker serves many
   // executions without allocating once warm.
   virtual void reset() = 0;
+  // TSO checkers read the execution eta, commits included; the others read the trace
+  // tau, and whoever feeds events (explorer, check-trace) drops commits for them.
+  virtual bool wants_commits() const { return false; }
 };
 
 }  // namespace atomcheck

@@ -26,16 +26,16 @@ std::unique_ptr<Checker> make_one(const CheckerOptions& options) {
 const std::vector<Entry>& entries() {
   // Built once on first use and never changed afterwards (constant, not mutable state).
   static const std::vector<Entry> table = {
-      // checkers: one line each — {{name, description, answers serializability, answers blame}, factory}
-      {{"oracle", "brute-force conflict serializability and Theorem-2 blame (small traces)", true, true}, &make_one<ConflictOracle>},
-      {{"regiontrack-blame", "RegionTrack Alg. 1+2: transactions to blame (Theorem 2), with the interfering event", false, true}, &make_one<RegionTrackBlame>},
-      {{"regiontrack", "RegionTrack Alg. 1+3+4 as printed: blame and non-serializable traces (transactional vector clocks)", true, true}, &make_one<RegionTrackFull>},
-      {{"regiontrack-fixed", "RegionTrack with Alg. 3 lines 5 and 34 corrected (no missed non-serializable traces)", true, true}, &make_one<RegionTrackFixed>},
-      {{"aerodrome", "AeroDrome Alg. 1 as written: vector clocks, one read clock per thread and variable", true, false}, &make_one<AeroDrome>},
-      {{"aerodrome-opt", "AeroDrome with the 4.3 read clocks (R_x, chR_x per variable), epoch checks, change-log END", true, false}, &make_one<AeroDromeOpt>},
-      {{"aerodrome-fixed", "aerodrome corrected: a join of a thread that did nothing closes no cycle", true, false}, &make_one<AeroDrome, true>},
-      {{"aerodrome-opt-fixed", "aerodrome-opt with the same correction (the fast checker to use)", true, false}, &make_one<AeroDromeOpt, true>},
-      {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true}, &make_one<VelodromeChecker>},
+      // checkers: one line each — {{name, description, answers serializability, answers blame, judge, predictive}, factory}
+      {{"oracle", "brute-force conflict serializability and Theorem-2 blame (small traces)", true, true, "", false}, &make_one<ConflictOracle>},
+      {{"regiontrack-blame", "RegionTrack Alg. 1+2: transactions to blame (Theorem 2), with the interfering event", false, true, "oracle", false}, &make_one<RegionTrackBlame>},
+      {{"regiontrack", "RegionTrack Alg. 1+3+4 as printed: blame and non-serializable traces (transactional vector clocks)", true, true, "oracle", false}, &make_one<RegionTrackFull>},
+      {{"regiontrack-fixed", "RegionTrack with Alg. 3 lines 5 and 34 corrected (no missed non-serializable traces)", true, true, "oracle", false}, &make_one<RegionTrackFixed>},
+      {{"aerodrome", "AeroDrome Alg. 1 as written: vector clocks, one read clock per thread and variable", true, false, "oracle", false}, &make_one<AeroDrome>},
+      {{"aerodrome-opt", "AeroDrome with the 4.3 read clocks (R_x, chR_x per variable), epoch checks, change-log END", true, false, "oracle", false}, &make_one<AeroDromeOpt>},
+      {{"aerodrome-fixed", "aerodrome corrected: a join of a thread that did nothing closes no cycle", true, false, "oracle", false}, &make_one<AeroDrome, true>},
+      {{"aerodrome-opt-fixed", "aerodrome-opt with the same correction (the fast checker to use)", true, false, "oracle", false}, &make_one<AeroDromeOpt, true>},
+      {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true, "oracle", false}, &make_one<VelodromeChecker>},
   };
   return table;
 }

@@ -16,6 +16,12 @@ struct CheckerInfo {
   std::string description;  // one line for --help and `atomcheck checkers`
   bool serializability;     // answers question (a)
   bool blame;               // answers question (b)
+  // How `atomcheck validate` judges it: the registered checker whose answers are exact
+  // for the same questions (empty for the oracles themselves).
+  std::string judge;
+  // Predicts for every interleaving of the observed transactions (Wang-Stoller): judged
+  // against all executions the exploration found, not the one it saw.
+  bool predictive;
 };
 
 const std::vector<CheckerInfo>& checker_catalog();

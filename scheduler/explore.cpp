@@ -84,12 +84,27 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       break;
     case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
     case StrategyKind::dpor: strategy = make_dpor_strategy(); break;
+    case StrategyKind::optimal:
+    case StrategyKind::pct: throw std::invalid_argument("strategy not built yet");
   }
 
   detail::Execution exec(options.memory, options.stack_size, options.max_steps);
   std::vector<Verdict> verdicts(checkers.size());
+  auto last_progress = start;
 
   for (;;) {
+    if (options.progress && (r.executions & 15) == 0) {
+      const auto now = Clock::now();
+      if (std::chrono::duration<double>(now - last_progress).count() >= options.progress_interval) {
+        last_progress = now;
+        ExploreProgress p;
+        p.executions = r.executions;
+        p.elapsed_seconds = std::chrono::duration<double>(now - start).count();
+        p.depth = exec.steps();
+        p.estimate = r.estimate;
+        options.progress(p);
+      }
+    }
     if (limit && r.executions >= limit) {
       r.stop = StopReason::max_executions;
       break;
@@ -139,12 +154,13 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     }
 
     if (end != detail::EndKind::pruned) {
-      // SC checkers read the trace tau: the execution without its commits.
+      // SC checkers read the trace tau: the execution without its commits; TSO
+      // checkers read the execution eta.
       for (std::size_t k = 0; k < checkers.size(); ++k) {
         Checker& c = *checkers[k];
         c.reset();
         for (const Event& e : exec.trace().events)
-          if (e.op != Op::commit) c.on_event(e);
+          if (e.op != Op::commit || c.wants_commits()) c.on_event(e);
         verdicts[k] = c.verdict();
         if (flags(verdicts[k])) {
           CheckerSummary& s = r.checkers[k];

@@ -30,6 +30,16 @@ enum class StrategyKind : std::uint8_t {
   random,  // uniform random choice at every choice point, seeded, max_executions runs
   replay,  // exactly one execution, the one named by ExploreOptions::replay
   dpor,    // source-DPOR with sleep sets: one execution per Mazurkiewicz class
+  optimal, // optimal DPOR with wakeup trees: exactly one execution per class
+  pct,     // PCT (Burckhardt et al. 2010): random priorities, pct_depth - 1 change points
+};
+
+// What a progress callback sees, about every ExploreOptions::progress_interval seconds.
+struct ExploreProgress {
+  std::uint64_t executions = 0;    // executions run so far
+  double elapsed_seconds = 0;
+  std::uint64_t depth = 0;         // scheduling steps of the latest execution
+  double estimate = 0;             // estimated executions of the whole search; 0: unknown
 };
 
 // Options of one exploration. The defaults explore exhaustively under SC.
@@ -50,6 +60,18 @@ struct ExploreOptions {
   // Polled between executions: when it becomes true the search stops with a partial
   // result (the CLI sets it from SIGINT).
   const std::atomic<bool>* interrupt = nullptr;
+  // Bounded search. A bound that cuts off part of the space sets ExploreResult::bounded.
+  int preemption_bound = -1;           // -1: none; else at most this many preemptions
+                                       // per execution (iterative context bounding)
+  std::uint64_t depth_bound = 0;       // 0: none; else executions are cut after this
+                                       // many scheduling steps (not a failure)
+  unsigned pct_depth = 3;              // PCT: the bug depth d targeted (d - 1 change points)
+  // Count the reduction's equivalence classes and the rf+co classes of the executions
+  // explored (costs a canonical key per execution).
+  bool count_classes = false;
+  // Called from the exploring thread every progress_interval seconds (never when unset).
+  std::function<void(const ExploreProgress&)> progress{};
+  double progress_interval = 0.25;
 };
 
 // How an execution ended badly.
@@ -106,6 +128,12 @@ struct ExploreResult {
   std::uint64_t step_bounded = 0;  // cut by max_steps
   std::uint64_t pruned = 0;        // cut off by assume(false)
   std::uint64_t sleep_blocked = 0; // DPOR: redundant executions cut by the sleep set
+  std::uint64_t classes = 0;       // count_classes: distinct classes of the reduction's
+                                   // equivalence among the executions explored
+  std::uint64_t rf_co_classes = 0; // count_classes: distinct reads-from + coherence classes
+  std::uint64_t bound_cut = 0;     // executions cut short by depth_bound
+  bool bounded = false;            // a preemption or depth bound cut part of the space
+  double estimate = 0;             // the last size estimate (executions); 0: none
   std::uint64_t steps = 0;         // scheduling steps over all executions
   std::uint64_t events = 0;        // events recorded over all executions
   std::vector<Failure> failures;   // the first keep_failures failures
