@@ -6,6 +6,9 @@
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/regiontrack.hpp"
 #include "checkers/velodrome.hpp"
+#include "checkers/view_serializability.hpp"
+#include "checkers/wang_stoller_block.hpp"
+#include "checkers/wang_stoller_reduction.hpp"
 
 namespace atomcheck {
 
@@ -23,6 +26,11 @@ std::unique_ptr<Checker> make_one(const CheckerOptions& options) {
   return std::make_unique<C>(options, Extra...);
 }
 
+template <int Theorem>
+std::unique_ptr<Checker> make_ws_reduction(const CheckerOptions& options) {
+  return std::make_unique<WangStollerReduction>(options, Theorem);
+}
+
 const std::vector<Entry>& entries() {
   // Built once on first use and never changed afterwards (constant, not mutable state).
   static const std::vector<Entry> table = {
@@ -36,6 +44,11 @@ const std::vector<Entry>& entries() {
       {{"aerodrome-fixed", "aerodrome corrected: a join of a thread that did nothing closes no cycle", true, false, "oracle", false}, &make_one<AeroDrome, true>},
       {{"aerodrome-opt-fixed", "aerodrome-opt with the same correction (the fast checker to use)", true, false, "oracle", false}, &make_one<AeroDromeOpt, true>},
       {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true, "oracle", false}, &make_one<VelodromeChecker>},
+      // Wang-Stoller (predictive: judged against every explored execution by view-oracle)
+      {{"view-oracle", "view serializability by trying serial orders (Wang-Stoller §3; small traces)", true, false, "", false}, &make_one<ViewOracle>},
+      {{"ws-reduction-4.3", "Wang-Stoller reduction: movers from Theorem 4.3 race-freedom, (R+B)*N?(L+B)* per transaction", true, false, "view-oracle", true}, &make_ws_reduction<43>},
+      {{"ws-reduction-4.4", "Wang-Stoller reduction with Theorem 4.4 (one common lock per variable)", true, false, "view-oracle", true}, &make_ws_reduction<44>},
+      {{"ws-block", "Wang-Stoller block-based: UP1-UP4 blocks, 2-blocks, UR-FW interleavings (unsure counts as not atomic)", true, false, "view-oracle", true}, &make_one<WangStollerBlock>},
   };
   return table;
 }
