@@ -201,6 +201,7 @@ void Execution::compute_enabled() {
     if (ts.pending_drains && !memory_->buffer_empty(t)) continue;
     if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId) continue;
     enabled_.push_back(ts.pending);
+    enabled_.back().drains = ts.pending_drains;
   }
   memory_->append_flushes(enabled_);
 }
@@ -295,6 +296,15 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
     } else {
       run_thread(tr.thread);
     }
+  }
+  if (end != EndKind::completed && end != EndKind::aborted) {
+    for (ThreadId t = 0; t < nthreads_; ++t) {
+      const ThreadState& ts = *threads_[t];
+      if (ts.status != Status::announced) continue;
+      history_.pending.push_back(ts.pending);
+      history_.pending.back().drains = ts.pending_drains;
+    }
+    memory_->append_flushes(history_.pending);
   }
   abandon();
   program_ = nullptr;
@@ -553,6 +563,7 @@ ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
     return kNoId;
   }
   ThreadId child = new_thread(entry, arg);
+  history_.edges.push_back({static_cast<std::uint32_t>(history_.steps()), running_, child, false});
   emit(Op::fork, child, 0, 0, line);
   ThreadState& ts = self();
   ts.request = Request::spawn;
@@ -584,6 +595,7 @@ void Execution::join(ThreadId child, std::uint32_t line) {
     }
   }
   emit(Op::join, child, 0, 0, line);
+  history_.edges.push_back({static_cast<std::uint32_t>(history_.steps()), child, running_, true});
 }
 
 // Called from ~thread: never throws.

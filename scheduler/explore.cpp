@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <fmt/core.h>
 
 #include "checkers/registry.hpp"
+#include "scheduler/equivalence.hpp"
 #include "scheduler/execution.hpp"
 #include "scheduler/strategy.hpp"
 
@@ -84,12 +86,14 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       break;
     case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
     case StrategyKind::dpor: strategy = make_dpor_strategy(); break;
-    case StrategyKind::optimal:
+    case StrategyKind::optimal: strategy = make_optimal_strategy(); break;
     case StrategyKind::pct: throw std::invalid_argument("strategy not built yet");
   }
 
   detail::Execution exec(options.memory, options.stack_size, options.max_steps);
   std::vector<Verdict> verdicts(checkers.size());
+  std::unordered_set<std::uint64_t> class_keys, rf_co_keys;
+  std::uint64_t blocked_before = 0;
   auto last_progress = start;
 
   for (;;) {
@@ -122,12 +126,25 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     detail::EndKind end = exec.run(program, *strategy);
     if (!strategy->error().empty()) {
       r.error = strategy->error();
-      r.stop = options.strategy == StrategyKind::dfs || options.strategy == StrategyKind::dpor
+      r.stop = options.strategy == StrategyKind::dfs || options.strategy == StrategyKind::dpor ||
+                       options.strategy == StrategyKind::optimal
                    ? StopReason::nondeterministic
                                                      : StopReason::bad_schedule;
       break;
     }
     const std::uint64_t index = r.executions++;
+    std::uint64_t class_hash = 0, rf_co_hash = 0;
+    const std::uint64_t blocked_now = strategy->sleep_blocked();
+    const bool redundant = blocked_now != blocked_before;
+    blocked_before = blocked_now;
+    if (options.count_classes && end != detail::EndKind::aborted) {
+      class_hash = class_key(exec.history());
+      rf_co_hash = rf_co_key(exec.trace());
+      class_keys.insert(class_hash);
+      rf_co_keys.insert(rf_co_hash);
+      r.classes = class_keys.size();
+      r.rf_co_classes = rf_co_keys.size();
+    }
     r.steps += exec.steps();
     r.events += exec.trace().size();
 
@@ -183,6 +200,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       view.failure = failed ? &failure : nullptr;
       view.outcome = end == detail::EndKind::completed ? &outcome : nullptr;
       view.verdicts = &verdicts;
+      view.class_key = class_hash;
+      view.rf_co_key = rf_co_hash;
+      view.sleep_blocked = redundant;
       on_execution(view);
     }
 

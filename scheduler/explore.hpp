@@ -160,6 +160,12 @@ struct ExecutionView {
   const Failure* failure = nullptr;  // nullptr when the execution completed
   const Outcome* outcome = nullptr;  // recorded outcome (completed executions)
   const std::vector<Verdict>* verdicts = nullptr;  // one per checker, in option order
+  // count_classes: hashes of the execution's class under the reductions' equivalence
+  // and of its reads-from + coherence class (scheduler/equivalence.hpp); 0 otherwise.
+  std::uint64_t class_key = 0;
+  std::uint64_t rf_co_key = 0;
+  // DPOR: the sleep set cut this execution (it was run to its end anyway: redundant).
+  bool sleep_blocked = false;
 };
 
 // Explores `program`. Never throws for problems of the program under test (they are

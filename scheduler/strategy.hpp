@@ -34,6 +34,9 @@ struct Transition {
   ThreadId thread = 0;
   Action action = Action::read;
   std::uint32_t target = kNoId;
+  // TSO: enabled only with an empty store buffer (seq_cst store, rmw, fence, lock ops).
+  // DPOR needs it to know that such a step cannot move before its thread's flushes.
+  bool drains = false;
   bool operator==(const Transition&) const = default;
 };
 
@@ -48,6 +51,20 @@ struct History {
   std::vector<Transition> chosen;            // one per step
   std::vector<std::uint32_t> enabled_begin;  // per step: offset into `enabled`
   std::vector<Transition> enabled;           // all enabled sets, concatenated
+  // At the end of an execution that stopped with threads unfinished (deadlock, failure,
+  // assume): the announced operation of every such thread that was not taken (enabled
+  // or blocked on a lock) and the pending flushes. DPOR races them with the history.
+  std::vector<Transition> pending;
+  // Spawn and join, which are not transitions: the steps of thread `to` from step `at` on
+  // happen after the steps thread `from` took before step `at` (with its buffer's flushes
+  // for a join, which waits for the child's buffer to drain).
+  struct ThreadEdge {
+    std::uint32_t at;
+    ThreadId from;
+    ThreadId to;
+    bool join;
+  };
+  std::vector<ThreadEdge> edges;
   std::size_t steps() const { return chosen.size(); }
   std::span<const Transition> enabled_at(std::size_t step) const {
     std::size_t b = enabled_begin[step];
@@ -58,6 +75,8 @@ struct History {
     chosen.clear();
     enabled_begin.clear();
     enabled.clear();
+    pending.clear();
+    edges.clear();
   }
 };
 
@@ -83,6 +102,9 @@ class Strategy {
 std::unique_ptr<Strategy> make_dfs_strategy();
 // Source-DPOR with sleep sets: one execution per Mazurkiewicz class (plus sleep-blocked ones).
 std::unique_ptr<Strategy> make_dpor_strategy();
+// Optimal DPOR with wakeup trees (Abdulla et al., JACM 2017): exactly one execution per
+// class of the same equivalence as make_dpor_strategy's, and no sleep-set-blocked ones.
+std::unique_ptr<Strategy> make_optimal_strategy();
 std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
 // `schedule` is the printable form produced by format_schedule.
 std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);

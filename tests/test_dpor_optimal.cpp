@@ -1,0 +1,336 @@
+// Optimal DPOR and the class counts. (1) rf+co class counts equal Nidhugg's published
+// trace sets (src/TSO_test.cpp: Small_dekker 4, ROWE_1 3, Small_peterson 12, fib_simple
+// 11) and the SC closed forms (SB 3; three threads writing x three times: 9!/(3!)^3).
+// (2) Properties over random programs (loads, buffered and seq_cst stores, rmw, locks,
+// try_lock, fences; 2-4 threads) under SC and TSO: the class keys of optimal DPOR's
+// executions are exactly those of every plain DFS execution (brute force), pairwise
+// distinct, with no sleep-set-blocked execution; source-DPOR's complete non-blocked
+// executions are pairwise inequivalent and cover the same keys; outcomes, failures and
+// the oracle's verdict per class equal DFS's.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "scheduler/api.hpp"
+#include "scheduler/explore.hpp"
+
+namespace atomcheck {
+
+namespace {
+
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+ExploreResult counts(const Program& p, StrategyKind s, MemoryModelKind m) {
+  ExploreOptions o;
+  o.strategy = s;
+  o.memory = m;
+  o.count_classes = true;
+  ExploreResult r = explore(p, o);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  return r;
+}
+
+void expect_rf_co(const char* name, const Program& p, MemoryModelKind m, std::uint64_t expected) {
+  ExploreResult dfs = counts(p, StrategyKind::dfs, m);
+  ExploreResult dpor = counts(p, StrategyKind::dpor, m);
+  ExploreResult opt = counts(p, StrategyKind::optimal, m);
+  EXPECT_EQ(dfs.rf_co_classes, expected) << name;
+  EXPECT_EQ(dpor.rf_co_classes, expected) << name;
+  EXPECT_EQ(opt.rf_co_classes, expected) << name;
+  EXPECT_EQ(opt.executions, opt.classes) << name;
+  EXPECT_EQ(opt.sleep_blocked, 0u) << name;
+  EXPECT_EQ(opt.classes, dfs.classes) << name;
+  std::printf("%-28s %s: dfs %llu  dpor %llu (%llu blocked)  optimal %llu  classes %llu  rf+co %llu\n",
+              name, m == MemoryModelKind::tso ? "tso" : "sc ",
+              static_cast<unsigned long long>(dfs.executions),
+              static_cast<unsigned long long>(dpor.executions),
+              static_cast<unsigned long long>(dpor.sleep_blocked),
+              static_cast<unsigned long long>(opt.executions),
+              static_cast<unsigned long long>(opt.classes),
+              static_cast<unsigned long long>(opt.rf_co_classes));
+}
+
+TEST(OptimalDpor, NidhuggTsoTraceSets) {
+  // Small_dekker: store x; load y || store y; load x.
+  expect_rf_co("sb (Small_dekker)", [] {
+    atomic<int> x(0, "x"), y(0, "y");
+    thread t1([&] { x.store(1, kRelaxed); (void)y.load(kRelaxed); });
+    thread t2([&] { y.store(1, kRelaxed); (void)x.load(kRelaxed); });
+    t1.join();
+    t2.join();
+  }, MemoryModelKind::tso, 4);
+  // ROWE_1: store x; load x || store x.
+  expect_rf_co("w x; r x || w x (ROWE_1)", [] {
+    atomic<int> x(0, "x");
+    thread t1([&] { x.store(1, kRelaxed); (void)x.load(kRelaxed); });
+    thread t2([&] { x.store(2, kRelaxed); });
+    t1.join();
+    t2.join();
+  }, MemoryModelKind::tso, 3);
+  // Small_peterson.
+  expect_rf_co("peterson (Small_peterson)", [] {
+    atomic<int> x(0, "x"), y(0, "y"), t(0, "t");
+    thread t1([&] {
+      x.store(1, kRelaxed);
+      t.store(1, kRelaxed);
+      (void)t.load(kRelaxed);
+      (void)y.load(kRelaxed);
+    });
+    thread t2([&] {
+      y.store(1, kRelaxed);
+      t.store(0, kRelaxed);
+      (void)t.load(kRelaxed);
+      (void)x.load(kRelaxed);
+    });
+    t1.join();
+    t2.join();
+  }, MemoryModelKind::tso, 12);
+  // fib_simple: the main thread reads i and j while p1 and p2 run.
+  expect_rf_co("fib_simple", [] {
+    atomic<int> i(1, "i"), j(1, "j");
+    thread p1([&] {
+      int a = i.load(kRelaxed), b = j.load(kRelaxed);
+      i.store(a + b, kRelaxed);
+    });
+    thread p2([&] {
+      int a = i.load(kRelaxed), b = j.load(kRelaxed);
+      j.store(a + b, kRelaxed);
+    });
+    (void)i.load(kRelaxed);
+    (void)j.load(kRelaxed);
+    p1.join();
+    p2.join();
+  }, MemoryModelKind::tso, 11);
+}
+
+TEST(OptimalDpor, ScClosedForms) {
+  expect_rf_co("sb", [] {
+    atomic<int> x(0, "x"), y(0, "y");
+    thread t1([&] { x.store(1); (void)y.load(); });
+    thread t2([&] { y.store(1); (void)x.load(); });
+    t1.join();
+    t2.join();
+  }, MemoryModelKind::sc, 3);
+  expect_rf_co("3 threads x 3 writes of x", [] {
+    atomic<int> x(0, "x");
+    auto w = [&] {
+      for (int k = 0; k < 3; ++k) x.store(k);
+    };
+    thread t1(w), t2(w), t3(w);
+    t1.join();
+    t2.join();
+    t3.join();
+  }, MemoryModelKind::sc, 1680);
+}
+
+// ---- random programs ---------------------------------------------------------------
+
+struct Op {
+  int kind;  // 0 load, 1 relaxed store, 2 seq_cst store, 3 fetch_add, 4 cas, 5 lock,
+             // 6 unlock, 7 try_lock, 8 fence
+  int obj;
+  int value;
+};
+struct RandomProgram {
+  std::vector<std::vector<Op>> threads;
+  std::vector<bool> atomic_body;
+  int forbidden = -1;
+};
+
+RandomProgram make_random(std::mt19937_64& rng, bool tso) {
+  RandomProgram rp;
+  int nthreads = 2 + static_cast<int>(rng() % 3);
+  int max_ops = nthreads == 4 ? 2 : nthreads == 3 ? 3 : 4;
+  if (tso) max_ops = nthreads == 2 ? 3 : 2;  // flushes multiply the DFS tree
+  for (int t = 0; t < nthreads; ++t) {
+    int nops = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_ops));
+    std::vector<Op> ops;
+    for (int i = 0; i < nops; ++i)
+      ops.push_back(Op{static_cast<int>(rng() % 9), static_cast<int>(rng() % 2),
+                       1 + static_cast<int>(rng() % 2)});
+    rp.threads.push_back(ops);
+    rp.atomic_body.push_back(rng() % 2 == 0);
+  }
+  rp.forbidden = static_cast<int>(rng() % 6);
+  return rp;
+}
+
+std::string describe(const RandomProgram& rp) {
+  std::string out;
+  const char* names[] = {"ld", "st", "st_sc", "faa", "cas", "lock", "unlock", "trylock", "fence"};
+  for (std::size_t t = 0; t < rp.threads.size(); ++t) {
+    out += fmt::format("T{}{}:", t + 1, rp.atomic_body[t] ? "[atomic]" : "");
+    for (const Op& op : rp.threads[t]) out += fmt::format(" {}({},{})", names[op.kind], op.obj, op.value);
+    out += "; ";
+  }
+  return out + fmt::format("forbidden sum {}", rp.forbidden);
+}
+
+Program program_of(const RandomProgram& rp) {
+  return [rp] {
+    atomic<int> v0(0, "v0"), v1(0, "v1");
+    mutex m0("m0"), m1("m1");
+    atomic<int>* vars[2] = {&v0, &v1};
+    mutex* locks[2] = {&m0, &m1};
+    std::vector<thread> ths;
+    for (std::size_t t = 0; t < rp.threads.size(); ++t) {
+      ths.emplace_back([&, t] {
+        std::unique_ptr<atomic_block> block;
+        if (rp.atomic_body[t]) block = std::make_unique<atomic_block>("body");
+        std::vector<int> held;
+        int k = 0;
+        auto out = [&](std::int64_t v) { outcome(fmt::format("t{}_{}", t, k), v); };
+        for (const Op& op : rp.threads[t]) {
+          atomic<int>& x = *vars[op.obj];
+          auto holds = [&](int l) { return std::find(held.begin(), held.end(), l) != held.end(); };
+          switch (op.kind) {
+            case 0: out(x.load(kRelaxed)); break;
+            case 1: x.store(op.value, kRelaxed); break;
+            case 2: x.store(op.value); break;
+            case 3: out(x.fetch_add(op.value)); break;
+            case 4: {
+              int expected = op.value - 1;
+              out(x.compare_exchange_strong(expected, op.value + 1) ? 1 : 0);
+              break;
+            }
+            case 5:
+              if (!holds(op.obj)) {
+                locks[op.obj]->lock();
+                held.push_back(op.obj);
+              }
+              break;
+            case 6:
+              if (!held.empty()) {
+                locks[held.back()]->unlock();
+                held.pop_back();
+              }
+              break;
+            case 7:
+              if (!holds(op.obj)) {
+                bool ok = locks[op.obj]->try_lock();
+                out(ok);
+                if (ok) held.push_back(op.obj);
+              }
+              break;
+            default: atomcheck::atomic_thread_fence(std::memory_order_seq_cst); break;
+          }
+          ++k;
+        }
+        while (!held.empty()) {
+          locks[held.back()]->unlock();
+          held.pop_back();
+        }
+      });
+    }
+    for (auto& th : ths) th.join();
+    int sum = v0.load() + v1.load();
+    outcome("sum", sum);
+    check(sum != rp.forbidden, "forbidden sum");
+  };
+}
+
+struct Run {
+  ExploreResult result;
+  std::vector<std::uint64_t> keys;          // class key of every non-blocked execution
+  std::set<std::uint64_t> rf_co;
+  std::map<std::uint64_t, std::set<bool>> flagged;  // class -> oracle verdicts seen
+  std::set<std::string> failures;
+};
+
+Run run(const Program& p, StrategyKind s, MemoryModelKind m, std::uint64_t limit = 0) {
+  Run out;
+  ExploreOptions o;
+  o.max_executions = limit;
+  o.strategy = s;
+  o.memory = m;
+  o.count_classes = true;
+  o.keep_failures = 1000000;
+  o.checkers = {"oracle"};
+  out.result = explore(p, o, [&](const ExecutionView& v) {
+    if (v.sleep_blocked) return;
+    out.keys.push_back(v.class_key);
+    out.rf_co.insert(v.rf_co_key);
+    const Verdict& verdict = (*v.verdicts)[0];
+    out.flagged[v.class_key].insert(!verdict.serializable || !verdict.blamed.empty());
+  });
+  for (const Failure& f : out.result.failures)
+    out.failures.insert(std::string(failure_kind_name(f.kind)) + ": " + f.message);
+  return out;
+}
+
+constexpr std::uint64_t kDfsLimit = 20000;
+
+std::size_t scaled(std::size_t n) {
+  const char* s = std::getenv("ATOMCHECK_SANITIZED");
+  return s && std::string(s) == "1" ? n / 6 : n;
+}
+
+void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n) {
+  std::mt19937_64 rng(seed);
+  std::uint64_t dfs_total = 0, dpor_total = 0, dpor_blocked = 0, opt_total = 0, classes = 0;
+  std::size_t checked = 0, skipped = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    RandomProgram rp = make_random(rng, m == MemoryModelKind::tso);
+    Program p = program_of(rp);
+    std::string what = fmt::format("program {} ({}): {}", i,
+                                   m == MemoryModelKind::tso ? "tso" : "sc", describe(rp));
+    // The brute force is DFS: programs whose tree is too big for a unit test are skipped.
+    Run dfs = run(p, StrategyKind::dfs, m, kDfsLimit);
+    if (!dfs.result.exhausted()) {
+      ++skipped;
+      continue;
+    }
+    Run dpor = run(p, StrategyKind::dpor, m);
+    Run opt = run(p, StrategyKind::optimal, m);
+    ASSERT_TRUE(dfs.result.error.empty() && dpor.result.error.empty() && opt.result.error.empty())
+        << what << ": " << dfs.result.error << dpor.result.error << opt.result.error;
+    std::set<std::uint64_t> dfs_keys(dfs.keys.begin(), dfs.keys.end());
+    std::set<std::uint64_t> opt_keys(opt.keys.begin(), opt.keys.end());
+    std::set<std::uint64_t> dpor_keys(dpor.keys.begin(), dpor.keys.end());
+    EXPECT_EQ(opt_keys, dfs_keys) << what;
+    EXPECT_EQ(opt_keys.size(), opt.keys.size()) << what << ": two equivalent executions";
+    EXPECT_EQ(opt.result.sleep_blocked, 0u) << what;
+    EXPECT_EQ(dpor_keys, dfs_keys) << what;
+    EXPECT_EQ(dpor_keys.size(), dpor.keys.size()) << what << ": source-DPOR repeated a class";
+    EXPECT_EQ(opt.result.classes, dfs.result.classes) << what;
+    EXPECT_EQ(opt.rf_co, dfs.rf_co) << what;
+    EXPECT_EQ(opt.result.outcomes.size(), dfs.result.outcomes.size()) << what;
+    std::set<Outcome> a, b;
+    for (auto& [o, c] : dfs.result.outcomes) a.insert(o);
+    for (auto& [o, c] : opt.result.outcomes) b.insert(o);
+    EXPECT_EQ(a, b) << what;
+    EXPECT_EQ(opt.failures, dfs.failures) << what;
+    EXPECT_EQ(dpor.failures, dfs.failures) << what;
+    EXPECT_EQ(opt.flagged, dfs.flagged) << what << ": oracle verdicts per class";
+    for (auto& [k, seen] : dfs.flagged) EXPECT_EQ(seen.size(), 1u) << what << ": verdict not a class invariant";
+    dfs_total += dfs.result.executions;
+    dpor_total += dpor.result.executions;
+    dpor_blocked += dpor.result.sleep_blocked;
+    opt_total += opt.result.executions;
+    classes += dfs_keys.size();
+    ++checked;
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::printf(
+      "checked %zu random programs (%s; %zu skipped: DFS over %llu executions): executions dfs "
+      "%llu, dpor %llu (%llu sleep-blocked), optimal %llu = classes %llu\n",
+      checked, m == MemoryModelKind::tso ? "tso" : "sc", skipped,
+      static_cast<unsigned long long>(kDfsLimit), static_cast<unsigned long long>(dfs_total),
+      static_cast<unsigned long long>(dpor_total), static_cast<unsigned long long>(dpor_blocked),
+      static_cast<unsigned long long>(opt_total), static_cast<unsigned long long>(classes));
+}
+
+TEST(OptimalDporProperties, RandomProgramsSc) { check_random_programs(MemoryModelKind::sc, 6001, scaled(300)); }
+TEST(OptimalDporProperties, RandomProgramsTso) { check_random_programs(MemoryModelKind::tso, 6002, scaled(300)); }
+
+}  // namespace
+}  // namespace atomcheck
