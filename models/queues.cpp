@@ -1,0 +1,185 @@
+// Lock-free queues as models: the Michael–Scott queue (and a broken enqueue that links
+// its node with a plain store instead of a CAS), and the Chase–Lev work-stealing deque
+// (with the store->load fence its `take` needs under x86-TSO, and without it). Nodes and
+// slots are preallocated arrays indexed by small integers, since atomcheck values are at
+// most 8 bytes and everything must be created inside the program body. Each model is
+// two threads of one or two operations, small enough for an exhaustive search.
+//
+// Intended atomic blocks and expected results (asserted by tests/test_models_library.cpp):
+// - ms-queue: blocks "enqueue" and "dequeue". Linearizable, so no check fails under SC or
+//   TSO; the blocks are not conflict serializable (a CAS that fails read a value another
+//   block wrote after this block's earlier reads), so the "oracle" flags executions.
+// - ms-queue-racy-link: same blocks; an element is lost under SC and TSO.
+// - chase-lev: blocks "take" and "steal". Every element is taken exactly once, under SC
+//   and TSO.
+// - chase-lev-unfenced: correct under SC; under TSO the owner's `bottom` store sits in
+//   its store buffer while it reads `top`, so the thief and the owner both take the last
+//   element (the classic bug the mfence in `take` prevents).
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
+#include "scheduler/api.hpp"
+
+namespace {
+
+using atomcheck::atomic;
+using atomcheck::atomic_block;
+using atomcheck::check;
+using atomcheck::shared;
+using atomcheck::thread;
+
+constexpr auto rlx = std::memory_order_relaxed;
+constexpr auto acq = std::memory_order_acquire;
+constexpr auto rel = std::memory_order_release;
+constexpr auto acq_rel = std::memory_order_acq_rel;
+constexpr int kNull = -1;
+constexpr int kEmpty = -1;
+
+// Michael–Scott queue over nodes 0..2: node 0 is the initial dummy; thread i enqueues
+// node i+1 (value i+1) and then dequeues once. No node is reused, so there is no ABA and
+// the consistency re-reads of `tail` in enqueue are left out (they only save work);
+// dequeue keeps its re-read of `head`, which makes (head, tail, next) a consistent
+// snapshot. Each dequeue follows its own thread's enqueue, so neither may find the queue
+// empty, and together they must return exactly {1, 2}.
+void ms_queue(bool cas_link) {
+  std::array<shared<int>, 3> value{shared<int>(0, "val0"), shared<int>(0, "val1"),
+                                   shared<int>(0, "val2")};
+  std::array<atomic<int>, 3> next{atomic<int>(kNull, "next0"), atomic<int>(kNull, "next1"),
+                                   atomic<int>(kNull, "next2")};
+  atomic<int> head(0, "head"), tail(0, "tail");
+  std::array<int, 2> got{kEmpty, kEmpty};
+
+  auto enqueue = [&](int node) {
+    atomic_block b("enqueue");
+    value[static_cast<std::size_t>(node)].set(node);
+    for (;;) {
+      int t = tail.load(acq);
+      int n = next[static_cast<std::size_t>(t)].load(acq);
+      if (n == kNull) {
+        if (cas_link) {
+          if (next[static_cast<std::size_t>(t)].compare_exchange_strong(n, node, rel, rlx)) {
+            tail.compare_exchange_strong(t, node, rel, rlx);
+            return;
+          }
+        } else {
+          // Broken: another enqueuer may have linked its node since the load above.
+          next[static_cast<std::size_t>(t)].store(node, rel);
+          tail.compare_exchange_strong(t, node, rel, rlx);
+          return;
+        }
+      } else {
+        tail.compare_exchange_strong(t, n, rel, rlx);  // help a lagging tail along
+      }
+    }
+  };
+  auto dequeue = [&]() -> int {
+    atomic_block b("dequeue");
+    for (;;) {
+      int h = head.load(acq);
+      int t = tail.load(acq);
+      int n = next[static_cast<std::size_t>(h)].load(acq);
+      if (h != head.load(acq)) continue;
+      if (h == t) {
+        if (n == kNull) return kEmpty;
+        tail.compare_exchange_strong(t, n, rel, rlx);
+        continue;
+      }
+      // Only the broken enqueue can leave head short of tail with no successor (the
+      // node tail points to was unlinked); a real queue would follow a null pointer.
+      if (n == kNull) return kEmpty;
+      const int v = value[static_cast<std::size_t>(n)].get();
+      if (head.compare_exchange_strong(h, n, acq_rel, rlx)) return v;
+    }
+  };
+  auto worker = [&](int i) {
+    enqueue(i + 1);
+    got[static_cast<std::size_t>(i)] = dequeue();
+  };
+  thread t1(worker, 0), t2(worker, 1);
+  t1.join();
+  t2.join();
+  check(got[0] != kEmpty && got[1] != kEmpty, "dequeue found the queue empty after an enqueue");
+  std::array<int, 2> sorted = got;
+  std::sort(sorted.begin(), sorted.end());
+  check(sorted == std::array<int, 2>{1, 2}, "queue lost or duplicated an element");
+}
+
+// Chase–Lev deque holding two tasks (slots 0 and 1, top = 0, bottom = 2) before the
+// threads start; buffer growth is left out. The owner takes once from the bottom, the
+// thief steals twice from the top. Under TSO the owner's store `bottom = b` must reach
+// memory before it reads `top` (store->load, the one order x86 relaxes): without the
+// mfence the owner reads top = 0 and takes slot 1 without a CAS (two tasks left, as far
+// as it knows), while the thief, still seeing bottom = 2, steals slot 0 and then slot 1.
+// The thief's two loads need no fence on x86 (loads are not reordered with loads).
+void chase_lev(bool fenced) {
+  std::array<shared<int>, 2> buf{shared<int>(10, "buf0"), shared<int>(11, "buf1")};
+  atomic<int> top(0, "top"), bottom(2, "bottom");
+  int owner_took = kEmpty;                      // ghost results
+  std::array<int, 2> thief_took{kEmpty, kEmpty};
+
+  auto take = [&]() -> int {
+    atomic_block blk("take");
+    const int b = bottom.load(rlx) - 1;
+    bottom.store(b, rlx);
+    if (fenced) atomcheck::atomic_thread_fence(std::memory_order_seq_cst);
+    int t = top.load(rlx);
+    if (t > b) {  // empty: restore bottom
+      bottom.store(b + 1, rlx);
+      return kEmpty;
+    }
+    int x = buf[static_cast<std::size_t>(b)].get();
+    if (t == b) {  // the last task: race the thieves for it
+      if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) x = kEmpty;
+      bottom.store(b + 1, rlx);
+    }
+    return x;
+  };
+  auto steal = [&]() -> int {
+    atomic_block blk("steal");
+    int t = top.load(acq);
+    const int b = bottom.load(acq);
+    if (t >= b) return kEmpty;
+    const int x = buf[static_cast<std::size_t>(t)].get();
+    if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) return kEmpty;
+    return x;
+  };
+
+  thread owner([&] { owner_took = take(); });
+  thread thief([&] {
+    thief_took[0] = steal();
+    thief_took[1] = steal();
+  });
+  owner.join();
+  thief.join();
+  const std::array<int, 3> took{owner_took, thief_took[0], thief_took[1]};
+  for (int task : {10, 11}) {
+    const auto n = std::count(took.begin(), took.end(), task);
+    check(n <= 1, "a task was taken twice (owner and thief both got it)");
+    // A task nobody took must still be in the deque.
+    const int t = top.load(), b = bottom.load();
+    const int slot = task - 10;
+    check(n == 1 || (t <= slot && slot < b), "a task was lost");
+  }
+}
+
+}  // namespace
+
+ATOMCHECK_PROGRAM("ms-queue", "Michael-Scott queue, 2 threads each enqueue (CAS) then dequeue") {
+  ms_queue(true);
+}
+
+ATOMCHECK_PROGRAM("ms-queue-racy-link",
+                  "Michael-Scott queue whose enqueue links the node with a store, not a CAS: lost element") {
+  ms_queue(false);
+}
+
+ATOMCHECK_PROGRAM("chase-lev",
+                  "Chase-Lev deque, owner take || thief steals twice, mfence in take: holds under TSO") {
+  chase_lev(true);
+}
+
+ATOMCHECK_PROGRAM("chase-lev-unfenced",
+                  "Chase-Lev deque without the mfence in take: under TSO owner and thief take the same task") {
+  chase_lev(false);
+}
