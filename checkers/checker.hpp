@@ -57,6 +57,11 @@ struct Verdict {
   // ended there.
   bool open_at_end = false;
   std::string note;
+
+  // Trace TSO checkers: the execution (commit placement) that witnesses a violation, as
+  // event indices of the trace in execution order, each write appearing twice: its
+  // issue, then its commit. Empty for every other checker.
+  std::vector<EventIndex> witness_execution;
 };
 
 // Options common to checkers; each checker reads what concerns it.

@@ -5,6 +5,7 @@
 #include "checkers/aerodrome.hpp"
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/regiontrack.hpp"
+#include "checkers/tso_checkers.hpp"
 #include "checkers/velodrome.hpp"
 #include "checkers/view_serializability.hpp"
 #include "checkers/wang_stoller_block.hpp"
@@ -21,7 +22,7 @@ struct Entry {
   Factory make;
 };
 
-template <class C, bool... Extra>
+template <class C, auto... Extra>
 std::unique_ptr<Checker> make_one(const CheckerOptions& options) {
   return std::make_unique<C>(options, Extra...);
 }
@@ -44,6 +45,13 @@ const std::vector<Entry>& entries() {
       {{"aerodrome-fixed", "aerodrome corrected: a join of a thread that did nothing closes no cycle", true, false, "oracle", false}, &make_one<AeroDrome, true>},
       {{"aerodrome-opt-fixed", "aerodrome-opt with the same correction (the fast checker to use)", true, false, "oracle", false}, &make_one<AeroDromeOpt, true>},
       {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true, "oracle", false}, &make_one<VelodromeChecker>},
+      {{"tso-exec", "TSO-serializability of the execution: the conflict graph under the TSO conflict relation (reads commits)", true, false, "", false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::exec>},
+      {{"tso-robust", "robustness of the execution (SC-equivalence): the write-contraction is acyclic (reads commits)", true, false, "", false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::robust>},
+      {{"tso-monitor", "TSO paper 6.3: robustness and SC-serializability; exact for transaction-fenced executions (reads commits)", true, false, "tso-exec", false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::monitor>},
+      {{"trace-tso-brute", "trace TSO-serializability: every commit placement of the trace, brute force (small traces)", true, false, "", false}, &make_one<TraceTsoChecker, TraceTsoChecker::Kind::brute>},
+      {{"trace-tso-z3", "trace TSO-serializability: Z3 on Corollary 1 (an orientation of the trace event graph with a cycle)", true, false, "trace-tso-brute", false}, &make_one<TraceTsoChecker, TraceTsoChecker::Kind::z3>},
+      {{"trace-tso-fpt", "trace TSO-serializability: the simple-cycle search of 6.2 (exponential in the threads only)", true, false, "trace-tso-brute", false}, &make_one<TraceTsoChecker, TraceTsoChecker::Kind::fpt>},
+      {{"trace-tso", "trace TSO-serializability with the witness execution (commit placement) and cycle", true, false, "trace-tso-brute", false}, &make_one<TraceTsoChecker, TraceTsoChecker::Kind::main>},
       // Wang-Stoller (predictive: judged against every explored execution by view-oracle)
       {{"view-oracle", "view serializability by trying serial orders (Wang-Stoller §3; small traces)", true, false, "", false}, &make_one<ViewOracle>},
       {{"ws-reduction-4.3", "Wang-Stoller reduction: movers from Theorem 4.3 race-freedom, (R+B)*N?(L+B)* per transaction", true, false, "view-oracle", true}, &make_ws_reduction<43>},

@@ -1,0 +1,58 @@
+// The TSO checkers behind the Checker interface (registered in registry.cpp):
+//   tso-exec         execution TSO-serializability (⊚TSO conflict graph), exact;
+//   tso-robust       SC-equivalence of the execution (write-contraction, §4.2), exact;
+//   tso-monitor      §6.3: robustness and SC-serializability, which for
+//                    transaction-fenced executions is TSO-serializability (Theorem 3);
+//   trace-tso-brute  trace TSO-serializability by enumerating Execs(tau), exact;
+//   trace-tso-z3     the same by Z3 on Corollary 1;
+//   trace-tso-fpt    the same by the simple-cycle search of §6.2;
+//   trace-tso        the one to use: trace-tso-fpt, with the witness execution.
+// Execution checkers read eta (wants_commits); without commits in the input they take
+// it as an SC execution (each write committed at once). Trace checkers read tau: the
+// feeder drops commits, and the answer is about every commit placement.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checkers/checker.hpp"
+
+namespace atomcheck {
+
+class TsoExecChecker final : public Checker {
+ public:
+  enum class Kind : std::uint8_t { exec, robust, monitor };
+  TsoExecChecker(const CheckerOptions& options, Kind kind) : options_(options), kind_(kind) {}
+  std::string_view name() const override;
+  void on_event(const Event& e) override { events_.push_back(e); }
+  Verdict verdict() override;
+  void reset() override { events_.clear(); }
+  bool wants_commits() const override { return true; }
+
+ private:
+  CheckerOptions options_;
+  Kind kind_;
+  std::vector<Event> events_;
+};
+
+class TraceTsoChecker final : public Checker {
+ public:
+  enum class Kind : std::uint8_t { brute, z3, fpt, main };
+  // Executions the brute force enumerates before it gives up (undecided).
+  static constexpr std::uint64_t kBruteLimit = 2000000;
+  TraceTsoChecker(const CheckerOptions& options, Kind kind) : options_(options), kind_(kind) {}
+  std::string_view name() const override;
+  void on_event(const Event& e) override {
+    if (e.op != Op::commit) events_.push_back(e);
+  }
+  Verdict verdict() override;
+  void reset() override { events_.clear(); }
+
+ private:
+  CheckerOptions options_;
+  Kind kind_;
+  std::vector<Event> events_;
+};
+
+}  // namespace atomcheck
