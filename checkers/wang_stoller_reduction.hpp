@@ -12,7 +12,8 @@
 // fork nor follow its join); begin, end and fence are both-movers; a read-modify-write
 // is a write. A transaction still open at the end is judged as ended there.
 //
-// The witness: for every transaction that does not match, a Blame whose `interfering`
+// The witness: for the first transaction that does not match (every one with
+// CheckerOptions::all), a Blame whose `interfering`
 // is the event that ended the (R+B)* phase (the first N or L) and whose `at` is the
 // later event that cannot follow it (an R or a second N); both are events of the blamed
 // transaction itself, unlike RegionTrack blames. The note names the first such pair.
