@@ -26,16 +26,27 @@ namespace atomcheck::cli {
 
 namespace {
 
+// The default strategy and budget of exhaustive runs: what a new user wants is every
+// class once, and a search that stops with exit 3 rather than running for days.
+constexpr const char* kDefaultStrategy = "optimal";
+constexpr std::uint64_t kDefaultMaxExecutions = 1000000;
+constexpr double kDefaultTimeLimit = 600;
+
 struct RunArgs {
   std::string name;
   std::vector<std::string> checkers;
   std::uint64_t max_executions = 0;
   double time_limit = 0;
+  bool budget_given = false;    // --max-executions or --time-limit: no default budget
+  bool strategy_given = false;  // JSON specs keep DFS (their expectations count schedules)
   std::uint64_t max_steps = 100000;
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
-  std::string strategy = "dfs";
+  std::string strategy = kDefaultStrategy;
+  unsigned pct_depth = 3;
+  int preemption_bound = -1;
+  std::uint64_t depth_bound = 0;
   std::string memory = "sc";
   bool memory_given = false;  // JSON specs default to the models their expectations name
   std::size_t stack_kib = 0;
@@ -47,7 +58,39 @@ struct RunArgs {
 StrategyKind strategy_kind(const std::string& name) {
   if (name == "random") return StrategyKind::random;
   if (name == "dpor") return StrategyKind::dpor;
+  if (name == "optimal") return StrategyKind::optimal;
+  if (name == "pct") return StrategyKind::pct;
   return StrategyKind::dfs;
+}
+
+bool sampling(const std::string& strategy) { return strategy == "random" || strategy == "pct"; }
+
+// The search options every path of `run` (registered programs, JSON specs) shares.
+// Exhaustive strategies get a default budget unless the user set a limit, so a search
+// that would take days stops with exit 3 and says how far it got.
+void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget) {
+  o.strategy = strategy_kind(a.strategy);
+  o.seed = a.seed;
+  o.max_executions = a.max_executions;
+  o.time_limit_seconds = a.time_limit;
+  if (default_budget && !a.budget_given && !sampling(a.strategy)) {
+    o.max_executions = kDefaultMaxExecutions;
+    o.time_limit_seconds = kDefaultTimeLimit;
+  }
+  o.max_steps = a.max_steps;
+  o.stack_size = a.stack_kib * 1024;
+  o.pct_depth = a.pct_depth;
+  o.preemption_bound = a.preemption_bound;
+  o.depth_bound = a.depth_bound;
+  o.count_classes = !sampling(a.strategy);
+}
+
+// One line for bad flag combinations, "" when fine.
+std::string search_args_error(const RunArgs& a) {
+  if (a.preemption_bound >= 0 && a.strategy != "dfs")
+    return "--preemption-bound needs --strategy dfs (with DPOR a preemption bound loses classes)";
+  if (a.pct_depth == 0) return "--pct-depth must be at least 1";
+  return "";
 }
 
 // Set by SIGINT while a search runs. A signal handler can only touch a lock-free atomic
@@ -73,6 +116,11 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 // runner and the JSON spec runner; any other file name is refused clearly.
 int run_file_target(const RunArgs& args) {
   if (ends_with(args.name, ".litmus")) {  // engineer D: herd7 litmus tests (specs/litmus.hpp)
+    if (args.preemption_bound >= 0 || args.depth_bound > 0) {
+      fmt::print(stderr, "{}: litmus tests are always explored exhaustively; drop the bounds\n",
+                 args.name);
+      return kExitBadInput;
+    }
     ExploreOptions base;
     base.time_limit_seconds = args.time_limit;
     base.max_steps = args.max_steps;
@@ -84,12 +132,9 @@ int run_file_target(const RunArgs& args) {
     req.path = args.name;
     req.memory = args.memory_given ? args.memory : "";
     req.checkers = args.checkers;
-    req.explore.strategy = strategy_kind(args.strategy);
-    req.explore.seed = args.seed;
-    req.explore.max_executions = args.max_executions;
-    req.explore.time_limit_seconds = args.time_limit;
-    req.explore.max_steps = args.max_steps;
-    req.explore.stack_size = args.stack_kib * 1024;
+    RunArgs spec_args = args;
+    if (!args.strategy_given) spec_args.strategy = "dfs";
+    apply_search_args(spec_args, req.explore, false);
     req.replay = args.replay_given ? args.replay : "";
     req.json = args.json;
     return spec::run_spec_cli(req);
@@ -217,14 +262,57 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
   return r.failed || flagged ? kExitProblem : kExitOk;
 }
 
+// A budget or a bound left part of the space unexplored.
+bool cut_short(const ExploreResult& r) {
+  return r.bounded || r.stop == StopReason::max_executions || r.stop == StopReason::time_limit ||
+         r.stop == StopReason::interrupted;
+}
+
+std::string strategy_label(const RunArgs& a) {
+  std::string s = a.strategy;
+  if (a.strategy == "random") s += fmt::format(" (seed {})", a.seed);
+  if (a.strategy == "pct") s += fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth);
+  if (a.preemption_bound >= 0) s += fmt::format("   preemption bound {}", a.preemption_bound);
+  if (a.depth_bound > 0) s += fmt::format("   depth bound {}", a.depth_bound);
+  return s;
+}
+
+// Says loudly what part of the space was not explored, so nobody mistakes a cut search
+// for a proof.
+void print_cut_banner(const RunArgs& a, const ExploreResult& r) {
+  if (!cut_short(r)) return;
+  std::vector<std::string> why;
+  if (r.stop == StopReason::max_executions) why.push_back("the execution budget ran out");
+  if (r.stop == StopReason::time_limit) why.push_back("the time budget ran out");
+  if (r.stop == StopReason::interrupted) why.push_back("interrupted");
+  if (r.bound_cut) why.push_back(fmt::format("the depth bound cut {} executions", r.bound_cut));
+  if (r.bounded && a.preemption_bound >= 0)
+    why.push_back(fmt::format("the preemption bound {} pruned schedules", a.preemption_bound));
+  std::string list;
+  for (const std::string& w : why) list += (list.empty() ? "" : "; ") + w;
+  fmt::print("*** INCOMPLETE SEARCH: {} ***\n", list);
+  fmt::print("*** explored {} of an estimated {:.3g} executions; no result holds for the rest ***\n",
+             r.executions, r.estimate);
+}
+
 void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) {
   double rate = r.elapsed_seconds > 0 ? static_cast<double>(r.executions) / r.elapsed_seconds : 0;
   fmt::print("program        {}  ({})\n", p.name, p.description);
-  fmt::print("memory         {}   strategy {}{}\n", a.memory, a.strategy,
-             a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+  fmt::print("memory         {}   strategy {}\n", a.memory, strategy_label(a));
+  if (r.estimate > 0)
+    fmt::print("estimate       {:.3g} executions{}\n", r.estimate,
+               a.strategy == "dfs" ? "" : " (DFS tree size: an upper bound for DPOR)");
   fmt::print("executions     {}{}\n", r.executions,
-             r.exhausted() ? (a.strategy != "random" ? "  (exhaustive)" : "")
-                           : fmt::format("  (stopped: {})", stop_reason_name(r.stop)));
+             !r.exhausted() ? fmt::format("  (stopped: {})", stop_reason_name(r.stop))
+             : r.bounded    ? "  (bounded)"
+             : !sampling(a.strategy) ? "  (exhaustive)" : "");
+  if (!sampling(a.strategy)) {
+    fmt::print("blocked        {}   (sleep-set blocked {}, assume-pruned {})\n",
+               r.sleep_blocked + r.pruned, r.sleep_blocked, r.pruned);
+    fmt::print("classes        {}   rf+co classes {}   distinct outcomes {}\n", r.classes,
+               r.rf_co_classes, r.outcomes.size());
+  }
+  if (r.bound_cut) fmt::print("depth-cut      {}\n", r.bound_cut);
   fmt::print("completed      {}\n", r.completed);
   fmt::print("failed         {}   deadlocked {}   step-bounded {}{}\n", r.failed, r.deadlocks,
              r.step_bounded, r.pruned ? fmt::format("   pruned {}", r.pruned) : "");
@@ -258,6 +346,7 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
       fmt::print("checker {} flagged execution {}  ->  {} --checker {}\n", c.name,
                  c.first_execution, replay_command(a, c.first_schedule), c.name);
   fmt::print("elapsed        {:.3f} s   {:.0f} executions/s\n", r.elapsed_seconds, rate);
+  print_cut_banner(a, r);
 }
 
 void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) {
@@ -265,8 +354,20 @@ void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) 
   j["program"] = p.name;
   j["memory"] = a.memory;
   j["strategy"] = a.strategy;
-  if (a.strategy == "random") j["seed"] = a.seed;
+  if (sampling(a.strategy)) j["seed"] = a.seed;
+  if (a.strategy == "pct") j["pct_depth"] = a.pct_depth;
+  j["preemption_bound"] = a.preemption_bound;
+  j["depth_bound"] = a.depth_bound;
   j["executions"] = r.executions;
+  j["blocked"] = r.sleep_blocked + r.pruned;
+  j["sleep_blocked"] = r.sleep_blocked;
+  j["classes"] = r.classes;
+  j["rf_co_classes"] = r.rf_co_classes;
+  j["distinct_outcomes"] = r.outcomes.size();
+  j["bounded"] = r.bounded;
+  j["bound_cut"] = r.bound_cut;
+  j["estimate"] = r.estimate;
+  j["complete"] = !cut_short(r) && !sampling(a.strategy);
   j["completed"] = r.completed;
   j["failed"] = r.failed;
   j["deadlocks"] = r.deadlocks;
@@ -302,6 +403,11 @@ void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) 
 }
 
 int run_command(RunArgs a) {
+  if (a.preemption_bound >= 0 && !a.strategy_given) a.strategy = "dfs";
+  if (std::string e = search_args_error(a); !e.empty()) {
+    fmt::print(stderr, "{}\n", e);
+    return kExitBadInput;
+  }
   if (ends_with(a.name, ".litmus") || ends_with(a.name, ".json")) return run_file_target(a);
   if (a.memory == "both") {
     fmt::print(stderr, "--memory both applies to .litmus and .json files only\n");
@@ -321,12 +427,7 @@ int run_command(RunArgs a) {
     }
   }
   o.memory = a.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
-  o.strategy = strategy_kind(a.strategy);
-  o.seed = a.seed;
-  o.max_executions = a.max_executions;
-  o.time_limit_seconds = a.time_limit;
-  o.max_steps = a.max_steps;
-  o.stack_size = a.stack_kib * 1024;
+  apply_search_args(a, o, true);
   o.stop_on_failure = a.stop_on_failure;
   if (a.replay_given) return do_replay(a, *p, o);
 
@@ -342,9 +443,7 @@ int run_command(RunArgs a) {
     return kExitBadInput;
   }
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;
-  if (r.stop == StopReason::max_executions || r.stop == StopReason::time_limit ||
-      r.stop == StopReason::interrupted)
-    return kExitBudget;
+  if (cut_short(r)) return kExitBudget;
   return kExitOk;
 }
 
@@ -379,18 +478,29 @@ void add_run_commands(CLI::App& app, int& rc) {
                   "Checkers to run on every execution (comma-separated; see `atomcheck checkers`)")
       ->delimiter(',');
   run->add_option("--max-executions", a->max_executions,
-                  "Stop after N executions (random: how many to sample, default 1000)");
-  run->add_option("--time-limit", a->time_limit, "Stop after SECONDS")
-      ->check(CLI::NonNegativeNumber);
+                  "Stop after N executions, 0: no limit (random, pct: how many to sample, "
+                  "default 1000; exhaustive strategies default to 1000000 or 600 s)")
+      ->each([a](const std::string&) { a->budget_given = true; });
+  run->add_option("--time-limit", a->time_limit, "Stop after SECONDS, 0: no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->each([a](const std::string&) { a->budget_given = true; });
   run->add_option("--max-steps", a->max_steps,
                   "Steps per execution before it is reported as not terminating")
       ->check(CLI::PositiveNumber);
   run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
       ->each([a](const std::string&) { a->replay_given = true; });
   run->add_option("--strategy", a->strategy,
-                  "dfs (exhaustive), dpor (exhaustive up to reordering of independent steps) or random")
-      ->check(CLI::IsMember({"dfs", "dpor", "random"}));
-  run->add_option("--seed", a->seed, "Seed of the random strategy");
+                  "optimal (default: optimal DPOR, one execution per class), dpor (source-DPOR), "
+                  "dfs (every schedule), random or pct (sampling)")
+      ->check(CLI::IsMember({"dfs", "dpor", "optimal", "random", "pct"}))
+      ->each([a](const std::string&) { a->strategy_given = true; });
+  run->add_option("--seed", a->seed, "Seed of the random and pct strategies (and of the estimate)");
+  run->add_option("--pct-depth", a->pct_depth, "PCT: the bug depth d targeted (d - 1 change points), default 3");
+  run->add_option("--preemption-bound", a->preemption_bound,
+                  "DFS: explore only schedules with at most N preemptions (exit 3 if it cut any)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--depth-bound", a->depth_bound,
+                  "Cut every execution after N steps (not a failure; exit 3 if it cut any)");
   run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus and .json files only)")
       ->check(CLI::IsMember({"sc", "tso", "both"}))
       ->each([a](const std::string&) { a->memory_given = true; });

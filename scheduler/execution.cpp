@@ -267,6 +267,10 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       }
       break;
     }
+    if (depth_bound_ && history_.steps() >= depth_bound_) {
+      end = EndKind::depth_cut;
+      break;
+    }
     if (history_.steps() >= max_steps_) {
       failure_ = Failure{FailureKind::step_bound,
                          fmt::format("did not terminate within {} steps", max_steps_), kNoId, {}, 0};

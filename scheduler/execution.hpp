@@ -27,7 +27,8 @@ namespace atomcheck::detail {
 struct Unwind {};
 
 // How an execution ended.
-enum class EndKind : std::uint8_t { completed, failed, deadlock, step_bound, pruned, aborted };
+// depth_cut: stopped by the depth bound (set_depth_bound), not a failure.
+enum class EndKind : std::uint8_t { completed, failed, deadlock, step_bound, pruned, aborted, depth_cut };
 
 class Execution {
  public:
@@ -40,6 +41,9 @@ class Execution {
   // `aborted` means the strategy reported an error (e.g. a replay schedule that does not
   // fit): see strategy.error().
   EndKind run(const Program& program, Strategy& strategy);
+  // Bounded search: executions stop (EndKind::depth_cut) once this many steps were
+  // taken and another is enabled; 0: no bound.
+  void set_depth_bound(std::uint64_t steps) { depth_bound_ = steps; }
 
   // Results of the last run.
   const Trace& trace() const { return trace_; }  // events only; see materialize_names
@@ -152,6 +156,7 @@ class Execution {
   std::unique_ptr<MemoryModel> memory_;
   StackPool pool_;
   std::uint64_t max_steps_;
+  std::uint64_t depth_bound_ = 0;
 
   std::uint64_t serial_ = 0;
   std::vector<std::unique_ptr<ThreadState>> threads_;

@@ -60,6 +60,10 @@ namespace {
 
 bool flags(const Verdict& v) { return !v.serializable || !v.blamed.empty(); }
 
+// Walks before the search: enough for an order of magnitude on the trees we meet
+// (the estimator's variance is large on unbalanced trees; later walks refine it).
+constexpr int kInitialWalks = 16;
+
 }  // namespace
 
 ExploreResult explore(const Program& program, const ExploreOptions& options,
@@ -79,7 +83,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
   std::unique_ptr<Strategy> strategy;
   std::uint64_t limit = options.max_executions;
   switch (options.strategy) {
-    case StrategyKind::dfs: strategy = make_dfs_strategy(); break;
+    case StrategyKind::dfs: strategy = make_dfs_strategy(options.preemption_bound); break;
     case StrategyKind::random:
       strategy = make_random_strategy(options.seed, limit ? limit : 1000);
       limit = 0;  // the strategy's own count is its natural end, not a cut
@@ -87,10 +91,41 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
     case StrategyKind::dpor: strategy = make_dpor_strategy(); break;
     case StrategyKind::optimal: strategy = make_optimal_strategy(); break;
-    case StrategyKind::pct: throw std::invalid_argument("strategy not built yet");
+    case StrategyKind::pct:
+      strategy = make_pct_strategy(options.seed, options.pct_depth, limit ? limit : 1000);
+      limit = 0;
+      break;
   }
+  // A preemption bound prunes DPOR's backtrack sets unsoundly (a bounded execution may
+  // be the only representative of its class; Coons et al., OOPSLA 2013), so it is a
+  // DFS-only option; sampling strategies have no bound to respect.
+  if (options.preemption_bound >= 0 && options.strategy != StrategyKind::dfs &&
+      options.strategy != StrategyKind::replay)
+    throw std::invalid_argument("the preemption bound applies to the dfs strategy only");
 
   detail::Execution exec(options.memory, options.stack_size, options.max_steps);
+  exec.set_depth_bound(options.depth_bound);
+
+  // Size estimate of exhaustive searches (Knuth's estimator over the DFS tree, with the
+  // same bounds): a few walks first, then one walk every 64 executions refines it. For
+  // DPOR the DFS size is an upper bound on the executions the reduction will run.
+  const bool exhaustive = options.strategy == StrategyKind::dfs ||
+                          options.strategy == StrategyKind::dpor ||
+                          options.strategy == StrategyKind::optimal;
+  std::unique_ptr<detail::Execution> walker;
+  std::unique_ptr<EstimateStrategy> estimator;
+  auto walk = [&](int times) {
+    for (int i = 0; i < times; ++i) {
+      estimator->begin_execution();
+      walker->run(program, *estimator);
+    }
+    r.estimate = estimator->mean();
+  };
+  if (exhaustive) {
+    walker = std::make_unique<detail::Execution>(options.memory, options.stack_size, options.max_steps);
+    walker->set_depth_bound(options.depth_bound);
+    estimator = std::make_unique<EstimateStrategy>(options.seed, options.preemption_bound);
+  }
   std::vector<Verdict> verdicts(checkers.size());
   std::unordered_set<std::uint64_t> class_keys, rf_co_keys;
   std::uint64_t blocked_before = 0;
@@ -122,6 +157,12 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       r.stop = StopReason::interrupted;
       break;
     }
+    // The walks start after the first execution, so that one is the program's very
+    // first run (a program that is not deterministic is caught on the second); a few
+    // first, the rest once the search proves not tiny, so small searches pay little.
+    if (estimator && r.executions == 1) walk(4);
+    if (estimator && r.executions == 16) walk(kInitialWalks - 4);
+    if (estimator && r.executions > 64 && r.executions % 64 == 0) walk(1);
     if (!strategy->begin_execution()) break;
     detail::EndKind end = exec.run(program, *strategy);
     if (!strategy->error().empty()) {
@@ -156,6 +197,10 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       case detail::EndKind::step_bound: ++r.step_bounded; failed = true; break;
       case detail::EndKind::pruned: ++r.pruned; break;
       case detail::EndKind::aborted: break;
+      case detail::EndKind::depth_cut:
+        ++r.bound_cut;
+        r.bounded = true;
+        break;
     }
     Failure failure;
     if (failed) {
@@ -170,7 +215,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       ++r.outcomes[outcome];
     }
 
-    if (end != detail::EndKind::pruned) {
+    // A depth-cut execution is a prefix: no checker verdict on it.
+    if (end != detail::EndKind::pruned && end != detail::EndKind::depth_cut) {
       // SC checkers read the trace tau: the execution without its commits; TSO
       // checkers read the execution eta.
       for (std::size_t k = 0; k < checkers.size(); ++k) {
@@ -215,7 +261,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     r.error = strategy->error();
     r.stop = StopReason::bad_schedule;
   }
+  if (estimator && estimator->walks() == 0 && r.executions == 1 && r.error.empty()) walk(4);
   r.sleep_blocked = strategy->sleep_blocked();
+  r.bounded = r.bounded || strategy->bounded();
   r.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
 }

@@ -97,9 +97,49 @@ class Strategy {
   virtual bool consumed_all() const { return true; }
   // DPOR: executions cut short by the sleep set (redundant; run to the end anyway).
   virtual std::uint64_t sleep_blocked() const { return 0; }
+  // Bounded search: true once a bound (the preemption bound) excluded some alternative.
+  virtual bool bounded() const { return false; }
 };
 
 std::unique_ptr<Strategy> make_dfs_strategy();
+// DFS under a preemption bound (iterative context bounding, Musuvathi & Qadeer 2007):
+// only executions with at most `preemption_bound` preemptions (see is_preemption);
+// a negative bound is plain DFS.
+std::unique_ptr<Strategy> make_dfs_strategy(int preemption_bound);
+// PCT (Burckhardt et al., ASPLOS 2010): `executions` runs, each with random distinct
+// priorities per process (a thread, or a TSO buffer's flush process) and depth - 1
+// random priority change points; n and k are learnt from the executions run so far.
+std::unique_ptr<Strategy> make_pct_strategy(std::uint64_t seed, unsigned depth,
+                                            std::uint64_t executions);
+// Knuth's estimator (Math. Comp. 1975): random walks choosing uniformly among the
+// alternatives a bounded DFS would try; each walk's product of branching factors is an
+// unbiased estimate of the number of executions of that DFS. `walks()` and `mean()`
+// read the running tally.
+class EstimateStrategy final : public Strategy {
+ public:
+  EstimateStrategy(std::uint64_t seed, int preemption_bound);
+  bool begin_execution() override;
+  std::size_t choose(std::span<const Transition> enabled, const History& history) override;
+  void end_execution(const History& history) override;
+  std::uint64_t walks() const { return walks_; }
+  double mean() const { return walks_ ? sum_ / static_cast<double>(walks_) : 0; }
+
+ private:
+  std::uint64_t state_;
+  int bound_;
+  int preemptions_ = 0;
+  double product_ = 1;
+  double sum_ = 0;
+  std::uint64_t walks_ = 0;
+  std::vector<std::uint32_t> allowed_;
+};
+
+// Iterative context bounding's preemption: choosing `candidate` at a step where the
+// thread of the last program step (flushes skipped) is still enabled and is not
+// `candidate`'s thread. TSO buffer flushes are never preemptions and do not break a
+// thread's run: the bound counts switches between program threads only.
+bool is_preemption(const Transition& candidate, std::span<const Transition> enabled,
+                   const History& history);
 // Source-DPOR with sleep sets: one execution per Mazurkiewicz class (plus sleep-blocked ones).
 std::unique_ptr<Strategy> make_dpor_strategy();
 // Optimal DPOR with wakeup trees (Abdulla et al., JACM 2017): exactly one execution per

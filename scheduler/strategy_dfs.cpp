@@ -1,31 +1,51 @@
 // Exhaustive depth-first search, stateless: the choice stack holds, for every choice
 // point of the current execution, how many transitions were enabled and which one was
 // taken. The next execution replays the prefix up to the deepest choice point with an
-// untried alternative and takes that alternative.
+// untried alternative and takes that alternative. Under a preemption bound a node also
+// lists the alternatives the bound allows (flat, shared by all nodes), so backtracking
+// never visits an execution with too many preemptions.
 #include <fmt/core.h>
 
 #include "scheduler/strategy.hpp"
 
 namespace atomcheck {
 
+bool is_preemption(const Transition& candidate, std::span<const Transition> enabled,
+                   const History& history) {
+  if (candidate.action == Action::flush) return false;
+  for (std::size_t i = history.chosen.size(); i-- > 0;) {
+    const Transition& last = history.chosen[i];
+    if (last.action == Action::flush) continue;
+    if (last.thread == candidate.thread) return false;
+    for (const Transition& e : enabled)
+      if (e.thread == last.thread && e.action != Action::flush) return true;
+    return false;
+  }
+  return false;
+}
+
 namespace {
 
 class DfsStrategy final : public Strategy {
  public:
-  DfsStrategy() { stack_.reserve(1024); }
+  explicit DfsStrategy(int bound) : bound_(bound) { stack_.reserve(1024); }
   bool begin_execution() override {
     depth_ = 0;
+    preemptions_ = 0;
     if (!started_) {
       started_ = true;
       return true;
     }
-    while (!stack_.empty() && stack_.back().pick + 1 >= stack_.back().enabled) stack_.pop_back();
+    while (!stack_.empty() && stack_.back().pick + 1 >= stack_.back().count) {
+      alts_.resize(stack_.back().begin);
+      stack_.pop_back();
+    }
     if (stack_.empty()) return false;
     ++stack_.back().pick;
     return true;
   }
 
-  std::size_t choose(std::span<const Transition> enabled, const History&) override {
+  std::size_t choose(std::span<const Transition> enabled, const History& history) override {
     if (depth_ < stack_.size()) {
       Node& n = stack_[depth_++];
       if (n.enabled != enabled.size()) {
@@ -35,11 +55,25 @@ class DfsStrategy final : public Strategy {
             depth_, n.enabled, enabled.size());
         return 0;
       }
-      return n.pick;
+      return take(n, enabled, history);
     }
-    stack_.push_back(Node{static_cast<std::uint32_t>(enabled.size()), 0});
+    Node n{static_cast<std::uint32_t>(enabled.size()), 0, 0, 0};
+    if (bound_ < 0) {
+      n.count = n.enabled;
+    } else {
+      n.begin = static_cast<std::uint32_t>(alts_.size());
+      for (std::size_t i = 0; i < enabled.size(); ++i) {
+        if (preemptions_ >= bound_ && is_preemption(enabled[i], enabled, history)) {
+          bounded_ = true;
+          continue;
+        }
+        alts_.push_back(static_cast<std::uint32_t>(i));
+      }
+      n.count = static_cast<std::uint32_t>(alts_.size()) - n.begin;
+    }
+    stack_.push_back(n);
     ++depth_;
-    return 0;
+    return take(stack_.back(), enabled, history);
   }
 
   void end_execution(const History&) override {
@@ -50,13 +84,26 @@ class DfsStrategy final : public Strategy {
   }
 
   std::string error() const override { return error_; }
+  bool bounded() const override { return bounded_; }
 
  private:
   struct Node {
     std::uint32_t enabled;
-    std::uint32_t pick;
+    std::uint32_t begin;  // bounded: first allowed alternative in alts_
+    std::uint32_t count;  // alternatives to try (all enabled ones when unbounded)
+    std::uint32_t pick;   // index among them
   };
+  std::size_t take(const Node& n, std::span<const Transition> enabled, const History& history) {
+    if (bound_ < 0) return n.pick;
+    std::size_t i = alts_[n.begin + n.pick];
+    if (is_preemption(enabled[i], enabled, history)) ++preemptions_;
+    return i;
+  }
+  int bound_;
+  int preemptions_ = 0;
+  bool bounded_ = false;
   std::vector<Node> stack_;
+  std::vector<std::uint32_t> alts_;
   std::size_t depth_ = 0;
   bool started_ = false;
   std::string error_;
@@ -64,6 +111,9 @@ class DfsStrategy final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_dfs_strategy() { return std::make_unique<DfsStrategy>(); }
+std::unique_ptr<Strategy> make_dfs_strategy() { return std::make_unique<DfsStrategy>(-1); }
+std::unique_ptr<Strategy> make_dfs_strategy(int preemption_bound) {
+  return std::make_unique<DfsStrategy>(preemption_bound);
+}
 
 }  // namespace atomcheck

@@ -346,7 +346,8 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
 
   // Only an exhaustive search decides "never" and "every": random sampling that ran its
   // course is still a sample.
-  const bool exhausted = rep.result.exhausted() && eo.strategy == StrategyKind::dfs;
+  const bool exhausted =
+      rep.result.exhausted() && !rep.result.bounded && eo.strategy == StrategyKind::dfs;
   rep.exhaustive = exhausted;
   const std::uint64_t completed = judged - failed;
   auto add = [&](std::string what, const Origin& origin, ExpectationResult r) {

@@ -37,7 +37,7 @@ TEST(RunCli, ListShowsProgramsWithDescriptions) {
 }
 
 TEST(RunCli, LostUpdateFailsAndItsScheduleReplays) {
-  auto r = run_cli({"run", "lost-update", "--json"});
+  auto r = run_cli({"run", "lost-update", "--strategy", "dfs", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["executions"], 6);
@@ -47,7 +47,7 @@ TEST(RunCli, LostUpdateFailsAndItsScheduleReplays) {
   EXPECT_EQ(rep.exit_code, 1) << rep.err;
   EXPECT_NE(rep.out.find("assertion failed: lost update"), std::string::npos) << rep.out;
   EXPECT_NE(rep.out.find("write x = 1"), std::string::npos) << rep.out;
-  auto table = run_cli({"run", "lost-update"});
+  auto table = run_cli({"run", "lost-update", "--strategy", "dfs"});
   EXPECT_EQ(table.exit_code, 1);
   EXPECT_NE(table.out.find("--replay '" + schedule + "'"), std::string::npos) << table.out;
 }
@@ -69,12 +69,12 @@ TEST(RunCli, CorrectProgramExitsZeroWithOutcomes) {
   auto r = run_cli({"run", "locked-counter"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("(exhaustive)"), std::string::npos);
-  auto sb = run_cli({"run", "sb", "--json"});
+  auto sb = run_cli({"run", "sb", "--strategy", "dfs", "--json"});
   EXPECT_EQ(sb.exit_code, 0);
   auto j = nlohmann::json::parse(sb.out);
   EXPECT_EQ(j["executions"], 6);
   EXPECT_EQ(j["outcomes"].size(), 3u);
-  auto tso = run_cli({"run", "sb", "--memory", "tso", "--json"});
+  auto tso = run_cli({"run", "sb", "--strategy", "dfs", "--memory", "tso", "--json"});
   EXPECT_EQ(tso.exit_code, 0);
   auto jt = nlohmann::json::parse(tso.out);
   EXPECT_EQ(jt["executions"], 80);
@@ -82,7 +82,7 @@ TEST(RunCli, CorrectProgramExitsZeroWithOutcomes) {
 }
 
 TEST(RunCli, CheckersAreCountedPerExecution) {
-  auto r = run_cli({"run", "lost-update", "--checker", "oracle", "--json"});
+  auto r = run_cli({"run", "lost-update", "--strategy", "dfs", "--checker", "oracle", "--json"});
   EXPECT_EQ(r.exit_code, 1);
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["checkers"].size(), 1u);
@@ -92,7 +92,7 @@ TEST(RunCli, CheckersAreCountedPerExecution) {
 }
 
 TEST(RunCli, LimitsCutTheSearchWithExit3) {
-  auto r = run_cli({"run", "iriw", "--max-executions", "5"});
+  auto r = run_cli({"run", "iriw", "--strategy", "dfs", "--max-executions", "5"});
   EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_NE(r.out.find("stopped: max-executions"), std::string::npos) << r.out;
   auto t = run_cli({"run", "iriw", "--strategy", "random", "--max-executions", "1000000000",

@@ -1,0 +1,39 @@
+// Knuth's estimator of a search tree's size, used by explore() before and during an
+// exhaustive search: a walk from the root picks uniformly among the alternatives DFS
+// would try at each choice point (the preemption bound applied as DFS applies it); the
+// product of the numbers of alternatives along the walk has expectation equal to the
+// number of leaves, i.e. of DFS executions. Depth-cut walks are leaves too, as in DFS.
+#include "scheduler/strategy.hpp"
+
+namespace atomcheck {
+
+EstimateStrategy::EstimateStrategy(std::uint64_t seed, int preemption_bound)
+    : state_(seed ^ 0x5851f42d4c957f2dULL), bound_(preemption_bound) {}
+
+bool EstimateStrategy::begin_execution() {
+  product_ = 1;
+  preemptions_ = 0;
+  return true;
+}
+
+std::size_t EstimateStrategy::choose(std::span<const Transition> enabled, const History& history) {
+  allowed_.clear();
+  for (std::size_t i = 0; i < enabled.size(); ++i)
+    if (bound_ < 0 || preemptions_ < bound_ || !is_preemption(enabled[i], enabled, history))
+      allowed_.push_back(static_cast<std::uint32_t>(i));
+  product_ *= static_cast<double>(allowed_.size());
+  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  std::size_t pick = allowed_[z % allowed_.size()];
+  if (bound_ >= 0 && is_preemption(enabled[pick], enabled, history)) ++preemptions_;
+  return pick;
+}
+
+void EstimateStrategy::end_execution(const History&) {
+  sum_ += product_;
+  ++walks_;
+}
+
+}  // namespace atomcheck
