@@ -28,10 +28,10 @@ for m in "${models[@]}"; do
       printf '| %-14s | %-8s | %12s |\n' "$m" "$s" "error"
       continue
     fi
-    row=$(jq -r '[.executions, (if .complete then "" else "+" end), .sleep_blocked,
+    row=$(jq -r '[(.executions | tostring) + (if .complete then "" else "+" end), .sleep_blocked,
                   .rf_co_classes, .executions_per_second, .elapsed_seconds] | @tsv' <<<"$out")
-    IFS=$'\t' read -r ex cut bl rf rate secs <<<"$row"
-    printf '| %-14s | %-8s | %12s | %9s | %10s | %9.0f | %8.1f |\n' "$m" "$s" "$ex$cut" "$bl" \
+    IFS=$'\t' read -r ex bl rf rate secs <<<"$row"
+    printf '| %-14s | %-8s | %12s | %9s | %10s | %9.0f | %8.1f |\n' "$m" "$s" "$ex" "$bl" \
       "$rf" "$rate" "$secs"
   done
 done
