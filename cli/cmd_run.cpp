@@ -16,6 +16,7 @@
 
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
 #include "scheduler/api.hpp"
@@ -433,7 +434,10 @@ int run_command(RunArgs a) {
 
   SigintScope sigint;
   o.interrupt = &g_interrupted;
+  ProgressDisplay progress;  // stderr, terminals only
+  o.progress = progress.callback();
   ExploreResult r = explore(p->body, o);
+  progress.clear();
   if (a.json)
     print_json(a, *p, r);
   else

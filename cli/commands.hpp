@@ -15,5 +15,6 @@ inline constexpr int kExitBudget = 3;    // a budget or bound stopped the search
 void add_trace_info_command(CLI::App& app, int& rc);
 void add_check_trace_command(CLI::App& app, int& rc);
 void add_run_commands(CLI::App& app, int& rc);
+void add_validate_command(CLI::App& app, int& rc);
 
 }  // namespace atomcheck::cli

@@ -17,6 +17,14 @@ int main(int argc, char** argv) {
   add_trace_info_command(app, rc);
   add_check_trace_command(app, rc);
   add_run_commands(app, rc);
+  add_validate_command(app, rc);
+  // Every --help ends with the exit codes; a command that says more keeps its own text.
+  const char* exit_codes =
+      "Exit codes: 0 all good, 1 a property, expectation or checker found a problem, 2 bad\n"
+      "input or usage, 3 a budget or bound stopped the search before it finished.";
+  app.footer(exit_codes);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_footer().empty()) sub->footer(exit_codes);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

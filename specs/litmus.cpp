@@ -1001,24 +1001,12 @@ std::vector<std::int64_t> execution_key(const Trace& trace, bool tso) {
 
 }  // namespace
 
-RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOptions& base) {
-  ExploreOptions options = base;
-  options.strategy = StrategyKind::dfs;
-  options.memory = memory;
-  options.replay.clear();
-  options.checkers.clear();
-  options.stop_on_failure = true;
-
+Program litmus_program(const Test& test) {
   std::vector<std::string> names;
-  std::map<std::string, std::size_t, std::less<>> index;
-  for (const Location& l : test.observed) {
-    index.emplace(location_name(test, l), names.size());
-    names.push_back(location_name(test, l));
-  }
-
+  for (const Location& l : test.observed) names.push_back(location_name(test, l));
   // The final state is read by the body after joining every thread; join waits for the
   // child's store buffer to drain, as herd7 reads final states of drained buffers.
-  Program program = [&test, &names]() {
+  return [&test, names]() {
     std::deque<atomic<std::int64_t>> mem;
     for (std::size_t v = 0; v < test.vars.size(); ++v) mem.emplace_back(test.var_init[v], test.vars[v]);
     std::vector<Registers> regs(test.threads.size());
@@ -1036,6 +1024,24 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
       outcome(names[i], v);
     }
   };
+}
+
+RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOptions& base) {
+  ExploreOptions options = base;
+  options.strategy = StrategyKind::dfs;
+  options.memory = memory;
+  options.replay.clear();
+  options.checkers.clear();
+  options.stop_on_failure = true;
+
+  std::vector<std::string> names;
+  std::map<std::string, std::size_t, std::less<>> index;
+  for (const Location& l : test.observed) {
+    index.emplace(location_name(test, l), names.size());
+    names.push_back(location_name(test, l));
+  }
+
+  Program program = litmus_program(test);
 
   std::set<std::vector<std::int64_t>> states;
   std::map<std::vector<std::int64_t>, bool> executions;  // key -> proposition holds

@@ -133,6 +133,10 @@ struct RunResult {
   bool reachable() const;  // some final state satisfies the proposition
 };
 
+// The test as a program on the scheduler API; it records the observed locations with
+// outcome() under their location_name(). `test` must outlive the program.
+Program litmus_program(const Test& test);
+
 // Explores the test exhaustively under `memory`. `base` supplies limits (time, steps);
 // its strategy and memory fields are overridden.
 RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOptions& base = {});

@@ -1,0 +1,659 @@
+// `atomcheck validate TARGET`: explores a program, JSON spec or litmus test and judges
+// every selected checker against its judge (CheckerInfo::judge, the exact checker for
+// the same questions) on every execution, printing per checker and question a confusion
+// matrix over executions (positive = "violation"), the first disagreement with a
+// schedule that replays it, and the checker's share of the checker time. Predictive
+// checkers are judged after the search: the truth for each execution is whether any
+// explored execution was flagged by the judge. Exit 0 every checker agreed with its
+// judge, 1 some disagreement, 2 bad input, 3 a budget stopped the search first.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "checkers/registry.hpp"
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "cli/target.hpp"
+
+namespace atomcheck::cli {
+
+namespace {
+
+struct ValidateArgs {
+  std::string target;
+  std::vector<std::string> checkers;
+  std::string memory = "sc";
+  std::string strategy = "dfs";
+  std::uint64_t seed = 0;
+  std::uint64_t max_executions = 0;
+  double time_limit = 0;
+  std::uint64_t max_steps = 100000;
+  std::size_t stack_kib = 0;
+  std::string replay;
+  bool replay_given = false;
+  bool json = false;
+};
+
+// Set by SIGINT while a search runs; a handler may only touch a lock-free atomic with
+// static storage, so this is the one piece of process-wide state (as in `run`).
+std::atomic<bool> g_validate_interrupted{false};
+extern "C" void on_validate_sigint(int) { g_validate_interrupted.store(true); }
+
+struct SigintScope {
+  using Handler = void (*)(int);
+  Handler old;
+  SigintScope() {
+    g_validate_interrupted.store(false);
+    old = std::signal(SIGINT, on_validate_sigint);
+  }
+  ~SigintScope() { std::signal(SIGINT, old); }
+};
+
+// One checker instance fed with every execution; judges are instances too, shared by
+// the checkers they judge.
+struct Instance {
+  std::string name;
+  const CheckerInfo* info = nullptr;
+  std::unique_ptr<Checker> checker;
+  double seconds = 0;
+  Verdict verdict;
+  std::vector<EventIndex> original;  // index in the checker's input -> index in the execution
+  std::vector<TxnRef> blamed;        // sorted, original indices
+};
+
+enum class Question { serializability, blame };
+
+std::string_view question_name(Question q) {
+  return q == Question::serializability ? "serializability" : "blame";
+}
+
+struct Disagreement {
+  std::uint64_t execution = 0;
+  std::string schedule;
+  std::string checker_says, judge_says;
+};
+
+struct QuestionStats {
+  Question question = Question::serializability;
+  std::uint64_t tp = 0, fp = 0, tn = 0, fn = 0;
+  std::uint64_t set_mismatches = 0;  // blame: both blame, but different transactions
+  std::uint64_t extra = 0;    // blame: executions where the checker blames a transaction the judge does not
+  std::uint64_t missing = 0;  // blame: executions where the judge blames a transaction the checker does not
+  std::optional<Disagreement> first{};
+  // Predictive checkers: decided after the search.
+  std::uint64_t pos = 0, neg = 0;
+  std::optional<Disagreement> first_pos{}, first_neg{};  // judge text filled at the end
+  std::optional<Disagreement> witness{};              // first execution the judge flags
+  bool agrees() const { return fp == 0 && fn == 0 && set_mismatches == 0; }
+};
+
+struct Row {
+  std::size_t checker = 0, judge = 0;  // indices into the instances
+  bool predictive = false;
+  std::vector<QuestionStats> questions;
+};
+
+struct Skipped {
+  std::string name, reason;
+};
+
+struct MemoryRun {
+  MemoryModelKind memory = MemoryModelKind::sc;
+  ExploreResult result;
+  std::uint64_t judged = 0;
+  bool complete = false;  // every execution (or class) of the program was explored
+  std::vector<Instance> instances;
+  std::vector<Row> rows;
+};
+
+std::string_view memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
+
+bool positive(const Instance& in, Question q) {
+  return q == Question::serializability ? !in.verdict.serializable : !in.verdict.blamed.empty();
+}
+
+std::string txn_name(const Trace& t, const TxnRef& r) {
+  return fmt::format("{}@{}", t.names.thread(r.thread), r.first);
+}
+
+std::string says(const Trace& t, const Instance& in, Question q) {
+  if (q == Question::serializability) return in.verdict.serializable ? "serializable" : "not serializable";
+  if (in.blamed.empty()) return "blames nothing";
+  std::string s = "blames";
+  for (std::size_t i = 0; i < in.blamed.size(); ++i) s += (i ? ", " : " ") + txn_name(t, in.blamed[i]);
+  return s;
+}
+
+// Feeds one execution to every instance (commits only to those that read them), timing
+// each, and records blamed transactions by their index in the execution so checkers
+// fed different event streams compare.
+void evaluate(const Trace& trace, std::vector<Instance>& instances) {
+  using Clock = std::chrono::steady_clock;
+  for (Instance& in : instances) {
+    Checker& c = *in.checker;
+    const bool commits = c.wants_commits();
+    in.original.clear();
+    auto t0 = Clock::now();
+    c.reset();
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      const Event& e = trace.events[i];
+      if (e.op == Op::commit && !commits) continue;
+      c.on_event(e);
+    }
+    in.verdict = c.verdict();
+    in.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    for (std::size_t i = 0; i < trace.events.size(); ++i)
+      if (trace.events[i].op != Op::commit || commits) in.original.push_back(static_cast<EventIndex>(i));
+    in.blamed.clear();
+    for (const Blame& b : in.verdict.blamed) {
+      TxnRef r = b.txn;
+      if (r.first < in.original.size()) r.first = in.original[r.first];
+      in.blamed.push_back(r);
+    }
+    auto less = [](const TxnRef& a, const TxnRef& b) {
+      return a.thread != b.thread ? a.thread < b.thread : a.first < b.first;
+    };
+    std::sort(in.blamed.begin(), in.blamed.end(), less);
+    in.blamed.erase(std::unique(in.blamed.begin(), in.blamed.end()), in.blamed.end());
+  }
+}
+
+// The selected checkers and their judges as instances and rows; names without a
+// usable judge go to `skipped`. Returns false (message in `error`) for unknown names.
+bool build_rows(const std::vector<std::string>& selected, std::vector<Instance>& instances,
+                std::vector<Row>& rows, std::vector<Skipped>& skipped, std::string& error) {
+  const auto& catalog = checker_catalog();
+  auto info_of = [&](const std::string& name) -> const CheckerInfo* {
+    for (const CheckerInfo& i : catalog)
+      if (i.name == name) return &i;
+    return nullptr;
+  };
+  auto instance_of = [&](const std::string& name) -> std::size_t {
+    for (std::size_t i = 0; i < instances.size(); ++i)
+      if (instances[i].name == name) return i;
+    Instance in;
+    in.name = name;
+    in.info = info_of(name);
+    in.checker = make_checker(name);
+    instances.push_back(std::move(in));
+    return instances.size() - 1;
+  };
+  for (const std::string& name : selected) {
+    const CheckerInfo* info = info_of(name);
+    if (!info || !make_checker(name)) {
+      error = fmt::format("{}: unknown checker (see `atomcheck checkers`)", name);
+      return false;
+    }
+    if (std::any_of(rows.begin(), rows.end(),
+                    [&](const Row& r) { return instances[r.checker].name == name; }))
+      continue;
+    if (info->judge.empty()) {
+      skipped.push_back({name, "an oracle: it is the judge of others"});
+      continue;
+    }
+    const CheckerInfo* judge = info_of(info->judge);
+    if (!judge || !make_checker(info->judge)) {
+      skipped.push_back({name, fmt::format("its judge '{}' is not registered", info->judge)});
+      continue;
+    }
+    Row row;
+    row.predictive = info->predictive;
+    auto add = [&row](Question q) {
+      QuestionStats stats;
+      stats.question = q;
+      row.questions.push_back(std::move(stats));
+    };
+    if (info->serializability && judge->serializability) add(Question::serializability);
+    if (info->blame && judge->blame) add(Question::blame);
+    if (row.questions.empty()) {
+      skipped.push_back({name, fmt::format("its judge '{}' answers none of its questions", info->judge)});
+      continue;
+    }
+    row.checker = instance_of(name);
+    row.judge = instance_of(info->judge);
+    rows.push_back(std::move(row));
+  }
+  return true;
+}
+
+void judge_execution(MemoryRun& run, const Trace& trace, std::uint64_t index, std::string_view schedule) {
+  for (Row& row : run.rows) {
+    const Instance& c = run.instances[row.checker];
+    const Instance& j = run.instances[row.judge];
+    for (QuestionStats& q : row.questions) {
+      const bool cp = positive(c, q.question), jp = positive(j, q.question);
+      if (row.predictive) {
+        std::optional<Disagreement>& first = cp ? q.first_pos : q.first_neg;
+        (cp ? q.pos : q.neg) += 1;
+        if (!first) first = Disagreement{index, std::string(schedule), says(trace, c, q.question), ""};
+        if (jp && !q.witness)
+          q.witness = Disagreement{index, std::string(schedule), "", says(trace, j, q.question)};
+        continue;
+      }
+      bool mismatch = false;
+      if (q.question == Question::blame) {
+        auto less = [](const TxnRef& x, const TxnRef& y) {
+          return x.thread != y.thread ? x.thread < y.thread : x.first < y.first;
+        };
+        if (!std::includes(j.blamed.begin(), j.blamed.end(), c.blamed.begin(), c.blamed.end(), less)) ++q.extra;
+        if (!std::includes(c.blamed.begin(), c.blamed.end(), j.blamed.begin(), j.blamed.end(), less)) ++q.missing;
+      }
+      if (cp && jp) {
+        ++q.tp;
+        if (q.question == Question::blame && c.blamed != j.blamed) {
+          ++q.set_mismatches;
+          mismatch = true;
+        }
+      } else if (cp) {
+        ++q.fp;
+      } else if (jp) {
+        ++q.fn;
+      } else {
+        ++q.tn;
+      }
+      if ((cp != jp || mismatch) && !q.first)
+        q.first = Disagreement{index, std::string(schedule), says(trace, c, q.question),
+                               says(trace, j, q.question)};
+    }
+  }
+}
+
+// Predictive rows: every execution's truth is whether the judge flagged any execution.
+void finish_predictive(MemoryRun& run) {
+  for (Row& row : run.rows) {
+    if (!row.predictive) continue;
+    for (QuestionStats& q : row.questions) {
+      const bool truth = q.witness.has_value();
+      if (truth) {
+        q.tp = q.pos;
+        q.fn = q.neg;
+        if (q.first_neg) {
+          q.first = q.first_neg;
+          q.first->judge_says = fmt::format("execution {} is a violation", q.witness->execution);
+        }
+      } else {
+        q.fp = q.pos;
+        q.tn = q.neg;
+        if (q.first_pos) {
+          q.first = q.first_pos;
+          q.first->judge_says = "no explored execution is a violation";
+        }
+      }
+    }
+  }
+}
+
+StrategyKind strategy_kind(const std::string& name) {
+  if (name == "random") return StrategyKind::random;
+  if (name == "dpor") return StrategyKind::dpor;
+  if (name == "optimal") return StrategyKind::optimal;
+  if (name == "pct") return StrategyKind::pct;
+  return StrategyKind::dfs;
+}
+
+ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
+  ExploreOptions o;
+  o.strategy = strategy_kind(a.strategy);
+  o.seed = a.seed;
+  o.max_executions = a.max_executions;
+  o.time_limit_seconds = a.time_limit;
+  o.max_steps = t.max_steps ? t.max_steps : a.max_steps;
+  o.stack_size = a.stack_kib * 1024;
+  return o;
+}
+
+// ---- output ---------------------------------------------------------------------
+
+double share(const MemoryRun& run, const Instance& in) {
+  double total = 0;
+  for (const Instance& i : run.instances) total += i.seconds;
+  return total > 0 ? in.seconds / total : 0;
+}
+
+// A predictive FP is only certain when every execution was explored: a later one could
+// have been the violation it predicted.
+bool definite_disagreement(const MemoryRun& run, const Row& row, const QuestionStats& q) {
+  if (!row.predictive) return !q.agrees();
+  return q.fn > 0 || (q.fp > 0 && run.complete);
+}
+
+std::string replay_of(const Target& t, const MemoryRun& run, const Row& row, const std::string& schedule) {
+  return t.replay_command(schedule, run.memory) +
+         fmt::format(" --checker {},{}", run.instances[row.checker].name, run.instances[row.judge].name);
+}
+
+void print_text(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
+                const std::vector<Skipped>& skipped, int rc) {
+  fmt::print("validate {}{}\n", t.name, t.description.empty() ? "" : fmt::format("  ({})", t.description));
+  fmt::print("strategy {}{}; positive = violation; blame compared per execution (some transaction\n"
+             "blamed), sets!= counts executions where both blame different transactions\n",
+             a.strategy, a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+  for (const Skipped& s : skipped) fmt::print("not validated: {} ({})\n", s.name, s.reason);
+  for (const MemoryRun& run : runs) {
+    const ExploreResult& r = run.result;
+    fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s\n", memory_name(run.memory), r.executions,
+               r.exhausted() ? (a.strategy == "random" ? "" : " (exhaustive)")
+                             : fmt::format(" (stopped: {})", stop_reason_name(r.stop)),
+               run.judged, r.elapsed_seconds);
+    std::size_t width = 7;
+    for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
+    std::size_t jwidth = 5;
+    for (const Row& row : run.rows) jwidth = std::max(jwidth, run.instances[row.judge].name.size());
+    fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n", "checker", width, "judge",
+               jwidth, "question", "TP", "FP", "TN", "FN", "sets!=", "time", "verdict");
+    for (const Row& row : run.rows) {
+      const Instance& c = run.instances[row.checker];
+      bool first_line = true;
+      for (const QuestionStats& q : row.questions) {
+        std::string verdict = q.agrees()                          ? "agrees"
+                              : definite_disagreement(run, row, q) ? "DISAGREES"
+                                                                   : "disagrees (search incomplete)";
+        if (row.predictive) verdict += " (predictive)";
+        if (q.extra || q.missing) verdict += fmt::format(" (blames extra: {}, misses: {})", q.extra, q.missing);
+        fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n",
+                   first_line ? c.name : "", width, first_line ? run.instances[row.judge].name : "", jwidth,
+                   question_name(q.question), q.tp, q.fp, q.tn, q.fn,
+                   q.question == Question::blame && !row.predictive ? std::to_string(q.set_mismatches) : "-",
+                   first_line ? fmt::format("{:.1f}%", 100 * share(run, c)) : "", verdict);
+        first_line = false;
+      }
+    }
+    std::vector<std::string> judges;
+    for (const Instance& in : run.instances)
+      if (std::none_of(run.rows.begin(), run.rows.end(),
+                       [&](const Row& row) { return &run.instances[row.checker] == &in; }))
+        judges.push_back(fmt::format("{} {:.1f}%", in.name, 100 * share(run, in)));
+    if (!judges.empty()) {
+      fmt::print("  judges' time:");
+      for (const std::string& j : judges) fmt::print(" {}", j);
+      fmt::print("\n");
+    }
+    bool header = false;
+    for (const Row& row : run.rows) {
+      for (const QuestionStats& q : row.questions) {
+        if (!q.first) continue;
+        if (!header) fmt::print("  first disagreements\n");
+        header = true;
+        fmt::print("    {} / {}: execution {}: {}; {} says {}\n", run.instances[row.checker].name,
+                   question_name(q.question), q.first->execution, q.first->checker_says,
+                   run.instances[row.judge].name, q.first->judge_says);
+        fmt::print("      schedule '{}'  ->  {}\n", q.first->schedule, replay_of(t, run, row, q.first->schedule));
+        if (row.predictive && q.witness)
+          fmt::print("      violating execution {}: schedule '{}'  ->  {}\n", q.witness->execution,
+                     q.witness->schedule, replay_of(t, run, row, q.witness->schedule));
+      }
+    }
+  }
+  std::size_t rows = 0, disagree = 0;
+  for (const MemoryRun& run : runs)
+    for (const Row& row : run.rows) {
+      ++rows;
+      if (std::any_of(row.questions.begin(), row.questions.end(),
+                      [](const QuestionStats& q) { return !q.agrees(); }))
+        ++disagree;
+    }
+  fmt::print("\nresult: {} of {} checker runs disagree with their judge (exit {})\n", disagree, rows, rc);
+}
+
+nlohmann::json disagreement_json(const Target& t, const MemoryRun& run, const Row& row, const Disagreement& d) {
+  return {{"execution", d.execution},
+          {"schedule", d.schedule},
+          {"replay", replay_of(t, run, row, d.schedule)},
+          {"checker", d.checker_says},
+          {"judge", d.judge_says}};
+}
+
+void print_json(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
+                const std::vector<Skipped>& skipped, int rc) {
+  nlohmann::json j;
+  j["target"] = t.name;
+  j["kind"] = t.kind;
+  j["description"] = t.description;
+  j["strategy"] = a.strategy;
+  if (a.strategy == "random") j["seed"] = a.seed;
+  j["blame_comparison"] = "execution";
+  j["skipped"] = nlohmann::json::array();
+  for (const Skipped& s : skipped) j["skipped"].push_back({{"name", s.name}, {"reason", s.reason}});
+  j["runs"] = nlohmann::json::array();
+  bool agree = true;
+  for (const MemoryRun& run : runs) {
+    nlohmann::json rj;
+    const ExploreResult& r = run.result;
+    rj["memory"] = std::string(memory_name(run.memory));
+    rj["executions"] = r.executions;
+    rj["judged"] = run.judged;
+    rj["exhaustive"] = run.complete;
+    rj["stop"] = std::string(stop_reason_name(r.stop));
+    rj["elapsed_seconds"] = r.elapsed_seconds;
+    double total = 0;
+    for (const Instance& in : run.instances) total += in.seconds;
+    rj["checker_seconds"] = total;
+    rj["checkers"] = nlohmann::json::array();
+    for (const Row& row : run.rows) {
+      const Instance& c = run.instances[row.checker];
+      nlohmann::json cj;
+      cj["name"] = c.name;
+      cj["judge"] = run.instances[row.judge].name;
+      cj["predictive"] = row.predictive;
+      cj["seconds"] = c.seconds;
+      cj["time_share"] = share(run, c);
+      cj["questions"] = nlohmann::json::array();
+      for (const QuestionStats& q : row.questions) {
+        nlohmann::json qj;
+        qj["question"] = std::string(question_name(q.question));
+        qj["tp"] = q.tp;
+        qj["fp"] = q.fp;
+        qj["tn"] = q.tn;
+        qj["fn"] = q.fn;
+        if (q.question == Question::blame && !row.predictive) {
+          qj["set_mismatches"] = q.set_mismatches;
+          qj["blames_extra"] = q.extra;
+          qj["blames_missing"] = q.missing;
+        }
+        qj["agrees"] = q.agrees();
+        qj["definite"] = definite_disagreement(run, row, q) || q.agrees();
+        agree = agree && q.agrees();
+        if (row.predictive) {
+          qj["truth"] = q.witness.has_value();
+          qj["witness"] = q.witness ? disagreement_json(t, run, row, *q.witness) : nlohmann::json(nullptr);
+          if (q.witness) {
+            qj["witness"].erase("checker");
+          }
+        }
+        qj["first_disagreement"] = q.first ? disagreement_json(t, run, row, *q.first) : nlohmann::json(nullptr);
+        cj["questions"].push_back(std::move(qj));
+      }
+      rj["checkers"].push_back(std::move(cj));
+    }
+    rj["judges"] = nlohmann::json::array();
+    for (const Instance& in : run.instances)
+      if (std::none_of(run.rows.begin(), run.rows.end(),
+                       [&](const Row& row) { return &run.instances[row.checker] == &in; }))
+        rj["judges"].push_back({{"name", in.name}, {"seconds", in.seconds}, {"time_share", share(run, in)}});
+    j["runs"].push_back(std::move(rj));
+  }
+  j["agree"] = agree;
+  j["exit_code"] = rc;
+  fmt::print("{}\n", j.dump(2));
+}
+
+int exit_code(const std::vector<MemoryRun>& runs) {
+  bool budget = false;
+  for (const MemoryRun& run : runs) {
+    for (const Row& row : run.rows)
+      for (const QuestionStats& q : row.questions)
+        if (definite_disagreement(run, row, q)) return kExitProblem;
+    const StopReason s = run.result.stop;
+    budget |= s == StopReason::max_executions || s == StopReason::time_limit || s == StopReason::interrupted ||
+              run.result.bounded;
+  }
+  return budget ? kExitBudget : kExitOk;
+}
+
+std::string event_text(const Trace& t, const Event& e) {
+  const Names& n = t.names;
+  std::string s = fmt::format("{:<4} {}", n.thread(e.thread), op_name(e.op));
+  if (is_access(e.op) || e.op == Op::commit) s += fmt::format(" {} = {}", n.var(e.target), e.value);
+  if (e.op == Op::rmw) s += fmt::format(" -> {}", e.value2);
+  if (e.op == Op::read && e.buffered) s += " (buffered)";
+  if (is_lock_op(e.op)) s += " " + n.lock(e.target);
+  if (is_thread_op(e.op)) s += " " + n.thread(e.target);
+  if (is_block_op(e.op) && e.target != kNoId) s += " " + n.label(e.target);
+  return s;
+}
+
+// `validate TARGET --replay S`: one execution, every selected checker beside its judge.
+int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& instances, std::vector<Row>& rows) {
+  if (a.memory == "both") {
+    fmt::print(stderr, "--replay needs one memory model (--memory sc or --memory tso)\n");
+    return kExitBadInput;
+  }
+  ExploreOptions o = base_options(a, t);
+  o.memory = a.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
+  ReplayResult r;
+  try {
+    r = replay(t.program, a.replay, o);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "{}: --replay {}: {}\n", t.name, a.replay, e.what());
+    return kExitBadInput;
+  }
+  evaluate(r.trace, instances);
+  fmt::print("replay of {} with schedule '{}' ({} events)\n", t.name, a.replay, r.trace.events.size());
+  for (std::size_t i = 0; i < r.trace.events.size(); ++i)
+    fmt::print("{:>5}  {}\n", i, event_text(r.trace, r.trace.events[i]));
+  if (r.failed) fmt::print("failure ({}): {}\n", failure_kind_name(r.failure.kind), r.failure.message);
+  bool disagree = false;
+  for (const Row& row : rows) {
+    const Instance& c = instances[row.checker];
+    const Instance& j = instances[row.judge];
+    for (const QuestionStats& q : row.questions) {
+      bool same = positive(c, q.question) == positive(j, q.question) &&
+                  (q.question == Question::serializability || c.blamed == j.blamed);
+      if (!row.predictive) disagree |= !same;
+      fmt::print("{} / {}: {}; {} says {}{}\n", c.name, question_name(q.question), says(r.trace, c, q.question),
+                 j.name, says(r.trace, j, q.question),
+                 row.predictive ? "  (predictive: judged against every execution by `validate`)"
+                 : same         ? "  (agree)"
+                                : "  (DISAGREE)");
+    }
+  }
+  return disagree ? kExitProblem : kExitOk;
+}
+
+int validate_command(const ValidateArgs& a) {
+  Target target;
+  std::string error;
+  if (!resolve_target(a.target, target, error)) {
+    fmt::print(stderr, "{}\n", error);
+    return kExitBadInput;
+  }
+  std::vector<std::string> selected = a.checkers;
+  if (selected.empty())
+    for (const CheckerInfo& i : checker_catalog()) selected.push_back(i.name);
+  std::vector<Instance> proto_instances;
+  std::vector<Row> proto_rows;
+  std::vector<Skipped> skipped;
+  if (!build_rows(selected, proto_instances, proto_rows, skipped, error)) {
+    fmt::print(stderr, "{}\n", error);
+    return kExitBadInput;
+  }
+  if (a.replay_given) return do_replay(a, target, proto_instances, proto_rows);
+
+  std::vector<MemoryModelKind> memories;
+  if (a.memory == "sc" || a.memory == "both") memories.push_back(MemoryModelKind::sc);
+  if (a.memory == "tso" || a.memory == "both") memories.push_back(MemoryModelKind::tso);
+
+  SigintScope sigint;
+  ProgressDisplay progress;
+  std::vector<MemoryRun> runs;
+  for (MemoryModelKind m : memories) {
+    MemoryRun run;
+    run.memory = m;
+    std::vector<Skipped> ignored;
+    build_rows(selected, run.instances, run.rows, ignored, error);
+    ExploreOptions o = base_options(a, target);
+    o.memory = m;
+    o.interrupt = &g_validate_interrupted;
+    o.progress = progress.callback();
+    if (memories.size() > 1) progress.set_label(fmt::format("{}: ", memory_name(m)));
+    try {
+      run.result = explore(target.program, o, [&](const ExecutionView& v) {
+        // Pruned by assume, or a DPOR execution the sleep set marks redundant.
+        if ((v.failure == nullptr && v.outcome == nullptr) || v.sleep_blocked) return;
+        ++run.judged;
+        evaluate(*v.trace, run.instances);
+        judge_execution(run, *v.trace, v.index, v.schedule);
+      });
+    } catch (const std::invalid_argument& e) {
+      progress.clear();
+      fmt::print(stderr, "{}: {}\n", target.name, e.what());
+      return kExitBadInput;
+    }
+    progress.clear();
+    if (!run.result.error.empty()) {
+      fmt::print(stderr, "{}: {}\n", target.name, run.result.error);
+      return kExitBadInput;
+    }
+    run.complete = run.result.exhausted() && !run.result.bounded && o.strategy != StrategyKind::random &&
+                   o.strategy != StrategyKind::pct;
+    finish_predictive(run);
+    runs.push_back(std::move(run));
+    if (g_validate_interrupted.load()) break;
+  }
+  int rc = exit_code(runs);
+  if (a.json)
+    print_json(a, target, runs, skipped, rc);
+  else
+    print_text(a, target, runs, skipped, rc);
+  return rc;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, int& rc) {
+  auto a = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Judge checkers against their exact judges on every explored execution (confusion matrix per checker)");
+  cmd->add_option("target", a->target, "Registered program name, JSON spec (.json) or herd7 litmus test (.litmus)")
+      ->required();
+  cmd->add_option("--checker", a->checkers,
+                  "Checkers to validate (comma-separated; default: every registered checker with a judge)")
+      ->delimiter(',');
+  cmd->add_option("--memory", a->memory, "Memory model: sc, tso or both (default sc)")
+      ->check(CLI::IsMember({"sc", "tso", "both"}));
+  cmd->add_option("--strategy", a->strategy, "dfs (default), dpor, random, optimal or pct")
+      ->check(CLI::IsMember({"dfs", "dpor", "random", "optimal", "pct"}));
+  cmd->add_option("--seed", a->seed, "Seed of the random strategies");
+  cmd->add_option("--max-executions", a->max_executions, "Stop after N executions (random: the sample size)");
+  cmd->add_option("--time-limit", a->time_limit, "Stop after SECONDS")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-steps", a->max_steps, "Steps per execution before it is reported as not terminating")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB");
+  cmd->add_option("--replay", a->replay,
+                  "Re-run one execution and print each checker's answer beside its judge's")
+      ->each([a](const std::string&) { a->replay_given = true; });
+  cmd->add_flag("--json", a->json, "Print one JSON object instead of the matrix");
+  cmd->footer(
+      "Positive means \"violation\". Each checker is compared with its judge (`atomcheck checkers`)\n"
+      "on every execution; predictive checkers with whether any explored execution is a\n"
+      "violation. Blame is compared per execution (some transaction blamed); executions where\n"
+      "both blame but different transactions are counted as sets!= and are disagreements.\n"
+      "Progress is shown on stderr when it is a terminal and the search takes over a second.\n\n"
+      "Exit codes: 0 every checker agreed with its judge, 1 some checker disagreed (the matrix\n"
+      "says which; replay the schedule shown), 2 bad input or usage, 3 a budget (--max-executions,\n"
+      "--time-limit, Ctrl-C) stopped the search before it finished.");
+  cmd->callback([a, &rc] { rc = validate_command(*a); });
+}
+
+}  // namespace atomcheck::cli

@@ -1,0 +1,78 @@
+// Target resolution shared by the exploring commands: names go to the program registry,
+// `.json` files to the spec loader, `.litmus` files to the herd7 parser.
+#include "cli/target.hpp"
+
+#include <fmt/core.h>
+
+#include "specs/litmus.hpp"
+#include "specs/spec.hpp"
+
+namespace atomcheck::cli {
+
+namespace {
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Single quotes survive every shell unchanged except a quote itself; plain paths stay
+// unquoted so the command reads naturally.
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-=,:@") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
+std::string Target::replay_command(const std::string& schedule, MemoryModelKind memory) const {
+  std::string cmd = fmt::format("atomcheck {} {} --replay '{}'", kind == "litmus" ? "validate" : "run",
+                                shell_quote(name), schedule);
+  if (memory == MemoryModelKind::tso) cmd += " --memory tso";
+  else if (kind == "spec" || kind == "litmus") cmd += " --memory sc";
+  return cmd;
+}
+
+bool resolve_target(const std::string& name, Target& out, std::string& error) {
+  out = Target{};
+  out.name = name;
+  if (ends_with(name, ".json")) {
+    try {
+      auto s = std::make_shared<spec::Spec>(spec::load_spec(name));
+      out.kind = "spec";
+      out.description = s->description;
+      out.max_steps = s->max_steps;
+      out.program = spec::spec_program(*s);
+      out.spec = std::move(s);
+    } catch (const spec::SpecError& e) {
+      error = e.what();
+      return false;
+    }
+    return true;
+  }
+  if (ends_with(name, ".litmus")) {
+    try {
+      auto t = std::make_shared<litmus::Test>(litmus::load_litmus(name));
+      out.kind = "litmus";
+      out.description = fmt::format("herd7 litmus test {}", t->name);
+      out.program = litmus::litmus_program(*t);
+      out.litmus = std::move(t);
+    } catch (const litmus::LitmusError& e) {
+      error = e.what();
+      return false;
+    }
+    return true;
+  }
+  const ProgramInfo* p = find_program(name);
+  if (!p) {
+    error = fmt::format("{}: unknown program (see `atomcheck list`)", name);
+    return false;
+  }
+  out.kind = "program";
+  out.description = p->description;
+  out.program = p->body;
+  return true;
+}
+
+}  // namespace atomcheck::cli
