@@ -685,6 +685,7 @@ void Execution::yield(std::uint32_t) {
     return;
   }
   ThreadState& ts = self();
+  history_.spins = true;
   if (writes_ - ts.own_writes > ts.yield_seen) {
     // Memory changed during this spin iteration: run it once more instead of waiting.
     ts.yield_seen = writes_ - ts.own_writes;

@@ -65,6 +65,9 @@ struct History {
     bool join;
   };
   std::vector<ThreadEdge> edges;
+  // Some thread called yield() (a spin loop): its wake-up is no transition, so DPOR's
+  // races cannot see what it waits for.
+  bool spins = false;
   std::size_t steps() const { return chosen.size(); }
   std::span<const Transition> enabled_at(std::size_t step) const {
     std::size_t b = enabled_begin[step];
@@ -77,6 +80,7 @@ struct History {
     enabled.clear();
     pending.clear();
     edges.clear();
+    spins = false;
   }
 };
 

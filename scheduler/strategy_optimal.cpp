@@ -16,6 +16,9 @@
 //    own buffer's flushes, and a flush cannot move before the store it commits.
 // Spawn and join are not transitions; History::edges adds their happens-before edges,
 // which no race can reverse.
+// yield() spin loops are outside the model: their wake-ups are not transitions, so the
+// races that would wake a spinner are invisible; when that makes a replayed prefix
+// diverge, the search stops with an error naming dpor or dfs instead.
 // Threads still blocked on a lock at the end of an execution (deadlock) and the untaken
 // operations of an execution cut short by a failure race as if they came last.
 #include <algorithm>
@@ -70,6 +73,7 @@ class OptimalStrategy final : public Strategy {
 
   std::size_t choose(std::span<const Transition> enabled, const History& history) override {
     std::size_t step = history.steps();
+    spins_ = spins_ || history.spins;
     if (step < stack_.size()) {
       const Node& n = stack_[step];
       if (n.enabled.size() != enabled.size() ||
@@ -86,6 +90,7 @@ class OptimalStrategy final : public Strategy {
   }
 
   void end_execution(const History& history) override {
+    spins_ = spins_ || history.spins;
     if (!error_.empty()) return;
     if (blocked_step_ == kNone) extend(history, history.steps());
     if (!error_.empty()) return;
@@ -110,7 +115,13 @@ class OptimalStrategy final : public Strategy {
   };
 
   std::size_t nondeterministic(std::size_t step) {
-    if (error_.empty())
+    if (!error_.empty()) return 0;
+    if (spins_)
+      error_ = fmt::format(
+          "optimal DPOR cannot follow this program's yield() spin loops (step {} differed from "
+          "the prefix it replays: a wake-up is not a transition); use --strategy dpor or dfs",
+          step);
+    else
       error_ = fmt::format(
           "the program is not deterministic: step {} had different enabled transitions than "
           "before (does some state outlive an execution?)",
@@ -368,6 +379,7 @@ class OptimalStrategy final : public Strategy {
   std::size_t blocked_step_ = kNone;
   std::uint64_t blocked_ = 0;
   bool started_ = false;
+  bool spins_ = false;  // some execution spun in yield()
   std::string error_;
   const History* hist_ = nullptr;
   std::vector<std::uint64_t> pred_;  // pred_[j]: bitset of the steps happening before step j
