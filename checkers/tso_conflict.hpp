@@ -84,8 +84,8 @@ std::vector<EventIndex> sc_equivalent(std::span<const Event> eta);
 // The first problem, or nothing.
 std::optional<std::string> tso_semantics_problem(std::span<const Event> eta, bool values);
 
-// Transaction-fenced (§4.2): every transaction of eta ends with a fence (its last
-// non-commit event is a drain).
+// Transaction-fenced (§4.2): every transaction of eta that accesses memory ends with a
+// fence (its last non-commit event is a drain).
 bool transaction_fenced(std::span<const Event> eta);
 
 // Finds a cycle in a directed graph over `nodes` given as adjacency lists; returns the

@@ -65,7 +65,7 @@ TraceConflictGraph conflict_graph(const TraceGraph& g);
 // Is the orientation (one bool per variable) valid? The paper's test (E plus the
 // oriented edges acyclic) is not enough: events other than commits keep their tau
 // positions in every execution, so a write's commit cannot come both before a read and
-// after a later read of another thread (tests/test_tso_properties.cpp,
+// after a later read of another thread (tests/test_tso_serializability.cpp,
 // Theorem4NeedsTraceOrder). Valid here means realisable: tau's order, issue before
 // commit, FIFO, drains and the orientation (a write at its commit) are acyclic.
 bool valid_orientation(std::span<const Event> tau, const TraceGraph& g, const std::vector<bool>& orientation);
