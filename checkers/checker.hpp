@@ -64,10 +64,40 @@ struct Verdict {
   std::vector<EventIndex> witness_execution;
 };
 
+// Atomic sets and units of work (Hammer et al., ICSE 2008) in the dense ids of the
+// trace being checked; only the atomic-set checkers read it. They reach a checker through
+// CheckerOptions because checkers see neither names nor the program: the explorer fills
+// this from what the program declared in the execution (scheduler/api.hpp atomic_set,
+// unit_of_work; JSON specs' "atomic_sets" and "units_of_work"), and check-trace from
+// names (checkers/atomic_set.hpp resolve_atomic_sets). Left empty, it is the default
+// mapping of the paper's 4.1: all variables one set, every atomic block a unit of work.
+struct AtomicSets {
+  static constexpr std::uint32_t kMaxSets = 63;
+  // Set id of the variables no declaration names: they form one set together.
+  static constexpr std::uint32_t kImplicitSet = 63;
+  static constexpr std::uint64_t kEverySet = ~std::uint64_t{0};
+
+  std::vector<std::string> names;      // declared sets: set id -> name (at most kMaxSets)
+  std::vector<std::uint32_t> var_set;  // VarId -> set id; past the end or kNoId: implicit
+  // LabelId -> bit s set when blocks with that label are units of work on set s. A label
+  // past the end (or an unlabelled block) was declared nothing: a unit on every set.
+  std::vector<std::uint64_t> label_units;
+
+  std::uint32_t set_of(VarId v) const {
+    return v < var_set.size() && var_set[v] != kNoId ? var_set[v] : kImplicitSet;
+  }
+  std::uint64_t units_of(LabelId l) const {
+    return l < label_units.size() ? label_units[l] : kEverySet;
+  }
+  bool operator==(const AtomicSets&) const = default;
+};
+
 // Options common to checkers; each checker reads what concerns it.
 struct CheckerOptions {
   // Keep going after the first violation (report all blames / detections).
   bool all = false;
+  // Atomic-set checkers only; empty: the default mapping.
+  AtomicSets atomic_sets{};
 };
 
 class Checker {

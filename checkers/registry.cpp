@@ -3,6 +3,7 @@
 #include "checkers/registry.hpp"
 
 #include "checkers/aerodrome.hpp"
+#include "checkers/atomic_set.hpp"
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/regiontrack.hpp"
 #include "checkers/tso_checkers.hpp"
@@ -45,6 +46,8 @@ const std::vector<Entry>& entries() {
       {{"aerodrome-fixed", "aerodrome corrected: a join of a thread that did nothing closes no cycle", true, false, "oracle", false}, &make_one<AeroDrome, true>},
       {{"aerodrome-opt-fixed", "aerodrome-opt with the same correction (the fast checker to use)", true, false, "oracle", false}, &make_one<AeroDromeOpt, true>},
       {{"velodrome", "Velodrome transaction graph: exact serializability, blame for increasing cycles", true, true, "oracle", false}, &make_one<VelodromeChecker>},
+      {{"atomic-set-oracle", "brute-force conflict serializability of each atomic set's projection (Hammer et al. 2.2; small traces)", true, false, "", false}, &make_one<AtomicSetOracle>},
+      {{"atomic-set", "Hammer et al. Fig. 5: the 14 problematic access patterns as race automata over atomic sets and units of work", true, false, "atomic-set-oracle", false}, &make_one<AtomicSetChecker>},
       {{"tso-exec", "TSO-serializability of the execution: the conflict graph under the TSO conflict relation (reads commits)", true, false, "", false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::exec>},
       {{"tso-robust", "robustness of the execution (SC-equivalence): the write-contraction is acyclic (reads commits)", true, false, "", false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::robust>},
       {{"tso-monitor", "TSO paper 6.3: robustness and SC-serializability; exact for transaction-fenced executions (reads commits)", true, false, "tso-exec", false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::monitor>},

@@ -7,6 +7,8 @@
 // trace is too long for it.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <optional>
 #include <set>
@@ -16,6 +18,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "checkers/atomic_set.hpp"
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
 #include "cli/report_graph.hpp"
@@ -42,7 +45,34 @@ struct CheckTraceOptions {
   bool all = false;
   bool json = false;
   std::string html, dot;  // report files for the first checker that found a problem
+  std::string atomic_sets;  // declarations for the atomic-set checkers (JSON)
 };
+
+// Reads "atomic_sets" ({set: [variables]}) and "units_of_work" ([{label, sets}]) from a
+// JSON file, the same members a program spec has (a spec file itself will do).
+bool read_atomic_set_names(const std::string& path, AtomicSetNames& out, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = fmt::format("{}: cannot read", path);
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    auto j = nlohmann::json::parse(text.str());
+    if (!j.is_object()) throw std::runtime_error("not a JSON object");
+    if (j.contains("atomic_sets"))
+      for (auto& [set, vars] : j.at("atomic_sets").items())
+        out.sets.push_back({set, vars.get<std::vector<std::string>>()});
+    if (j.contains("units_of_work"))
+      for (auto& u : j.at("units_of_work"))
+        out.units.push_back({u.at("label").get<std::string>(), u.at("sets").get<std::vector<std::string>>()});
+  } catch (const std::exception& e) {
+    error = fmt::format("{}:1: atomic sets: {}", path, e.what());
+    return false;
+  }
+  return true;
+}
 
 struct Run {
   std::string name;
@@ -124,6 +154,14 @@ int run_check_trace(const CheckTraceOptions& opt) {
     }
   CheckerOptions copt;
   copt.all = opt.all;
+  AtomicSetNames declared;
+  if (!opt.atomic_sets.empty()) {
+    std::string error;
+    if (!read_atomic_set_names(opt.atomic_sets, declared, error)) {
+      fmt::print(stderr, "{}\n", error);
+      return kExitBadInput;
+    }
+  }
   std::vector<Run> runs;
   for (const std::string& n : wanted) {
     auto c = make_checker(n, copt);
@@ -159,7 +197,7 @@ int run_check_trace(const CheckTraceOptions& opt) {
     auto feed = [&]() {
       for (Run& r : runs) {
         if (r.skipped) continue;
-        if (r.name == "oracle" && count > kOracleMaxEvents) {
+        if ((r.name == "oracle" || r.name == "atomic-set-oracle") && count > kOracleMaxEvents) {
           r.skipped = true;
           r.checker->reset();
           continue;
@@ -197,6 +235,26 @@ int run_check_trace(const CheckTraceOptions& opt) {
   } catch (const TraceError& err) {
     fmt::print(stderr, "{}\n", err.what());
     return kExitBadInput;
+  }
+  // Declarations name variables and labels, which have ids only once the trace is read:
+  // the atomic-set checkers run again over the kept events with the resolved ids.
+  if (!opt.atomic_sets.empty()) {
+    std::string error;
+    if (count > kMaxTrackedLines) error = fmt::format("{}: too long for --atomic-sets", shown);
+    else if (!resolve_atomic_sets(declared, reader->names(), copt.atomic_sets, error))
+      error = fmt::format("{}:1: {}", opt.atomic_sets, error);
+    if (!error.empty()) {
+      fmt::print(stderr, "{}\n", error);
+      return kExitBadInput;
+    }
+    for (Run& r : runs) {
+      if (r.skipped || r.name.rfind("atomic-set", 0) != 0) continue;
+      r.checker = make_checker(r.name, copt);
+      auto t0 = std::chrono::steady_clock::now();
+      for (const Event& e : kept)
+        if (e.op != Op::commit) r.checker->on_event(e);
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
   }
   auto file_index = [&](EventIndex k) -> EventIndex {
     if (k == kNoEvent || tau_prefix == kNoEvent || k < tau_prefix) return k;
@@ -391,6 +449,9 @@ void add_check_trace_command(CLI::App& app, int& rc) {
                   "std or jsonl (default: from the file name, .jsonl/.json being JSONL)")
       ->check(CLI::IsMember({"std", "jsonl"}));
   cmd->add_flag("--all", opt->all, "Keep going after the first violation");
+  cmd->add_option("--atomic-sets", opt->atomic_sets,
+                  "JSON with \"atomic_sets\" and \"units_of_work\" as in a spec, for the "
+                  "atomic-set checkers (default: one set, every block a unit of work)");
   cmd->add_flag("--json", opt->json, "Print one JSON object instead of the report");
   cmd->add_option("--html", opt->html, "Write the counterexample as a self-contained HTML page");
   cmd->add_option("--dot", opt->dot, "Write the transaction graph for Graphviz");

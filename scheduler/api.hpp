@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <mutex>
 #include <source_location>
 #include <stdexcept>
@@ -133,6 +134,9 @@ void op_assume_failed();
 void op_outcome(std::string_view name, std::int64_t value);
 void op_yield(std::uint32_t line);
 ThreadId op_current_thread();
+// Declarations for the atomic-set checkers (scheduler/declare.cpp).
+void op_atomic_set(std::string_view name, const VarId* vars, std::size_t n);
+void op_unit_of_work(std::string_view label, const std::string_view* sets, std::size_t n);
 // True when called inside an exploration (any execution on this OS thread).
 bool in_exploration();
 
@@ -402,6 +406,11 @@ class atomic_block {
   explicit atomic_block(std::string_view label = {},
                         std::source_location loc = std::source_location::current())
       : line_(loc.line()), label_(detail::op_begin(label, line_)) {}
+  // A block that is also declared a unit of work on `unit_on` (see unit_of_work).
+  atomic_block(std::string_view label, std::initializer_list<std::string_view> unit_on,
+               std::source_location loc = std::source_location::current())
+      : line_(loc.line()), label_((detail::op_unit_of_work(label, unit_on.begin(), unit_on.size()),
+                detail::op_begin(label, line_))) {}
   atomic_block(const atomic_block&) = delete;
   atomic_block& operator=(const atomic_block&) = delete;
   ~atomic_block() { detail::op_end(label_, line_); }
@@ -410,6 +419,24 @@ class atomic_block {
   std::uint32_t line_;
   LabelId label_;
 };
+
+// Atomic sets and units of work (Hammer et al., ICSE 2008), read by the "atomic-set"
+// checkers: atomic_set("account", checking, savings) says the variables (atomic or
+// shared objects) keep a consistency property together; unit_of_work("transfer",
+// {"account"}) says every atomic block labelled "transfer" preserves it (is serializable
+// on that set). Declare them in the program body, like the objects, every execution.
+// An access belongs to the outermost open block of its thread that is a unit of work on
+// its variable's set, or is a unit of its own. Without declarations: all variables are
+// one set and every block is a unit of work on it. Variables not in any declared set
+// form one set together; blocks whose label is declared nothing are units on every set.
+template <class... Vars>
+void atomic_set(std::string_view name, const Vars&... vars) {
+  const VarId ids[] = {kNoId, vars.id()...};
+  detail::op_atomic_set(name, ids + 1, sizeof...(Vars));
+}
+inline void unit_of_work(std::string_view label, std::initializer_list<std::string_view> sets) {
+  detail::op_unit_of_work(label, sets.begin(), sets.size());
+}
 
 // Asserts a property of the execution: when `cond` is false the execution fails with
 // "assertion failed: message (file:line)" and its schedule is reported.

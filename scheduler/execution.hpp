@@ -78,6 +78,11 @@ class Execution {
   void record_outcome(std::string_view name, std::int64_t value);
   void yield(std::uint32_t line);
   ThreadId running() const { return running_; }
+  // Atomic sets and units of work the program declared in this run, in this run's ids
+  // (scheduler/declare.cpp); empty when it declared none.
+  void declare_atomic_set(std::string_view name, const VarId* vars, std::size_t n);
+  void declare_unit_of_work(std::string_view label, const std::string_view* sets, std::size_t n);
+  const AtomicSets& atomic_sets();
 
  private:
   enum class Status : std::uint8_t {
@@ -159,6 +164,12 @@ class Execution {
   std::uint64_t depth_bound_ = 0;
 
   std::uint64_t serial_ = 0;
+  // Declarations belong to the run whose serial_ is decl_serial_ (older ones are stale).
+  std::uint64_t decl_serial_ = ~std::uint64_t{0};
+  AtomicSets decl_;
+  std::vector<std::pair<std::string, std::uint64_t>> unit_decls_;  // label -> set mask
+  std::size_t nunit_decls_ = 0;
+  void fresh_declarations();
   std::vector<std::unique_ptr<ThreadState>> threads_;
   std::size_t nthreads_ = 0;
   std::size_t finished_ = 0;

@@ -73,6 +73,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
   ExploreResult r;
 
   std::vector<std::unique_ptr<Checker>> checkers;
+  CheckerOptions checker_options = options.checker_options;
   for (const std::string& name : options.checkers) {
     auto c = make_checker(name, options.checker_options);
     if (!c) throw std::invalid_argument(fmt::format("unknown checker '{}'", name));
@@ -217,6 +218,19 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
 
     // A depth-cut execution is a prefix: no checker verdict on it.
     if (end != detail::EndKind::pruned && end != detail::EndKind::depth_cut) {
+      // The atomic-set checkers take the atomic sets this execution declared (in its
+      // ids) at construction: remake the checkers when the declarations change, which
+      // in practice happens after the first execution only.
+      if (!checkers.empty()) {
+        const AtomicSets& declared = exec.atomic_sets();
+        const AtomicSets& sets =
+            declared == AtomicSets{} ? options.checker_options.atomic_sets : declared;
+        if (!(sets == checker_options.atomic_sets)) {
+          checker_options.atomic_sets = sets;
+          for (std::size_t k = 0; k < checkers.size(); ++k)
+            checkers[k] = make_checker(options.checkers[k], checker_options);
+        }
+      }
       // SC checkers read the trace tau: the execution without its commits; TSO
       // checkers read the execution eta.
       for (std::size_t k = 0; k < checkers.size(); ++k) {

@@ -153,6 +153,17 @@ Program spec_program(const Spec& spec) {
     World world;
     for (const Variable& v : spec.vars) world.vars.emplace_back(v.init, v.name);
     for (const std::string& l : spec.locks) world.locks.emplace_back(l);
+    // Atomic sets and units of work, for the atomic-set checkers.
+    for (const AtomicSet& s : spec.atomic_sets) {
+      std::vector<VarId> ids;
+      for (std::uint32_t v : s.vars) ids.push_back(world.vars[v].id());
+      detail::op_atomic_set(s.name, ids.data(), ids.size());
+    }
+    for (const UnitOfWork& u : spec.units_of_work) {
+      std::vector<std::string_view> sets;
+      for (std::uint32_t s : u.sets) sets.push_back(spec.atomic_sets[s].name);
+      detail::op_unit_of_work(u.label, sets.data(), sets.size());
+    }
     for (const Thread& t : spec.threads) world.regs.push_back(t.reg_init);
     std::vector<thread> started;
     for (std::uint32_t t = 0; t < spec.threads.size(); ++t) {

@@ -139,6 +139,14 @@ const std::vector<Expectation> kTable = {
     {"ws-setxy-locked",             TSO, false, false, 20000,  true},
     {"tso-task-pool",               SC,  false, false, 20000,  true},
     {"tso-task-pool",               TSO, true,  true,  20000,  true},
+    // Hammer et al. Fig. 1 (models/atomic_sets.cpp): not conflict serializable; the
+    // atomic-set verdicts are asserted in tests/test_atomic_set.cpp.
+    {"hammer-account-global",       SC,  false, true,  20000,  true},
+    {"hammer-account-global",       TSO, false, true,  20000,  true},
+    {"hammer-account-unlocked",     SC,  false, true,  500,    false},
+    {"hammer-account-unlocked",     TSO, false, true,  500,    false},
+    {"hammer-account-global-default", SC,  false, true,  20000,  true},
+    {"hammer-account-global-default", TSO, false, true,  20000,  true},
 };
 // clang-format on
 

@@ -134,12 +134,12 @@ TEST(SpecRun, WrongSerializabilityAndCheckerExpectations) {
 
 TEST(SpecRun, UnavailableCheckerFailsClearly) {
   Spec s;
-  RunReport r = run_text(std::string(kRho2) + R"("checkers": {"atomic-set": "none"}}}})", s);
+  RunReport r = run_text(std::string(kRho2) + R"("checkers": {"no-such-checker": "none"}}}})", s);
   EXPECT_EQ(r.exit_code(), 1);
-  const ExpectationResult* e = find_expectation(r, "sc: checker atomic-set flagged none");
+  const ExpectationResult* e = find_expectation(r, "sc: checker no-such-checker flagged none");
   ASSERT_NE(e, nullptr);
   EXPECT_FALSE(e->holds);
-  EXPECT_EQ(e->detail.rfind("checker \"atomic-set\" is not available (available: oracle", 0), 0u) << e->detail;
+  EXPECT_EQ(e->detail.rfind("checker \"no-such-checker\" is not available (available: oracle", 0), 0u) << e->detail;
 }
 
 TEST(SpecRun, SomeNotAndNoneSerializable) {
