@@ -445,6 +445,17 @@ Verdict WangStollerBlock::verdict() {
   v.answers_serializability = true;
   stage_ = Stage::none;
   unsure_ = false;
+  // Pairs of transactions are quadratic and the UR-FW enumeration exponential (and
+  // recursive): past this size the answer is "unsure", never a crash or an hour.
+  constexpr std::size_t kMaxEvents = 5000;
+  if (events_.size() > kMaxEvents) {
+    v.serializable = false;
+    unsure_ = true;
+    v.note = fmt::format("unsure: the trace has {} events, more than the {} the block-based "
+                         "algorithm examines",
+                         events_.size(), kMaxEvents);
+    return v;
+  }
   Model m = ws::build_model(events_);
   v.open_at_end = m.tx.any_open_at_end;
   Finding definite, unsure;

@@ -150,6 +150,8 @@ int run_check_trace(const CheckTraceOptions& opt) {
       // The TSO checkers answer another question (TSO, not SC, serializability) and the
       // trace ones are exponential: they run only when named.
       if (c.name.rfind("tso-", 0) == 0 || c.name.rfind("trace-tso", 0) == 0) continue;
+      // Predictive checkers answer for every interleaving, not for this trace.
+      if (c.predictive) continue;
       wanted.push_back(c.name);
     }
   CheckerOptions copt;

@@ -265,8 +265,8 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
 
 // A budget or a bound left part of the space unexplored.
 bool cut_short(const ExploreResult& r) {
-  return r.bounded || r.stop == StopReason::max_executions || r.stop == StopReason::time_limit ||
-         r.stop == StopReason::interrupted;
+  return r.bounded || r.reduction_incomplete || r.stop == StopReason::max_executions ||
+         r.stop == StopReason::time_limit || r.stop == StopReason::interrupted;
 }
 
 std::string strategy_label(const RunArgs& a) {
@@ -287,6 +287,9 @@ void print_cut_banner(const RunArgs& a, const ExploreResult& r) {
   if (r.stop == StopReason::time_limit) why.push_back("the time budget ran out");
   if (r.stop == StopReason::interrupted) why.push_back("interrupted");
   if (r.bound_cut) why.push_back(fmt::format("the depth bound cut {} executions", r.bound_cut));
+  if (r.reduction_incomplete)
+    why.push_back("the program waits in yield() or assume(), which DPOR does not model "
+                  "(use --strategy dfs)");
   if (r.bounded && a.preemption_bound >= 0)
     why.push_back(fmt::format("the preemption bound {} pruned schedules", a.preemption_bound));
   std::string list;
@@ -377,6 +380,7 @@ void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) 
   j["steps"] = r.steps;
   j["events"] = r.events;
   j["exhausted"] = r.exhausted();
+  j["reduction_incomplete"] = r.reduction_incomplete;
   j["stop"] = std::string(stop_reason_name(r.stop));
   j["outcomes"] = nlohmann::json::array();
   for (const auto& [o, count] : r.outcomes) {
@@ -437,6 +441,17 @@ int run_command(RunArgs a) {
   ProgressDisplay progress;  // stderr, terminals only
   o.progress = progress.callback();
   ExploreResult r = explore(p->body, o);
+  if (r.reduction_incomplete && !a.strategy_given && !g_interrupted.load()) {
+    // The default reduction does not model waits in yield()/assume(); a user who did not
+    // ask for it gets the sound search instead of a partial answer.
+    fmt::print(stderr,
+               "note: {} waits in yield() or assume(), which DPOR does not model; "
+               "exploring with --strategy dfs instead\n",
+               p->name);
+    a.strategy = "dfs";
+    o.strategy = StrategyKind::dfs;
+    r = explore(p->body, o);
+  }
   progress.clear();
   if (a.json)
     print_json(a, *p, r);

@@ -91,11 +91,11 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       break;
     case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
     case StrategyKind::dpor: strategy = make_dpor_strategy(); break;
-    case StrategyKind::optimal: strategy = make_optimal_strategy(); break;
     case StrategyKind::pct:
       strategy = make_pct_strategy(options.seed, options.pct_depth, limit ? limit : 1000);
       limit = 0;
       break;
+    case StrategyKind::optimal: strategy = make_optimal_strategy(); break;
   }
   // A preemption bound prunes DPOR's backtrack sets unsoundly (a bounded execution may
   // be the only representative of its class; Coons et al., OOPSLA 2013), so it is a
@@ -166,6 +166,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     if (estimator && r.executions > 64 && r.executions % 64 == 0) walk(1);
     if (!strategy->begin_execution()) break;
     detail::EndKind end = exec.run(program, *strategy);
+    if ((options.strategy == StrategyKind::dpor || options.strategy == StrategyKind::optimal) &&
+        (end == detail::EndKind::pruned || exec.history().spins))
+      r.reduction_incomplete = true;
     if (!strategy->error().empty()) {
       r.error = strategy->error();
       r.stop = options.strategy == StrategyKind::dfs || options.strategy == StrategyKind::dpor ||

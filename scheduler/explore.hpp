@@ -133,6 +133,10 @@ struct ExploreResult {
   std::uint64_t rf_co_classes = 0; // count_classes: distinct reads-from + coherence classes
   std::uint64_t bound_cut = 0;     // executions cut short by depth_bound
   bool bounded = false;            // a preemption or depth bound cut part of the space
+  // dpor/optimal ran a program that waits in yield() or assume(): the wake-up of a
+  // waiting thread is not a step, so the races that would reverse it are invisible and
+  // the reduction may have missed executions. Not exhausted; rerun with dfs.
+  bool reduction_incomplete = false;
   double estimate = 0;             // the last size estimate (executions); 0: none
   std::uint64_t steps = 0;         // scheduling steps over all executions
   std::uint64_t events = 0;        // events recorded over all executions
@@ -144,7 +148,7 @@ struct ExploreResult {
   double elapsed_seconds = 0;
 
   // The strategy ran out of executions (for DFS: the space was exhausted).
-  bool exhausted() const { return stop == StopReason::none; }
+  bool exhausted() const { return stop == StopReason::none && !reduction_incomplete; }
   std::uint64_t failures_total() const { return failed + deadlocks + step_bounded; }
   bool any_checker_flagged() const;
   // No failure, no checker flag, no error.

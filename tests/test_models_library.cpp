@@ -24,15 +24,12 @@ using namespace atomcheck;
 
 constexpr MemoryModelKind SC = MemoryModelKind::sc;
 constexpr MemoryModelKind TSO = MemoryModelKind::tso;
+// Optimal DPOR by default. Neither DPOR models a wait in yield() or assume() (the
+// wake-up is not a step, so the races that would reverse it are invisible): on such
+// programs explore() sets reduction_incomplete and the test falls back to plain DFS
+// for correct variants, as `atomcheck run` does, so "exhausted" stays a proof.
 constexpr StrategyKind OPT = StrategyKind::optimal;
-// Source-DPOR with sleep sets, for the TSO models whose spin loops wait in
-// this_thread::yield(): optimal DPOR stops on them with "the program is not
-// deterministic" (a yield that blocked in one execution does not in its replay).
 constexpr StrategyKind DPOR = StrategyKind::dpor;
-// Plain DFS where both DPORs lose executions: lock-tas under TSO awaits the lock with
-// assume(exchange == 0); an execution cut there never runs the holder's buffer flush, so
-// the race between that flush and the exchange is never seen and no execution in which
-// the second thread gets the lock is explored (dpor and optimal: 0 completed, dfs: 8).
 constexpr StrategyKind DFS = StrategyKind::dfs;
 
 struct Expectation {
@@ -86,18 +83,18 @@ const std::vector<Expectation> kTable = {
     {"lock-ttas",                   TSO, false, false, 20000,  true,  DPOR},
     {"lock-ticket",                 SC,  false, false, 20000,  true},
     {"lock-ticket",                 TSO, false, false, 20000,  true,  DPOR},
-    {"lock-bakery",                 SC,  false, false, 20000,  true},
+    {"lock-bakery",                 SC,  false, false, 200000, true},
     {"lock-bakery",                 TSO, true,  false, 2000,   false, DPOR},
-    {"lock-bakery-fenced",          SC,  false, false, 20000,  true},
-    {"lock-bakery-fenced",          TSO, false, false, 50000,  true,  DPOR},
+    {"lock-bakery-fenced",          SC,  false, false, 20000,  false},  // DFS: ~2,000,000
+    {"lock-bakery-fenced",          TSO, false, false, 20000,  false},  // DFS: ~5e9 (estimate)
     {"tso-dekker",                  SC,  false, false, 20000,  true},
     {"tso-dekker",                  TSO, true,  false, 20000,  true},
     {"tso-dekker-fenced",           SC,  false, false, 20000,  true},
-    {"tso-dekker-fenced",           TSO, false, false, 20000,  true},
+    {"tso-dekker-fenced",           TSO, false, false, 100000, true},
     {"tso-peterson",                SC,  false, false, 20000,  true},
     {"tso-peterson",                TSO, true,  false, 20000,  true},
     {"tso-peterson-fenced",         SC,  false, false, 20000,  true},
-    {"tso-peterson-fenced",         TSO, false, false, 20000,  true},
+    {"tso-peterson-fenced",         TSO, false, false, 100000, true},
     // Bank transfers (models/bank.cpp).
     {"bank-locked",                 SC,  false, false, 20000,  true},
     {"bank-locked",                 TSO, false, false, 20000,  true},
@@ -123,9 +120,9 @@ const std::vector<Expectation> kTable = {
     {"dcl-init",                    SC,  false, true,  20000,  true},
     {"dcl-init",                    TSO, false, true,  20000,  true},
     {"seqlock",                     SC,  false, true,  20000,  true,  DPOR},
-    {"seqlock",                     TSO, false, true,  20000,  true,  DPOR},
+    {"seqlock",                     TSO, false, true,  50000,  true},
     {"spsc-ring",                   SC,  false, false, 20000,  true,  DPOR},
-    {"spsc-ring",                   TSO, false, false, 20000,  true,  DPOR},
+    {"spsc-ring",                   TSO, false, false, 1000000, true},
     {"map-check-then-act",          SC,  true,  true,  20000,  true},
     {"map-check-then-act",          TSO, true,  true,  20000,  true},
     {"map-check-then-act-locked",   SC,  false, false, 20000,  true},
@@ -172,20 +169,28 @@ TEST_P(ModelLibrary, MeetsItsExpectation) {
   ASSERT_NE(info, nullptr) << "program not registered: " << e.model;
   EXPECT_FALSE(info->description.empty());
   const Program program = info->body;
-  const ExploreOptions o = options_for(e);
-  const ExploreResult r = explore(program, o);
+  ExploreOptions o = options_for(e);
+  ExploreResult r = explore(program, o);
+  const bool reduced_incompletely = r.reduction_incomplete;
+  if (r.reduction_incomplete && !e.expect_failure) {
+    // The program waits in yield() or assume(), which neither DPOR models: as `run`
+    // does, fall back to plain DFS so "exhausted" stays a proof. (A failure DPOR found
+    // is real and replayed below, so buggy variants keep the reduced search.)
+    o.strategy = StrategyKind::dfs;
+    r = explore(program, o);
+  }
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_EQ(r.checkers.size(), 1u);
   std::printf("[model] %-26s %-3s %-7s executions=%llu completed=%llu failed=%llu deadlocks=%llu "
               "oracle_flagged=%llu exhausted=%d time=%.3fs\n",
-              e.model, memory_name(e.memory), e.strategy == OPT ? "optimal" : e.strategy == DPOR ? "dpor" : "dfs",
+              e.model, memory_name(e.memory), o.strategy == OPT ? "optimal" : o.strategy == DPOR ? "dpor" : "dfs",
               static_cast<unsigned long long>(r.executions),
               static_cast<unsigned long long>(r.completed),
               static_cast<unsigned long long>(r.failed),
               static_cast<unsigned long long>(r.deadlocks),
               static_cast<unsigned long long>(r.checkers[0].flagged), r.exhausted() ? 1 : 0,
               r.elapsed_seconds);
-  if (e.exhaustive) {
+  if (e.exhaustive && !(e.expect_failure && reduced_incompletely)) {
     EXPECT_TRUE(r.exhausted()) << "budget too small for an exhaustive search: "
                                << stop_reason_name(r.stop);
   } else {
