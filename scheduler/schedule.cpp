@@ -27,9 +27,6 @@ namespace {
 bool is_var_action(Action a) {
   return a == Action::read || a == Action::write || a == Action::rmw || a == Action::flush;
 }
-bool is_lock_action(Action a) {
-  return a == Action::acquire || a == Action::try_acquire || a == Action::release;
-}
 bool writes(Action a) { return a == Action::write || a == Action::rmw || a == Action::flush; }
 }  // namespace
 

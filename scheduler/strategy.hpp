@@ -45,6 +45,14 @@ struct Transition {
 // is still reported dependent: the conservative answer.
 bool dependent(const Transition& a, const Transition& b);
 
+// DPOR's processes: thread t is process 2t, its store buffer's flushes process 2t + 1.
+inline std::uint32_t dpor_process(const Transition& t) {
+  return 2 * t.thread + (t.action == Action::flush ? 1u : 0u);
+}
+inline bool is_lock_action(Action a) {
+  return a == Action::acquire || a == Action::try_acquire || a == Action::release;
+}
+
 // The steps taken so far in the current execution: the chosen transition of each step
 // and, for choice points, every enabled transition (flat, with offsets).
 struct History {

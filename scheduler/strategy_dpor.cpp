@@ -22,18 +22,14 @@ namespace {
 
 using Proc = std::uint32_t;
 
-Proc proc_of(const Transition& t) { return 2 * t.thread + (t.action == Action::flush ? 1u : 0u); }
-
-bool is_lock(Action a) {
-  return a == Action::acquire || a == Action::try_acquire || a == Action::release;
-}
+Proc proc_of(const Transition& t) { return dpor_process(t); }
 
 // dependent() with one refinement for locks: a release commutes with a blocking acquire of
 // the same lock in every feasible order (the acquire cannot move before it), so races are
 // taken between acquisitions, which is what reverses the acquisition order.
 bool dpor_dependent(const Transition& a, const Transition& b) {
   if (a.thread == b.thread) return true;
-  if (is_lock(a.action) && is_lock(b.action) && a.target == b.target) {
+  if (is_lock_action(a.action) && is_lock_action(b.action) && a.target == b.target) {
     if (a.action == Action::release && b.action == Action::acquire) return false;
     if (b.action == Action::release && a.action == Action::acquire) return false;
     if (a.action == Action::release && b.action == Action::release) return false;

@@ -37,11 +37,7 @@ namespace {
 
 using Proc = std::uint32_t;
 
-Proc proc_of(const Transition& t) { return 2 * t.thread + (t.action == Action::flush ? 1u : 0u); }
-
-bool is_lock(Action a) {
-  return a == Action::acquire || a == Action::try_acquire || a == Action::release;
-}
+Proc proc_of(const Transition& t) { return dpor_process(t); }
 
 // A sequence of transitions still to explore below a node.
 struct WNode {
@@ -200,7 +196,7 @@ class OptimalStrategy final : public Strategy {
         if (t.action == Action::flush && t.thread == b.thread) return true;
       return false;
     }
-    if (b.action == Action::acquire && is_lock(a.action) && a.target == b.target)
+    if (b.action == Action::acquire && is_lock_action(a.action) && a.target == b.target)
       return a.action == Action::acquire || (a.action == Action::try_acquire && try_ok_[i]);
     return true;
   }
@@ -270,7 +266,7 @@ class OptimalStrategy final : public Strategy {
     owner_.clear();
     for (std::size_t i = 0; i < len; ++i) {
       const Transition& t = h.chosen[i];
-      if (!is_lock(t.action)) continue;
+      if (!is_lock_action(t.action)) continue;
       if (t.target >= owner_.size()) owner_.resize(t.target + 1, kNoId);
       ThreadId& o = owner_[t.target];
       if (t.action == Action::acquire) o = t.thread;
