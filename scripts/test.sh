@@ -9,12 +9,12 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j "$jobs"
 ctest --test-dir build/release -LE long -E 'Properties\.' --output-on-failure -j "$jobs"
 # The random-trace property tests run on their own, verbosely, so the log says how many
-# traces each one checked against the oracle.
+# traces or programs each one checked.
 if ! ctest --test-dir build/release -LE long -R 'Properties\.' -V > build/release/properties.log 2>&1; then
   cat build/release/properties.log
   exit 1
 fi
-grep -E 'random traces' build/release/properties.log | sed 's/^[0-9]*: /property test: /'
+grep -E 'random (traces|programs)' build/release/properties.log | sed 's/^[0-9]*: /property test: /'
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOMCHECK_SANITIZE=ON \
       -DATOMCHECK_BENCH=OFF >/dev/null
 cmake --build build/asan -j "$jobs"
