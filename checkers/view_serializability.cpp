@@ -108,6 +108,10 @@ struct SerialSearch {
 ViewResult view_serializable(std::span<const Event> ev, const ViewLimits& limits) {
   ViewResult res;
   Transactions tx = assign_transactions(ev);
+  if (tx.txns.size() > limits.max_transactions) {
+    res.serializable = Tri::unknown;
+    return res;
+  }
   SerialSearch s;
   s.budget = limits.max_nodes;
   std::vector<std::uint32_t> var = dense_vars(ev, s.nvars);
@@ -365,7 +369,10 @@ Verdict ViewOracle::verdict() {
   v.open_at_end = tx.any_open_at_end;
   ViewResult r = view_serializable(events_);
   v.serializable = r.serializable != Tri::no;
-  if (r.serializable == Tri::unknown)
+  if (r.serializable == Tri::unknown && r.nodes == 0)
+    v.note = fmt::format("not decided: {} transactions, more than the {} the serial-order search takes",
+                         tx.txns.size(), ViewLimits{}.max_transactions);
+  else if (r.serializable == Tri::unknown)
     v.note = fmt::format("not decided: the serial-order search stopped after {} nodes", r.nodes);
   else if (r.serializable == Tri::no)
     v.note = fmt::format("no serial order of the {} transactions has the same reads-from and final writes",

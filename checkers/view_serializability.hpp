@@ -8,6 +8,7 @@
 // and asks the oracle about each.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,6 +26,9 @@ enum class Tri : std::uint8_t { yes, no, unknown };
 // Limits of the serial-order search. A node is one transaction placed in a serial prefix.
 struct ViewLimits {
   std::uint64_t max_nodes = 2'000'000;
+  // The search recurses once per transaction: past this many the answer is unknown
+  // rather than a stack overflow.
+  std::size_t max_transactions = 2000;
 };
 
 // The answer for one trace: when serializable, `order` lists the transactions (ids of
