@@ -56,12 +56,9 @@ struct RunArgs {
   std::string html, dot;  // --replay: report files for the first flagging checker
 };
 
+// CLI11 has already checked the name against the accepted ones.
 StrategyKind strategy_kind(const std::string& name) {
-  if (name == "random") return StrategyKind::random;
-  if (name == "dpor") return StrategyKind::dpor;
-  if (name == "optimal") return StrategyKind::optimal;
-  if (name == "pct") return StrategyKind::pct;
-  return StrategyKind::dfs;
+  return strategy_from_name(name).value_or(StrategyKind::dfs);
 }
 
 bool sampling(const std::string& strategy) { return strategy == "random" || strategy == "pct"; }

@@ -293,12 +293,9 @@ void finish_predictive(MemoryRun& run) {
   }
 }
 
+// CLI11 has already checked the name against the accepted ones.
 StrategyKind strategy_kind(const std::string& name) {
-  if (name == "random") return StrategyKind::random;
-  if (name == "dpor") return StrategyKind::dpor;
-  if (name == "optimal") return StrategyKind::optimal;
-  if (name == "pct") return StrategyKind::pct;
-  return StrategyKind::dfs;
+  return strategy_from_name(name).value_or(StrategyKind::dfs);
 }
 
 ExploreOptions base_options(const ValidateArgs& a, const Target& t) {

@@ -42,6 +42,15 @@ std::string_view stop_reason_name(StopReason reason) {
   return "?";
 }
 
+std::optional<StrategyKind> strategy_from_name(std::string_view name) {
+  if (name == "dfs") return StrategyKind::dfs;
+  if (name == "dpor") return StrategyKind::dpor;
+  if (name == "optimal") return StrategyKind::optimal;
+  if (name == "random") return StrategyKind::random;
+  if (name == "pct") return StrategyKind::pct;
+  return std::nullopt;
+}
+
 std::string format_outcome(const Outcome& outcome) {
   std::string out;
   for (const auto& [name, value] : outcome) {

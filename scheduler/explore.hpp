@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,10 @@ enum class StrategyKind : std::uint8_t {
   optimal, // optimal DPOR with wakeup trees: exactly one execution per class
   pct,     // PCT (Burckhardt et al. 2010): random priorities, pct_depth - 1 change points
 };
+
+// The kind a `--strategy` name selects (dfs, dpor, optimal, random, pct); nullopt for
+// any other name (replay is selected by a schedule, not by name).
+std::optional<StrategyKind> strategy_from_name(std::string_view name);
 
 // What a progress callback sees, about every ExploreOptions::progress_interval seconds.
 struct ExploreProgress {
