@@ -3,7 +3,8 @@
 // broken "check then set" lock. Each guards a plain shared counter incremented by two
 // threads inside an atomic block "critical"; mutual exclusion is checked twice: a ghost
 // occupancy count inside the section and the final counter value (a lost update).
-// Spin loops call this_thread::yield() so that exhaustive search stays finite.
+// Spin loops whose failed iterations only read are spin_until() awaits: the search stays
+// finite and every strategy, DPOR included, explores them exactly.
 #include <algorithm>
 #include <array>
 
@@ -21,7 +22,6 @@ constexpr auto rlx = std::memory_order_relaxed;
 constexpr auto acq = std::memory_order_acquire;
 constexpr auto rel = std::memory_order_release;
 
-void spin() { atomcheck::this_thread::yield(); }
 void mfence() { atomcheck::atomic_thread_fence(std::memory_order_seq_cst); }
 
 // The protected state: a racy counter (read and write are separate steps) and a ghost
@@ -71,7 +71,7 @@ ATOMCHECK_PROGRAM("lock-tas-broken", "spinlock whose test and set are separate s
   Section s;
   atomic<int> flag(0, "flag");
   two_threads(s, [&](int) {
-    while (flag.load(acq) != 0) spin();
+    atomcheck::spin_until([&] { return flag.load(acq) == 0; });
     flag.store(1, rlx);
     s.enter_and_increment();
     flag.store(0, rel);
@@ -83,7 +83,7 @@ ATOMCHECK_PROGRAM("lock-ttas", "test-and-test-and-set spinlock around a shared c
   atomic<int> flag(0, "flag");
   two_threads(s, [&](int) {
     for (;;) {
-      while (flag.load(rlx) != 0) spin();
+      atomcheck::spin_until([&] { return flag.load(rlx) == 0; });
       if (flag.exchange(1, acq) == 0) break;
     }
     s.enter_and_increment();
@@ -96,7 +96,7 @@ ATOMCHECK_PROGRAM("lock-ticket", "ticket lock (fetch_add ticket, spin on now-ser
   atomic<int> next(0, "next"), serving(0, "serving");
   two_threads(s, [&](int) {
     const int mine = next.fetch_add(1, rlx);
-    while (serving.load(acq) != mine) spin();
+    atomcheck::spin_until([&] { return serving.load(acq) == mine; });
     s.enter_and_increment();
     serving.store(mine + 1, rel);
   });
@@ -120,12 +120,11 @@ void bakery(bool fenced) {
     number[i].store(mine, rlx);
     choosing[i].store(0, rlx);
     if (fenced) mfence();
-    while (choosing[j].load(rlx) != 0) spin();
-    for (;;) {
+    atomcheck::spin_until([&] { return choosing[j].load(rlx) == 0; });
+    atomcheck::spin_until([&] {
       const int theirs = number[j].load(rlx);
-      if (theirs == 0 || theirs > mine || (theirs == mine && j > i)) break;
-      spin();
-    }
+      return theirs == 0 || theirs > mine || (theirs == mine && j > i);
+    });
     s.enter_and_increment();
     number[i].store(0, rlx);
   });

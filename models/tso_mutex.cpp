@@ -36,10 +36,9 @@ struct CriticalSection {
 
 void mfence() { atomcheck::atomic_thread_fence(std::memory_order_seq_cst); }
 
-// Spin loops are written as awaits: a spin iteration that fails only reads, so every
-// execution that spins is, for safety, equivalent to one in which the thread reads once,
-// later, and succeeds. `assume` cuts the executions whose single read fails; the others
-// cover them. (This also keeps the exhaustive search finite without a yield-based wait.)
+// Spin loops are written as awaits (spin_until): a spin iteration that fails only reads,
+// so every execution that spins is, for safety, equivalent to one in which the thread
+// reads once, later, and succeeds.
 //
 // Dekker's algorithm with the turn variable. Stores are plain x86 MOVs (relaxed: they sit
 // in the store buffer under TSO); the fences, when present, follow each raising of the
@@ -49,12 +48,19 @@ void dekker(int i, std::array<atomic<int>, 2>& flag, atomic<int>& turn, Critical
   const int j = 1 - i;
   flag[i].store(1, relaxed);
   if (fenced) mfence();
-  while (flag[j].load(relaxed) != 0) {
-    // It is j's turn: back off, wait for the turn, raise the flag again. Otherwise the
-    // iteration would only spin on flag[j] (read-only): await it instead.
-    atomcheck::assume(turn.load(relaxed) != i);
+  for (;;) {
+    // While flag[j] is up and it is i's turn, an iteration only reads: await the flag
+    // going down or the turn passing to j. In j's turn: back off, await the turn, raise
+    // the flag again.
+    bool back_off = false;
+    atomcheck::spin_until([&] {
+      if (flag[j].load(relaxed) == 0) return true;
+      back_off = turn.load(relaxed) != i;
+      return back_off;
+    });
+    if (!back_off) break;
     flag[i].store(0, relaxed);
-    atomcheck::assume(turn.load(relaxed) == i);
+    atomcheck::spin_until([&] { return turn.load(relaxed) == i; });
     flag[i].store(1, relaxed);
     if (fenced) mfence();
   }
@@ -82,7 +88,7 @@ void peterson(int i, std::array<atomic<int>, 2>& flag, atomic<int>& turn, Critic
   turn.store(j, relaxed);
   if (fenced) mfence();
   // await !(flag[j] && turn == j)
-  atomcheck::assume(!(flag[j].load(relaxed) != 0 && turn.load(relaxed) == j));
+  atomcheck::spin_until([&] { return !(flag[j].load(relaxed) != 0 && turn.load(relaxed) == j); });
   cs.run();
   flag[i].store(0, relaxed);
 }

@@ -133,6 +133,8 @@ void op_check_failed(std::string_view message, const std::source_location& where
 void op_assume_failed();
 void op_outcome(std::string_view name, std::int64_t value);
 void op_yield(std::uint32_t line);
+void op_spin_begin();
+void op_spin_failed(std::uint32_t line);
 ThreadId op_current_thread();
 // Declarations for the atomic-set checkers (scheduler/declare.cpp).
 void op_atomic_set(std::string_view name, const VarId* vars, std::size_t n);
@@ -398,6 +400,20 @@ inline void yield(std::source_location loc = std::source_location::current()) {
   detail::op_yield(loc.line());
 }
 }  // namespace this_thread
+
+// An await: `spin_until([&] { return flag.load() == 1; });` evaluates the condition until
+// it is true, like a spin loop, but a failed attempt is never repeated: the thread blocks
+// for the rest of that execution (which is then discarded and counted as pruned), and the
+// search explores instead the executions in which the attempt reads later writes (GenMC's
+// spin-assume). Every strategy treats it alike, and DPOR keeps its guarantees, which it
+// cannot with yield() loops. The condition must only read in an attempt that fails
+// (taking a lock with try_lock in a successful one is fine); if no thread ever changes
+// what the failed attempt read, the execution is reported as a deadlock (livelock).
+template <class Cond>
+void spin_until(Cond&& cond, std::source_location loc = std::source_location::current()) {
+  detail::op_spin_begin();
+  if (!cond()) detail::op_spin_failed(loc.line());
+}
 
 // An atomic block: `atomic_block b("transfer");` records `begin` now and `end` when `b`
 // goes out of scope. Blocks nest; only the outermost forms a transaction.

@@ -76,7 +76,6 @@ void Execution::reset() {
   trace_.events.clear();
   history_.clear();
   choices_.clear();
-  writes_ = 0;
   failed_ = pruned_ = unwinding_ = false;
   failure_ = Failure{};
 }
@@ -91,9 +90,8 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.pending_drains = false;
   ts.join_target = kNoId;
   ts.spawned = kNoId;
-  ts.yield_mark = 0;
-  ts.own_writes = 0;
-  ts.yield_seen = writes_;
+  new_spin_iteration(ts);
+  ts.effects = ts.effects_at_spin = 0;
   ts.depth = 0;
   ts.entry = entry;
   ts.arg = arg;
@@ -174,6 +172,14 @@ void Execution::run_thread(ThreadId t) {
 // Join synchronises with the child's whole execution: under TSO that includes its
 // buffered stores (pthread_join is a locked, buffer-draining operation on x86), so a
 // finished child with a non-empty buffer is not joinable yet.
+// Did a thread block in spin_until() on reads that another thread changed later? Then
+// this execution is covered by one where it read the new values (not a livelock).
+bool Execution::spin_stale() const {
+  for (ThreadId t = 0; t < nthreads_; ++t)
+    if (threads_[t]->status == Status::spin_blocked && threads_[t]->stale) return true;
+  return false;
+}
+
 bool Execution::joinable_now(ThreadId child) const {
   return threads_[child]->status == Status::finished && memory_->buffer_empty(child);
 }
@@ -184,7 +190,7 @@ bool Execution::settle() {
     ThreadState& ts = *threads_[t];
     bool ready =
         (ts.status == Status::joining && joinable_now(ts.join_target)) ||
-        (ts.status == Status::yielding && writes_ - ts.own_writes > ts.yield_mark);
+        (ts.status == Status::yielding && ts.stale);
     if (!ready) continue;
     run_thread(t);
     progressed = true;
@@ -229,7 +235,10 @@ std::string Execution::blocked_description() {
     } else if (ts.status == Status::joining) {
       what = fmt::format("T{} waits to join T{}", t, ts.join_target);
     } else if (ts.status == Status::yielding) {
-      what = fmt::format("T{} spins in yield() and nothing can change memory", t);
+      what = fmt::format("T{} spins in yield() and no thread can change what it read", t);
+    } else if (ts.status == Status::spin_blocked) {
+      what = fmt::format("T{} spins forever in spin_until (line {}): no thread changes what it "
+                         "read", t, ts.spin_line);
     } else {
       continue;
     }
@@ -260,6 +269,8 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
     if (enabled_.empty()) {
       if (finished_ == nthreads_ && memory_->all_buffers_empty()) {
         end = EndKind::completed;
+      } else if (spin_stale()) {
+        end = EndKind::spin_blocked;
       } else {
         failure_ = Failure{FailureKind::deadlock, "deadlock: " + blocked_description(), kNoId, {}, 0};
         failed_ = true;
@@ -296,7 +307,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       running_ = tr.thread;
       emit(Op::commit, f.var, f.value, 0, 0, false, f.issue);
       running_ = kNoId;
-      note_write(tr.thread);
+      note_write(tr.thread, obj_key(f.var, false));
     } else {
       run_thread(tr.thread);
     }
@@ -455,6 +466,7 @@ std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t l
   bool buffered = false;
   std::int64_t v = memory_->load(running_, h.id, buffered);
   emit(Op::read, h.id, v, 0, line, buffered);
+  note_read(obj_key(h.id, false));
   return v;
 }
 
@@ -466,6 +478,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   }
   if (!announce(Action::write, h.id, memory_->drains(Action::write, mo))) return;
   EventIndex issue = emit(Op::write, h.id, value, 0, line);
+  ++self().effects;
   if (memory_->store_is_buffered(mo)) {
     memory_->buffer_store(running_, h.id, value, issue);
     return;
@@ -473,7 +486,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   memory_->write_memory(h.id, value);
   // Under TSO an unbuffered (xchg) store reaches memory in the same step as its issue.
   if (memory_kind_ == MemoryModelKind::tso) emit(Op::commit, h.id, value, 0, line, false, issue);
-  note_write(running_);
+  note_write(running_, obj_key(h.id, false));
 }
 
 RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line) {
@@ -485,10 +498,12 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
   std::int64_t old = memory_->read_memory(h.id);
   std::int64_t next = old;
   bool wrote = fn.call(fn.ctx, old, next);
+  note_read(obj_key(h.id, false));
   if (wrote) {
     memory_->write_memory(h.id, next);
     emit(Op::rmw, h.id, old, next, line);
-    note_write(running_);
+    ++self().effects;
+    note_write(running_, obj_key(h.id, false));
   } else {
     emit(Op::read, h.id, old, 0, line);
   }
@@ -516,6 +531,7 @@ void Execution::lock(const Handle& h, std::uint32_t line) {
   if (!announce(Action::acquire, h.id, memory_->drains(Action::acquire, std::memory_order_seq_cst)))
     return;
   locks_[h.id].owner = running_;
+  ++self().effects;
   emit(Op::acquire, h.id, 0, 0, line);
 }
 
@@ -534,8 +550,10 @@ bool Execution::try_lock(const Handle& h, std::uint32_t line) {
   if (!announce(Action::try_acquire, h.id,
                 memory_->drains(Action::try_acquire, std::memory_order_seq_cst)))
     return false;
+  note_read(obj_key(h.id, true));
   if (locks_[h.id].owner != kNoId) return false;
   locks_[h.id].owner = running_;
+  ++self().effects;
   emit(Op::acquire, h.id, 0, 0, line);
   return true;
 }
@@ -558,7 +576,8 @@ void Execution::unlock(const Handle& h, std::uint32_t line) {
   if (unwinding_) return;
   locks_[h.id].owner = kNoId;
   emit(Op::release, h.id, 0, 0, line);
-  note_write(running_);
+  ++self().effects;
+  note_write(running_, obj_key(h.id, true));
 }
 
 ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
@@ -674,9 +693,27 @@ void Execution::record_outcome(std::string_view name, std::int64_t value) {
   ++noutcome_;
 }
 
-void Execution::note_write(ThreadId by) {
-  ++writes_;
-  ++threads_[by]->own_writes;
+void Execution::note_read(std::uint32_t key) {
+  ThreadState& ts = self();
+  if (key >= ts.spin_marks.size()) ts.spin_marks.resize(key + 1, 0);
+  if (ts.spin_marks[key] != 0) return;
+  ts.spin_marks[key] = 1;
+  ts.spin_touched.push_back(key);
+}
+
+void Execution::note_write(ThreadId by, std::uint32_t key) {
+  for (ThreadId t = 0; t < nthreads_; ++t) {
+    ThreadState& ts = *threads_[t];
+    if (t == by || key >= ts.spin_marks.size() || ts.spin_marks[key] != 1) continue;
+    ts.spin_marks[key] = 2;
+    ts.stale = true;
+  }
+}
+
+void Execution::new_spin_iteration(ThreadState& ts) {
+  for (std::uint32_t k : ts.spin_touched) ts.spin_marks[k] = 0;
+  ts.spin_touched.clear();
+  ts.stale = false;
 }
 
 void Execution::yield(std::uint32_t) {
@@ -684,22 +721,51 @@ void Execution::yield(std::uint32_t) {
     unwinding_skip();
     return;
   }
-  ThreadState& ts = self();
   history_.spins = true;
-  if (writes_ - ts.own_writes > ts.yield_seen) {
-    // Memory changed during this spin iteration: run it once more instead of waiting.
-    ts.yield_seen = writes_ - ts.own_writes;
-    return;
+  if (!self().stale) {
+    ThreadState& ts = self();
+    ts.status = Status::yielding;
+    ++waiting_;
+    to_scheduler();
+    if (unwinding_) {
+      unwinding_skip();
+      return;
+    }
   }
-  ts.status = Status::yielding;
-  ts.yield_mark = writes_ - ts.own_writes;
-  ++waiting_;
-  to_scheduler();
-  if (unwinding_) {
+  new_spin_iteration(self());
+}
+
+void Execution::spin_begin() {
+  if (unwinding_ || failed_) {
     unwinding_skip();
     return;
   }
-  self().yield_seen = writes_ - self().own_writes;
+  ThreadState& ts = self();
+  new_spin_iteration(ts);
+  ts.effects_at_spin = ts.effects;
+}
+
+void Execution::spin_failed(std::uint32_t line) {
+  if (unwinding_ || failed_) {
+    unwinding_skip();
+    return;
+  }
+  ThreadState& ts = self();
+  if (ts.effects != ts.effects_at_spin) {
+    fail(FailureKind::usage,
+         fmt::format("T{}: spin_until (line {}): a failed attempt wrote to shared memory or "
+                     "took a lock; its condition must only read (use a loop with yield())",
+                     running_, line));
+    unwinding_skip();
+    return;
+  }
+  // A failed attempt changed nothing, so the executions where it is made are covered by
+  // those where only the successful attempt is (GenMC's spin-assume): block for good. If
+  // what it read never changes again, the thread would spin forever (checked at the end).
+  ts.status = Status::spin_blocked;
+  ts.spin_line = line;
+  to_scheduler();
+  unwinding_skip();
 }
 
 // ---- the free functions api.hpp declares ------------------------------------------
@@ -755,6 +821,8 @@ void op_outcome(std::string_view name, std::int64_t value) {
   Execution::current_or_throw("outcome").record_outcome(name, value);
 }
 void op_yield(std::uint32_t line) { Execution::current_or_throw("this_thread::yield").yield(line); }
+void op_spin_begin() { Execution::current_or_throw("spin_until").spin_begin(); }
+void op_spin_failed(std::uint32_t line) { Execution::current_or_throw("spin_until").spin_failed(line); }
 ThreadId op_current_thread() {
   return Execution::current_or_throw("this_thread::get_id").running();
 }

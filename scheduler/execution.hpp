@@ -28,7 +28,11 @@ struct Unwind {};
 
 // How an execution ended.
 // depth_cut: stopped by the depth bound (set_depth_bound), not a failure.
-enum class EndKind : std::uint8_t { completed, failed, deadlock, step_bound, pruned, aborted, depth_cut };
+// spin_blocked: a thread blocked in spin_until() while another thread had changed what
+// its attempt read (an execution where it read later is explored too): not a failure.
+enum class EndKind : std::uint8_t {
+  completed, failed, deadlock, step_bound, pruned, aborted, depth_cut, spin_blocked
+};
 
 class Execution {
  public:
@@ -77,6 +81,8 @@ class Execution {
   void assume_failed();
   void record_outcome(std::string_view name, std::int64_t value);
   void yield(std::uint32_t line);
+  void spin_begin();
+  void spin_failed(std::uint32_t line);
   ThreadId running() const { return running_; }
   // Atomic sets and units of work the program declared in this run, in this run's ids
   // (scheduler/declare.cpp); empty when it declared none.
@@ -89,7 +95,8 @@ class Execution {
     unused,
     announced,  // suspended before `pending`
     joining,    // suspended in join() until `join_target` finishes
-    yielding,   // suspended in yield() until others_writes() > yield_mark
+    yielding,   // suspended in yield() until another thread changes what it read
+    spin_blocked,  // a spin_until() attempt failed: blocked for the rest of the execution
     running,
     finished,
   };
@@ -104,15 +111,20 @@ class Execution {
     bool pending_drains = false;
     ThreadId join_target = kNoId;
     ThreadId spawned = kNoId;  // Request::spawn: the child to start
-    std::uint64_t yield_mark = 0;
-    // Memory changes made by other threads when this one started or last left yield():
-    // a spin iteration may have read memory before another thread changed it, so yield()
-    // blocks only when nothing changed since then (blocking on changes since the call
-    // itself would lose that wake-up and report a false deadlock). The thread's own
-    // writes and flushes do not count: they change nothing it can read (a failed
-    // test-and-set writes back the 1 it read, and would otherwise never block).
-    std::uint64_t yield_seen = 0;
-    std::uint64_t own_writes = 0;
+    // What the current spin iteration read (yield(): the steps since the thread started
+    // or last left yield(); spin_until(): the current attempt), by object key (obj_key):
+    // 1 read, 2 read and since changed by another thread, which makes the iteration
+    // `stale`. Re-running an iteration that is not stale reads the same values and takes
+    // the same path, so yield() blocks until it is stale. The thread's own writes do not
+    // count (a failed test-and-set writes back the 1 it read, and would never block).
+    std::vector<std::uint8_t> spin_marks;
+    std::vector<std::uint32_t> spin_touched;
+    bool stale = false;
+    // spin_until(): the thread's stores, rmws and lock operations so far (a failed attempt
+    // must have none since `effects_at_spin`), and the line of the call it blocked in.
+    std::uint64_t effects = 0;
+    std::uint64_t effects_at_spin = 0;
+    std::uint32_t spin_line = 0;
     std::uint32_t depth = 0;   // atomic block nesting
     void (*entry)(void*) = nullptr;
     void* arg = nullptr;
@@ -138,6 +150,7 @@ class Execution {
   void run_thread(ThreadId t);       // resume until t announces, blocks or finishes
   bool settle();                     // wake joiners/yielders that may continue
   bool joinable_now(ThreadId child) const;
+  bool spin_stale() const;
   void compute_enabled();
   void abandon();                    // unwinds every unfinished thread
   void fiber_main(ThreadId t);
@@ -188,9 +201,11 @@ class Execution {
   History history_;
   std::vector<Transition> enabled_;
   std::vector<Transition> choices_;
-  std::uint64_t writes_ = 0;  // memory changes so far (wakes yield())
-  // Counts a memory change by thread `by` (a store, rmw, unlock or flush of its buffer).
-  void note_write(ThreadId by);
+  // Spin-loop bookkeeping (yield()): objects are keyed as variables 2v, locks 2l + 1.
+  static std::uint32_t obj_key(std::uint32_t target, bool lock) { return 2 * target + (lock ? 1 : 0); }
+  void note_read(std::uint32_t key);             // by the running thread
+  void note_write(ThreadId by, std::uint32_t key);  // a store, rmw, unlock or buffer flush
+  void new_spin_iteration(ThreadState& ts);
 
   bool failed_ = false;
   bool pruned_ = false;

@@ -208,7 +208,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       case detail::EndKind::failed: ++r.failed; failed = true; break;
       case detail::EndKind::deadlock: ++r.deadlocks; failed = true; break;
       case detail::EndKind::step_bound: ++r.step_bounded; failed = true; break;
-      case detail::EndKind::pruned: ++r.pruned; break;
+      case detail::EndKind::pruned:
+      case detail::EndKind::spin_blocked: ++r.pruned; break;
       case detail::EndKind::aborted: break;
       case detail::EndKind::depth_cut:
         ++r.bound_cut;
@@ -228,8 +229,12 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       ++r.outcomes[outcome];
     }
 
-    // A depth-cut execution is a prefix: no checker verdict on it.
-    if (end != detail::EndKind::pruned && end != detail::EndKind::depth_cut) {
+    // A depth-cut execution is a prefix, a pruned one is discarded: no checker verdict on
+    // them (and none left over from the previous execution).
+    const bool judged = end != detail::EndKind::pruned && end != detail::EndKind::depth_cut &&
+                        end != detail::EndKind::spin_blocked;
+    if (!judged) std::fill(verdicts.begin(), verdicts.end(), Verdict{});
+    if (judged) {
       // The atomic-set checkers take the atomic sets this execution declared (in its
       // ids) at construction: remake the checkers when the declarations change, which
       // in practice happens after the first execution only.

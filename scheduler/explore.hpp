@@ -131,7 +131,7 @@ struct ExploreResult {
   std::uint64_t failed = 0;        // assertion, exception or usage failures
   std::uint64_t deadlocks = 0;
   std::uint64_t step_bounded = 0;  // cut by max_steps
-  std::uint64_t pruned = 0;        // cut off by assume(false)
+  std::uint64_t pruned = 0;        // cut off by assume(false), or blocked in spin_until()
   std::uint64_t sleep_blocked = 0; // DPOR: redundant executions cut by the sleep set
   std::uint64_t classes = 0;       // count_classes: distinct classes of the reduction's
                                    // equivalence among the executions explored

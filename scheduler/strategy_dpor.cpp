@@ -166,11 +166,13 @@ class DporStrategy final : public Strategy {
     words_ = (len + 63) / 64;
     pred_.assign(len * words_, 0);
     // An acquisition races with acquisitions that never happen in this execution because
-    // they stayed blocked (deadlock), and the history cannot show those: so every thread
-    // enabled where a lock is taken is a backtrack point there. Sound, not optimal; sleep
-    // sets still keep the explored complete executions pairwise inequivalent.
+    // they stayed blocked (deadlock, or a holder blocked in spin_until), and the history
+    // cannot show those: so every thread enabled where a lock is taken (or try_lock'ed) is
+    // a backtrack point there. Sound, not optimal; sleep sets still keep the explored
+    // complete executions pairwise inequivalent.
     for (std::size_t i = 0; i < len; ++i) {
-      if (h.chosen[i].action != Action::acquire) continue;
+      if (h.chosen[i].action != Action::acquire && h.chosen[i].action != Action::try_acquire)
+        continue;
       Node& n = stack_[i];
       for (const Transition& t : n.enabled)
         if (t.action != Action::flush && !contains(n.backtrack, proc_of(t)))

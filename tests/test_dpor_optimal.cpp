@@ -2,7 +2,8 @@
 // trace sets (src/TSO_test.cpp: Small_dekker 4, ROWE_1 3, Small_peterson 12, fib_simple
 // 11) and the SC closed forms (SB 3; three threads writing x three times: 9!/(3!)^3).
 // (2) Properties over random programs (loads, buffered and seq_cst stores, rmw, locks,
-// try_lock, fences; 2-4 threads) under SC and TSO: the class keys of optimal DPOR's
+// try_lock, fences; 2-4 threads; and, in a second set, spin_until awaits) under
+// SC and TSO: the class keys of optimal DPOR's
 // executions are exactly those of every plain DFS execution (brute force), pairwise
 // distinct, with no sleep-set-blocked execution; source-DPOR's complete non-blocked
 // executions are pairwise inequivalent and cover the same keys; outcomes, failures and
@@ -136,7 +137,8 @@ TEST(OptimalDpor, ScClosedForms) {
 
 struct Op {
   int kind;  // 0 load, 1 relaxed store, 2 seq_cst store, 3 fetch_add, 4 cas, 5 lock,
-             // 6 unlock, 7 try_lock, 8 fence
+             // 6 unlock, 7 try_lock, 8 fence; spin_until: 9 obj == value, 10 v0 + v1 >=
+             // value, 11 try_lock succeeds
   int obj;
   int value;
 };
@@ -146,7 +148,7 @@ struct RandomProgram {
   int forbidden = -1;
 };
 
-RandomProgram make_random(std::mt19937_64& rng, bool tso) {
+RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins) {
   RandomProgram rp;
   int nthreads = 2 + static_cast<int>(rng() % 3);
   int max_ops = nthreads == 4 ? 2 : nthreads == 3 ? 3 : 4;
@@ -155,7 +157,7 @@ RandomProgram make_random(std::mt19937_64& rng, bool tso) {
     int nops = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_ops));
     std::vector<Op> ops;
     for (int i = 0; i < nops; ++i)
-      ops.push_back(Op{static_cast<int>(rng() % 9), static_cast<int>(rng() % 2),
+      ops.push_back(Op{static_cast<int>(rng() % (spins ? 12 : 9)), static_cast<int>(rng() % 2),
                        1 + static_cast<int>(rng() % 2)});
     rp.threads.push_back(ops);
     rp.atomic_body.push_back(rng() % 2 == 0);
@@ -166,7 +168,8 @@ RandomProgram make_random(std::mt19937_64& rng, bool tso) {
 
 std::string describe(const RandomProgram& rp) {
   std::string out;
-  const char* names[] = {"ld", "st", "st_sc", "faa", "cas", "lock", "unlock", "trylock", "fence"};
+  const char* names[] = {"ld",     "st",    "st_sc", "faa",   "cas",      "lock",
+                         "unlock", "trylock", "fence", "await", "await_sum", "spinlock"};
   for (std::size_t t = 0; t < rp.threads.size(); ++t) {
     out += fmt::format("T{}{}:", t + 1, rp.atomic_body[t] ? "[atomic]" : "");
     for (const Op& op : rp.threads[t]) out += fmt::format(" {}({},{})", names[op.kind], op.obj, op.value);
@@ -221,7 +224,17 @@ Program program_of(const RandomProgram& rp) {
                 if (ok) held.push_back(op.obj);
               }
               break;
-            default: atomcheck::atomic_thread_fence(std::memory_order_seq_cst); break;
+            case 8: atomcheck::atomic_thread_fence(std::memory_order_seq_cst); break;
+            case 9: spin_until([&] { return x.load(kRelaxed) == op.value; }); break;
+            case 10:
+              spin_until([&] { return v0.load(kRelaxed) + v1.load(kRelaxed) >= op.value; });
+              break;
+            default:
+              if (!holds(op.obj)) {
+                spin_until([&] { return locks[op.obj]->try_lock(); });
+                held.push_back(op.obj);
+              }
+              break;
           }
           ++k;
         }
@@ -259,6 +272,7 @@ Run run(const Program& p, StrategyKind s, MemoryModelKind m, std::uint64_t limit
     if (v.sleep_blocked) return;
     out.keys.push_back(v.class_key);
     out.rf_co.insert(v.rf_co_key);
+    if (!v.failure && !v.outcome) return;  // blocked in spin_until: not judged
     const Verdict& verdict = (*v.verdicts)[0];
     out.flagged[v.class_key].insert(!verdict.serializable || !verdict.blamed.empty());
   });
@@ -274,12 +288,13 @@ std::size_t scaled(std::size_t n) {
   return s && std::string(s) == "1" ? n / 6 : n;
 }
 
-void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n) {
+void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n,
+                           bool spins = false) {
   std::mt19937_64 rng(seed);
   std::uint64_t dfs_total = 0, dpor_total = 0, dpor_blocked = 0, opt_total = 0, classes = 0;
   std::size_t checked = 0, skipped = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    RandomProgram rp = make_random(rng, m == MemoryModelKind::tso);
+    RandomProgram rp = make_random(rng, m == MemoryModelKind::tso, spins);
     Program p = program_of(rp);
     std::string what = fmt::format("program {} ({}): {}", i,
                                    m == MemoryModelKind::tso ? "tso" : "sc", describe(rp));
@@ -321,9 +336,9 @@ void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n)
     if (::testing::Test::HasFailure()) break;
   }
   std::printf(
-      "checked %zu random programs (%s; %zu skipped: DFS over %llu executions): executions dfs "
+      "checked %zu random programs (%s%s; %zu skipped: DFS over %llu executions): executions dfs "
       "%llu, dpor %llu (%llu sleep-blocked), optimal %llu = classes %llu\n",
-      checked, m == MemoryModelKind::tso ? "tso" : "sc", skipped,
+      checked, m == MemoryModelKind::tso ? "tso" : "sc", spins ? ", spin loops" : "", skipped,
       static_cast<unsigned long long>(kDfsLimit), static_cast<unsigned long long>(dfs_total),
       static_cast<unsigned long long>(dpor_total), static_cast<unsigned long long>(dpor_blocked),
       static_cast<unsigned long long>(opt_total), static_cast<unsigned long long>(classes));
@@ -331,6 +346,14 @@ void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n)
 
 TEST(OptimalDporProperties, RandomProgramsSc) { check_random_programs(MemoryModelKind::sc, 6001, scaled(300)); }
 TEST(OptimalDporProperties, RandomProgramsTso) { check_random_programs(MemoryModelKind::tso, 6002, scaled(300)); }
+// A failed spin_until attempt blocks its thread; the writes that would let it pass race
+// with its reads, so DPOR must still find every class.
+TEST(OptimalDporProperties, RandomSpinProgramsSc) {
+  check_random_programs(MemoryModelKind::sc, 6003, scaled(300), true);
+}
+TEST(OptimalDporProperties, RandomSpinProgramsTso) {
+  check_random_programs(MemoryModelKind::tso, 6004, scaled(300), true);
+}
 
 }  // namespace
 }  // namespace atomcheck

@@ -191,6 +191,61 @@ TEST(ExploreFailures, YieldWithNobodyToWakeIsLivelock) {
   EXPECT_NE(r.failures[0].message.find("spins in yield()"), std::string::npos);
 }
 
+// spin_until: a failed attempt blocks its thread for good; the execution is discarded
+// (pruned) when another thread later changed what the attempt read, and is a livelock
+// when nothing did. The search is the same for every strategy.
+TEST(ExploreFailures, SpinUntilAwaitsWithoutRepeatingAttempts) {
+  Program p = [] {
+    atomic<int> flag(0, "flag"), data(0, "data");
+    thread t([&] {
+      spin_until([&] { return flag.load() == 1; });
+      check(data.load() == 42, "data not published");
+    });
+    data.store(42);
+    flag.store(1);
+    t.join();
+  };
+  for (StrategyKind s : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
+    ExploreOptions o;
+    o.strategy = s;
+    ExploreResult r = explore(p, o);
+    EXPECT_TRUE(r.exhausted()) << static_cast<int>(s);
+    EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
+    // The flag read after the store completes; read before it, the attempt fails and
+    // the execution is discarded (DFS also places that read before and after the data
+    // store, which DPOR does not tell apart).
+    EXPECT_EQ(r.completed, 1u) << static_cast<int>(s);
+    EXPECT_EQ(r.pruned, s == StrategyKind::dfs ? 2u : 1u) << static_cast<int>(s);
+    EXPECT_FALSE(r.reduction_incomplete);
+  }
+}
+
+TEST(ExploreFailures, SpinUntilNobodyChangesIsLivelock) {
+  ExploreResult r = explore([] {
+    atomic<int> flag(0, "flag");
+    thread t([&] { flag.store(2); });
+    spin_until([&] { return flag.load() == 1; });
+    t.join();
+  });
+  EXPECT_GT(r.deadlocks, 0u);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures[0].message.find("spins forever in spin_until"), std::string::npos)
+      << r.failures[0].message;
+}
+
+TEST(ExploreFailures, SpinUntilRejectsAFailedAttemptThatWrites) {
+  ExploreResult r = explore([] {
+    atomic<int> flag(1, "flag");
+    thread t([&] { flag.store(0); });
+    spin_until([&] { return flag.exchange(1) == 0; });
+    t.join();
+  });
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_EQ(r.failures[0].kind, FailureKind::usage);
+  EXPECT_NE(r.failures[0].message.find("its condition must only read"), std::string::npos)
+      << r.failures[0].message;
+}
+
 TEST(ExploreFailures, AssumePrunes) {
   ExploreResult r = explore([] {
     atomic<int> x(0);
