@@ -308,7 +308,7 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
              : r.bounded    ? "  (bounded)"
              : !sampling(a.strategy) ? "  (exhaustive)" : "");
   if (!sampling(a.strategy)) {
-    fmt::print("blocked        {}   (sleep-set blocked {}, assume-pruned {})\n",
+    fmt::print("blocked        {}   (sleep-set blocked {}, pruned by assume or spin_until {})\n",
                r.sleep_blocked + r.pruned, r.sleep_blocked, r.pruned);
     fmt::print("classes        {}   rf+co classes {}   distinct outcomes {}\n", r.classes,
                r.rf_co_classes, r.outcomes.size());
