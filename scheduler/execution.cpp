@@ -704,9 +704,7 @@ void Execution::note_read(std::uint32_t key) {
 void Execution::note_write(ThreadId by, std::uint32_t key) {
   for (ThreadId t = 0; t < nthreads_; ++t) {
     ThreadState& ts = *threads_[t];
-    if (t == by || key >= ts.spin_marks.size() || ts.spin_marks[key] != 1) continue;
-    ts.spin_marks[key] = 2;
-    ts.stale = true;
+    if (t != by && key < ts.spin_marks.size() && ts.spin_marks[key]) ts.stale = true;
   }
 }
 

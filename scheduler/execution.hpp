@@ -112,11 +112,11 @@ class Execution {
     ThreadId join_target = kNoId;
     ThreadId spawned = kNoId;  // Request::spawn: the child to start
     // What the current spin iteration read (yield(): the steps since the thread started
-    // or last left yield(); spin_until(): the current attempt), by object key (obj_key):
-    // 1 read, 2 read and since changed by another thread, which makes the iteration
-    // `stale`. Re-running an iteration that is not stale reads the same values and takes
-    // the same path, so yield() blocks until it is stale. The thread's own writes do not
-    // count (a failed test-and-set writes back the 1 it read, and would never block).
+    // or last left yield(); spin_until(): the current attempt), by object key (obj_key);
+    // a change by another thread to one of them makes the iteration `stale`. Re-running
+    // an iteration that is not stale reads the same values and takes the same path, so
+    // yield() blocks until it is stale. The thread's own writes do not count (a failed
+    // test-and-set writes back the 1 it read, and would never block).
     std::vector<std::uint8_t> spin_marks;
     std::vector<std::uint32_t> spin_touched;
     bool stale = false;
