@@ -42,6 +42,15 @@ std::string_view stop_reason_name(StopReason reason) {
   return "?";
 }
 
+std::string_view equivalence_name(Equivalence e) {
+  switch (e) {
+    case Equivalence::automatic: return "automatic";
+    case Equivalence::rf_co: return "rf+co";
+    case Equivalence::issue_order: return "issue-order";
+  }
+  return "?";
+}
+
 std::optional<StrategyKind> strategy_from_name(std::string_view name) {
   if (name == "dfs") return StrategyKind::dfs;
   if (name == "dpor") return StrategyKind::dpor;

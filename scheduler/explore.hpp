@@ -39,6 +39,19 @@ enum class StrategyKind : std::uint8_t {
 // any other name (replay is selected by a schedule, not by name).
 std::optional<StrategyKind> strategy_from_name(std::string_view name);
 
+// The equivalence the reduction (dpor, optimal) keeps: two executions of one class give
+// every attached observer the same verdict, so one execution per class is explored.
+//  - rf_co: which write each read reads (its own buffer's included), the order in which
+//    writes reach memory per variable (commit order under TSO), the acquisition order per
+//    lock. Outcomes, assertions, deadlocks, litmus conditions, spec expectations and the
+//    TSO execution checkers are invariant under it.
+//  - issue_order: rf_co plus the order in which conflicting operations were *issued*
+//    (a TSO store's issue ordered against other threads' accesses of its variable), the
+//    trace tau that SC checkers read from a TSO execution. Under SC it equals rf_co.
+//  - automatic: the coarsest equivalence every attached checker declares it allows.
+enum class Equivalence : std::uint8_t { automatic, rf_co, issue_order };
+std::string_view equivalence_name(Equivalence e);
+
 // What a progress callback sees, about every ExploreOptions::progress_interval seconds.
 struct ExploreProgress {
   std::uint64_t executions = 0;    // executions run so far
@@ -74,6 +87,8 @@ struct ExploreOptions {
   // Count the reduction's equivalence classes and the rf+co classes of the executions
   // explored (costs a canonical key per execution).
   bool count_classes = false;
+  // The equivalence dpor and optimal reduce by (see Equivalence).
+  Equivalence equivalence = Equivalence::automatic;
   // Called from the exploring thread every progress_interval seconds (never when unset).
   std::function<void(const ExploreProgress&)> progress{};
   double progress_interval = 0.25;
@@ -136,6 +151,7 @@ struct ExploreResult {
   std::uint64_t classes = 0;       // count_classes: distinct classes of the reduction's
                                    // equivalence among the executions explored
   std::uint64_t rf_co_classes = 0; // count_classes: distinct reads-from + coherence classes
+  Equivalence equivalence = Equivalence::rf_co;  // the one the reduction kept (never automatic)
   std::uint64_t bound_cut = 0;     // executions cut short by depth_bound
   bool bounded = false;            // a preemption or depth bound cut part of the space
   // dpor/optimal ran a program that waits in yield() or assume(): the wake-up of a
