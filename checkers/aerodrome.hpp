@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/transactions.hpp"
+#include "checker.hpp"
+#include "../trace/transactions.hpp"
 
 namespace atomcheck {
 

@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/trace.hpp"
+#include "checker.hpp"
+#include "../trace/trace.hpp"
 
 namespace atomcheck {
 

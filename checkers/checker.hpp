@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/event.hpp"
+#include "../trace/event.hpp"
 
 namespace atomcheck {
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "checkers/checker.hpp"
+#include "checker.hpp"
 
 namespace atomcheck {
 

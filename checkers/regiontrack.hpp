@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/transactions.hpp"
+#include "checker.hpp"
+#include "../trace/transactions.hpp"
 
 namespace atomcheck {
 

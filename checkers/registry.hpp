@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "checkers/checker.hpp"
+#include "checker.hpp"
 
 namespace atomcheck {
 

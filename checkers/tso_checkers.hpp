@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "checkers/checker.hpp"
+#include "checker.hpp"
 
 namespace atomcheck {
 

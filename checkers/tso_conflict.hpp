@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/trace.hpp"
+#include "checker.hpp"
+#include "../trace/trace.hpp"
 
 namespace atomcheck::tso {
 

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "trace/trace.hpp"
+#include "../trace/trace.hpp"
 
 namespace atomcheck::tso {
 

@@ -13,8 +13,8 @@
 #include <span>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/transactions.hpp"
+#include "checker.hpp"
+#include "../trace/transactions.hpp"
 
 namespace atomcheck::tso {
 

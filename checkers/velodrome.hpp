@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "checkers/checker.hpp"
+#include "checker.hpp"
 
 namespace atomcheck {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/event.hpp"
-#include "trace/transactions.hpp"
+#include "checker.hpp"
+#include "../trace/event.hpp"
+#include "../trace/transactions.hpp"
 
 namespace atomcheck {
 

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/transactions.hpp"
+#include "checker.hpp"
+#include "../trace/transactions.hpp"
 
 namespace atomcheck {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "trace/event.hpp"
-#include "trace/transactions.hpp"
+#include "../trace/event.hpp"
+#include "../trace/transactions.hpp"
 
 namespace atomcheck::ws {
 

@@ -21,7 +21,7 @@
 
 #include <vector>
 
-#include "checkers/checker.hpp"
+#include "checker.hpp"
 
 namespace atomcheck {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "scheduler/explore.hpp"
+#include "../scheduler/explore.hpp"
 
 namespace atomcheck::cli {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/trace.hpp"
+#include "../checkers/checker.hpp"
+#include "../trace/trace.hpp"
 
 namespace atomcheck::report {
 

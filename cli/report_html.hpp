@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "checkers/checker.hpp"
-#include "trace/trace.hpp"
+#include "../checkers/checker.hpp"
+#include "../trace/trace.hpp"
 
 namespace atomcheck::report {
 

@@ -39,7 +39,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "scheduler/explore.hpp"
+#include "explore.hpp"
 
 namespace atomcheck {
 

@@ -12,8 +12,8 @@
 
 #include <cstdint>
 
-#include "scheduler/strategy.hpp"
-#include "trace/trace.hpp"
+#include "strategy.hpp"
+#include "../trace/trace.hpp"
 
 namespace atomcheck {
 

@@ -15,10 +15,10 @@
 
 #include <boost/context/fiber.hpp>
 
-#include "scheduler/api.hpp"
-#include "scheduler/memory.hpp"
-#include "scheduler/stack_pool.hpp"
-#include "scheduler/strategy.hpp"
+#include "api.hpp"
+#include "memory.hpp"
+#include "stack_pool.hpp"
+#include "strategy.hpp"
 
 namespace atomcheck::detail {
 

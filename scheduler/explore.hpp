@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "checkers/checker.hpp"
-#include "trace/trace.hpp"
+#include "../checkers/checker.hpp"
+#include "../trace/trace.hpp"
 
 namespace atomcheck {
 

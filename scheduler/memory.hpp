@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "scheduler/explore.hpp"
-#include "scheduler/strategy.hpp"
-#include "trace/event.hpp"
+#include "explore.hpp"
+#include "strategy.hpp"
+#include "../trace/event.hpp"
 
 namespace atomcheck::detail {
 

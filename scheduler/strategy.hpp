@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/event.hpp"
+#include "../trace/event.hpp"
 
 namespace atomcheck {
 

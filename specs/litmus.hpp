@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scheduler/explore.hpp"
+#include "../scheduler/explore.hpp"
 
 namespace atomcheck::litmus {
 

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "scheduler/explore.hpp"
-#include "specs/spec_json.hpp"
+#include "../scheduler/explore.hpp"
+#include "spec_json.hpp"
 
 namespace atomcheck::spec {
 

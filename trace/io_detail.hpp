@@ -15,7 +15,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "trace/trace_io.hpp"
+#include "trace_io.hpp"
 
 namespace atomcheck::detail {
 

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "trace/trace.hpp"
+#include "trace.hpp"
 
 namespace atomcheck {
 

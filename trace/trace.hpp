@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "trace/event.hpp"
+#include "event.hpp"
 
 namespace atomcheck {
 

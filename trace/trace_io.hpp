@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "trace/trace.hpp"
+#include "trace.hpp"
 
 namespace atomcheck {
 

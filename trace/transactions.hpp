@@ -12,8 +12,8 @@
 #include <span>
 #include <vector>
 
-#include "trace/event.hpp"
-#include "trace/trace.hpp"
+#include "event.hpp"
+#include "trace.hpp"
 
 namespace atomcheck {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace.hpp"
+#include "trace.hpp"
 
 namespace atomcheck {
 
