@@ -193,6 +193,38 @@ Verdict AeroDromeBase::verdict() {
   return v;
 }
 
+bool AeroDromeBase::live_events(LiveEvents& out) const {
+  auto add = [&](EventIndex i) {
+    if (i != kNoEvent) out.events.push_back(i);
+  };
+  add(detected_at_);
+  add(detected_txn_.first);
+  add(detected_from_txn_.first);
+  for (const CycleEdge& e : witness_) {
+    add(e.from.first);
+    add(e.to.first);
+    add(e.from_event);
+    add(e.to_event);
+  }
+  if (detected_) out.first_problem = detected_at_;
+  // Once stopped nothing else is ever cited: the past can go.
+  if (stopped_) return true;
+  for (std::size_t i = 0; i < last_w_evt_.size(); ++i) {
+    add(last_w_evt_[i]);
+    add(last_w_txn_[i].first);
+  }
+  for (std::size_t i = 0; i < last_rel_evt_.size(); ++i) {
+    add(last_rel_evt_[i]);
+    add(last_rel_txn_[i].first);
+  }
+  for (std::uint32_t t = 0; t < threads_; ++t) {
+    add(last_evt_[t]);
+    add(begin_evt_[t]);
+    add(last_txn_first_[t]);
+  }
+  return true;
+}
+
 void AeroDromeBase::reset() {
   std::fill(c_.begin(), c_.end(), 0);
   std::fill(cb_.begin(), cb_.end(), 0);

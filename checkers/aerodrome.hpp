@@ -30,6 +30,7 @@ class AeroDromeBase : public Checker {
   void on_event(const Event& e) final;
   Verdict verdict() final;
   void reset() final;
+  bool live_events(LiveEvents& out) const final;
 
  protected:
   using Clock = std::uint32_t;

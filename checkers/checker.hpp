@@ -100,6 +100,14 @@ struct CheckerOptions {
   AtomicSets atomic_sets{};
 };
 
+// What an online checker says mid-stream about the past it still needs (Checker::
+// live_events): the events it may cite, and the first event at which it knew of a
+// violation or blame (kNoEvent: none yet), around which a report can draw a window.
+struct LiveEvents {
+  std::vector<EventIndex> events;
+  EventIndex first_problem = kNoEvent;
+};
+
 class Checker {
  public:
   virtual ~Checker() = default;
@@ -114,6 +122,16 @@ class Checker {
   // TSO checkers read the execution eta, commits included; the others read the trace
   // tau, and whoever feeds events (explorer, check-trace) drops commits for them.
   virtual bool wants_commits() const { return false; }
+  // Online checkers (memory bounded by live state, not by the trace length) return true
+  // and append to `out.events` every event index a later verdict() could name (witness
+  // events, detected_at, transactions' first events); any index they store afterwards is
+  // the event being processed or one already listed. So whoever prints witnesses
+  // (check-trace) keeps just those events' details instead of the whole past. Checkers
+  // that keep the whole trace themselves (oracles, predictive ones) return false.
+  virtual bool live_events(LiveEvents& out) const {
+    (void)out;
+    return false;
+  }
 };
 
 }  // namespace atomcheck

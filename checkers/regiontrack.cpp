@@ -151,6 +151,46 @@ void RegionTrack::clear_access(Access& a) {
   a.snap = kNone;
 }
 
+// Witnesses name the e_x of a join (a recorded access, fork, or a thread's last event),
+// the current event and transactions' first events: nothing else of the past.
+bool RegionTrack::live_events(LiveEvents& out) const {
+  auto add = [&](EventIndex i) {
+    if (i != kNoEvent) out.events.push_back(i);
+  };
+  auto add_access = [&](const Access& a) {
+    if (a.snap == kNone) return;
+    add(a.event);
+    add(a.txn_first);
+  };
+  add(verdict_.detected_at);
+  for (const CycleEdge& e : verdict_.cycle) {
+    add(e.from.first);
+    add(e.to.first);
+    add(e.from_event);
+    add(e.to_event);
+  }
+  for (const Blame& b : verdict_.blamed) {
+    add(b.txn.first);
+    add(b.interfering);
+    add(b.at);
+  }
+  out.first_problem = verdict_.detected_at;
+  if (!verdict_.blamed.empty() && verdict_.blamed.front().at < out.first_problem)
+    out.first_problem = verdict_.blamed.front().at;
+  for (std::size_t t = 0; t < nthreads_; ++t) {
+    add(last_event_[t]);
+    add(txn_first_[t]);
+    add_access(fork_[t]);
+  }
+  for (std::size_t x = 0; x < nvars_; ++x) {
+    add_access(writes_[x]);
+    if (nreads_[x] == 0) continue;
+    for (std::size_t t = 0; t < nthreads_; ++t) add_access(reads_[x * dim_ + t]);
+  }
+  for (std::size_t m = 0; m < nlocks_; ++m) add_access(locks_[m]);
+  return true;
+}
+
 // --- Algorithm 1 ------------------------------------------------------------------------
 
 // A unary transaction (an event outside every block) begins the same way: it needs its

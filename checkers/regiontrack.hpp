@@ -47,6 +47,7 @@ class RegionTrack : public Checker {
   void on_event(const Event& e) override;
   Verdict verdict() override;
   void reset() override;
+  bool live_events(LiveEvents& out) const override;
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;

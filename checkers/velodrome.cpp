@@ -470,6 +470,51 @@ Verdict VelodromeChecker::verdict() {
   return v;
 }
 
+// Only live nodes and refs to them can reach a verdict again: a stale ref creates no
+// edge, and a collected node is on no future cycle.
+bool VelodromeChecker::live_events(LiveEvents& out) const {
+  auto add = [&](EventIndex i) {
+    if (i != kNoEvent) out.events.push_back(i);
+  };
+  auto add_ref = [&](const Ref& r) {
+    if (!alive(r)) return;
+    add(r.event);
+    add(r.txn);
+  };
+  add(detected_at_);
+  for (const CycleEdge& e : cycle_) {
+    add(e.from.first);
+    add(e.to.first);
+    add(e.from_event);
+    add(e.to_event);
+  }
+  for (const Blame& b : blamed_) {
+    add(b.txn.first);
+    add(b.interfering);
+    add(b.at);
+  }
+  if (cycle_found_) out.first_problem = detected_at_;
+  if (!blamed_.empty() && blamed_.front().at < out.first_problem) out.first_problem = blamed_.front().at;
+  for (const Node& n : nodes_) {
+    if (!n.live) continue;
+    add(n.first);
+    for (const Edge& e : n.out) {
+      add(e.from_event);
+      add(e.to_event);
+      add(e.from_txn);
+    }
+  }
+  for (const ThreadState& ts : threads_) {
+    add_ref(ts.last);
+    add_ref(ts.fork_parent);
+  }
+  for (const Ref& r : last_write_) add_ref(r);
+  for (const std::vector<ReadEntry>& readers : last_read_)
+    for (const ReadEntry& r : readers) add_ref(r.ref);
+  for (const Ref& r : last_release_) add_ref(r);
+  return true;
+}
+
 void VelodromeChecker::reset() {
   next_index_ = 0;
   free_.clear();

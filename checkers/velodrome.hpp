@@ -54,6 +54,7 @@ class VelodromeChecker final : public Checker {
   void on_event(const Event& e) override;
   Verdict verdict() override;
   void reset() override;
+  bool live_events(LiveEvents& out) const override;
 
   const Stats& stats() const { return stats_; }
 
