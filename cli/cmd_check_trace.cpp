@@ -2,9 +2,16 @@
 // validator and the chosen checkers (all registered ones by default) and prints, per
 // checker, its verdict, its witness by name (threads, variables, event indices, file
 // lines) and the time it took. `atomcheck checkers` lists the catalogue.
+//
+// Memory stays flat however long the trace: a reader thread parses and validates blocks
+// while the checkers consume the previous one (cli/trace_stream.hpp), and of the past
+// only the events an online checker may still cite are kept (Checker::live_events).
+// Checkers that keep the whole trace themselves (oracles, predictive, TSO) run on traces
+// up to a limit and are skipped, with a message naming the online checkers, beyond it.
 // Exit 0 serializable and nothing blamed, 1 some checker found a violation, 2 bad input
-// (unreadable or malformed file, unknown checker), 3 the oracle was asked for but the
-// trace is too long for it.
+// (unreadable or malformed file, unknown checker), 3 a checker that was asked for was
+// skipped because the trace is too long for it.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +20,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/core.h>
@@ -23,6 +31,7 @@
 #include "cli/commands.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
+#include "cli/trace_stream.hpp"
 #include "trace/trace_io.hpp"
 #include "trace/validate.hpp"
 
@@ -30,13 +39,19 @@ namespace atomcheck::cli {
 
 namespace {
 
-// The oracle buffers the trace and builds a quadratic closure: beyond this many events it
-// is skipped (with a note) rather than exhausting memory.
+// The exponential oracles build a quadratic closure: beyond this many events they are
+// skipped (with a note) rather than exhausting memory.
 constexpr std::uint64_t kOracleMaxEvents = 20000;
-// Line numbers are kept for this many events (witnesses of longer traces give indices).
-constexpr std::uint64_t kMaxTrackedLines = 1u << 22;
-// Events are read in chunks so each checker is timed on whole chunks.
-constexpr std::size_t kChunk = 1u << 16;
+// Checkers that are not online keep every event (as does --atomic-sets, which runs the
+// atomic-set checkers again once names are resolved): beyond this many events they are
+// skipped and their events freed, so a long trace never exhausts memory.
+constexpr std::uint64_t kBufferedMaxEvents = std::uint64_t{1} << 22;
+// --html/--dot draw the whole trace up to this many events, else a window around the
+// violation of this many events before and after it.
+constexpr std::uint64_t kReportWholeMax = 20000;
+constexpr std::size_t kWindowBefore = 300, kWindowAfter = 100;
+// Events per block handed from the reader thread to the checkers.
+constexpr std::size_t kBlockEvents = std::size_t{1} << 15;
 
 struct CheckTraceOptions {
   std::string file;
@@ -46,6 +61,7 @@ struct CheckTraceOptions {
   bool json = false;
   std::string html, dot;  // report files for the first checker that found a problem
   std::string atomic_sets;  // declarations for the atomic-set checkers (JSON)
+  std::size_t block_events = kBlockEvents;  // hidden option: tests force tiny blocks
 };
 
 // Reads "atomic_sets" ({set: [variables]}) and "units_of_work" ([{label, sets}]) from a
@@ -77,9 +93,11 @@ bool read_atomic_set_names(const std::string& path, AtomicSetNames& out, std::st
 struct Run {
   std::string name;
   std::unique_ptr<Checker> checker;
+  bool online = false;      // says what it may cite (Checker::live_events)
   double seconds = 0;
-  bool skipped = false;  // the oracle on a too-long trace
-  Verdict verdict;
+  bool skipped = false;     // the trace is too long for it
+  std::string skip_reason;
+  Verdict verdict;          // in file indices once converted
 };
 
 std::string valid_names() {
@@ -91,20 +109,25 @@ std::string valid_names() {
   return s;
 }
 
-// Names and lines for printing witnesses.
+// Names and lines for printing witnesses: every event a verdict names, by file index.
 struct Printer {
   const Names& names;
-  const std::vector<Event>& events;  // the first kMaxTrackedLines events
-  const std::vector<std::uint64_t>& lines;
+  const std::unordered_map<EventIndex, KeptEvent>& events;
 
+  const KeptEvent* find(EventIndex i) const {
+    auto it = events.find(i);
+    return it == events.end() ? nullptr : &it->second;
+  }
   std::string line_of(EventIndex i) const {
-    if (i < lines.size() && lines[i] != 0) return fmt::format(" (line {})", lines[i]);
+    const KeptEvent* k = find(i);
+    if (k != nullptr && k->line != 0) return fmt::format(" (line {})", k->line);
     return "";
   }
   std::string event(EventIndex i) const {
     if (i == kNoEvent) return "?";
-    if (i >= events.size()) return fmt::format("event {}", i);
-    const Event& e = events[i];
+    const KeptEvent* k = find(i);
+    if (k == nullptr) return fmt::format("event {}", i);
+    const Event& e = k->event;
     std::string what;
     if (is_access(e.op)) what = fmt::format("{}({})", op_name(e.op), names.var(e.target));
     else if (is_lock_op(e.op)) what = fmt::format("{}({})", op_name(e.op), names.lock(e.target));
@@ -129,16 +152,47 @@ nlohmann::ordered_json event_json(const Printer& p, EventIndex i) {
   if (i == kNoEvent) return nullptr;
   nlohmann::ordered_json j;
   j["index"] = i;
-  if (i < p.lines.size() && p.lines[i] != 0) j["line"] = p.lines[i];
-  if (i < p.events.size()) {
-    j["thread"] = p.names.thread(p.events[i].thread);
-    j["op"] = std::string(op_name(p.events[i].op));
+  const KeptEvent* k = p.find(i);
+  if (k != nullptr && k->line != 0) j["line"] = k->line;
+  if (k != nullptr) {
+    j["thread"] = p.names.thread(k->event.thread);
+    j["op"] = std::string(op_name(k->event.op));
   }
   return j;
 }
 
 bool found_problem(const Run& r) {
   return !r.skipped && (!r.verdict.serializable || !r.verdict.blamed.empty());
+}
+
+// Every event index a verdict names, so each can be converted and looked up.
+template <class F>
+void for_each_index(Verdict& v, F&& f) {
+  f(v.detected_at);
+  for (CycleEdge& e : v.cycle) {
+    f(e.from.first);
+    f(e.to.first);
+    f(e.from_event);
+    f(e.to_event);
+  }
+  for (Blame& b : v.blamed) {
+    f(b.txn.first);
+    f(b.interfering);
+    f(b.at);
+  }
+  for (EventIndex& k : v.witness_execution) f(k);
+}
+
+std::string online_names() {
+  std::string s;
+  for (const CheckerInfo& c : checker_catalog()) {
+    auto ch = make_checker(c.name, CheckerOptions{});
+    LiveEvents probe;
+    if (!ch || !ch->live_events(probe)) continue;
+    if (!s.empty()) s += ", ";
+    s += c.name;
+  }
+  return s;
 }
 
 int run_check_trace(const CheckTraceOptions& opt) {
@@ -174,76 +228,143 @@ int run_check_trace(const CheckTraceOptions& opt) {
     Run r;
     r.name = n;
     r.checker = std::move(c);
+    LiveEvents probe;
+    r.online = r.checker->live_events(probe);
     runs.push_back(std::move(r));
   }
+  auto limit_of = [&](const Run& r) -> std::uint64_t {
+    if (r.online) return kNoEvent;
+    if (r.name == "oracle" || r.name == "atomic-set-oracle") return kOracleMaxEvents;
+    return kBufferedMaxEvents;
+  };
 
   TraceFormat format = opt.format.empty() ? format_for_path(opt.file)
                        : opt.format == "jsonl" ? TraceFormat::jsonl
                                                : TraceFormat::std_text;
   const std::string shown = opt.file == "-" ? "<stdin>" : opt.file;
-  std::unique_ptr<TraceReader> reader;
-  std::vector<Event> kept;  // events kept for printing witnesses
-  std::vector<std::uint64_t> lines;
-  std::uint64_t count = 0;
+  const bool report = !opt.html.empty() || !opt.dot.empty();
+  std::unique_ptr<BlockReader> reader;
+  WitnessArchive archive(report ? kWindowBefore : 0, report ? kWindowAfter : 0);
+  // Every event, while a checker that is not online, --atomic-sets or a whole-trace
+  // report needs them (bounded by kBufferedMaxEvents).
+  std::vector<KeptEvent> all;
+  bool keep_all = true;
   // Event numbers of checkers that do not see commits are indices into tau; the file
   // index of tau event k is k before the first commit, tau_origin[k - tau_prefix] after.
   std::uint64_t tau_count = 0, tau_prefix = kNoEvent;
   std::vector<std::uint64_t> tau_origin;
-  try {
-    reader = open_trace(opt.file, format);
-    ValidateOptions vopt;
-    vopt.check_commits = format == TraceFormat::jsonl;
-    TraceValidator validator(reader->names(), vopt);
-    std::vector<Event> chunk;
-    chunk.reserve(kChunk);
-    auto feed = [&]() {
-      for (Run& r : runs) {
-        if (r.skipped) continue;
-        if ((r.name == "oracle" || r.name == "atomic-set-oracle") && count > kOracleMaxEvents) {
-          r.skipped = true;
-          r.checker->reset();
-          continue;
-        }
-        auto t0 = std::chrono::steady_clock::now();
-        // Checkers of the trace tau never see commits (DESIGN.md "Events").
-        bool drop = !r.checker->wants_commits();
-        for (const Event& e : chunk)
-          if (!drop || e.op != Op::commit) r.checker->on_event(e);
-        r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      }
-      chunk.clear();
-    };
-    Event e;
-    while (reader->next(e)) {
-      if (!validator.on_event(e, reader->line())) {
-        fmt::print(stderr, "{}:{}: {}\n", shown, validator.problem_line(), validator.problem());
-        return kExitBadInput;
-      }
-      if (count < kMaxTrackedLines) {
-        kept.push_back(e);
-        lines.push_back(reader->line());
-      }
-      if (e.op == Op::commit) {
-        if (tau_prefix == kNoEvent) tau_prefix = tau_count;
-      } else {
-        if (tau_prefix != kNoEvent) tau_origin.push_back(count);
-        ++tau_count;
-      }
-      ++count;
-      chunk.push_back(e);
-      if (chunk.size() == kChunk) feed();
+  std::uint64_t count = 0;
+  bool stopped_early = false;
+  std::vector<EventIndex> live;
+  std::size_t retain_at = opt.block_events;
+  auto keep_all_needed = [&](std::uint64_t n) {
+    if (!opt.atomic_sets.empty() && n <= kBufferedMaxEvents) return true;
+    if (report && n <= kReportWholeMax) return true;
+    for (const Run& r : runs)
+      if (!r.skipped && !r.online) return true;
+    return false;
+  };
+  // The past the online checkers may still cite is kept; everything else goes.
+  auto retain = [&]() {
+    live.clear();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      Run& r = runs[i];
+      if (r.skipped || !r.online) continue;
+      LiveEvents le;
+      le.events.swap(live);
+      r.checker->live_events(le);
+      live.swap(le.events);
+      if (report && le.first_problem != kNoEvent) archive.open_window(i, le.first_problem);
     }
-    feed();
+    std::size_t n = live.size();
+    for (auto& b : archive.retain(live)) reader->recycle(std::move(b));
+    // Amortised: the live set is gathered again only after twice its size in events.
+    retain_at = std::max(opt.block_events, 2 * n);
+  };
+  try {
+    reader = std::make_unique<BlockReader>(opt.file, format, opt.block_events);
   } catch (const TraceError& err) {
     fmt::print(stderr, "{}\n", err.what());
     return kExitBadInput;
   }
+  while (std::unique_ptr<EventBlock> block = reader->next()) {
+    const std::uint64_t end = block->end();
+    // Checkers beyond their limit stop here, before their memory grows further.
+    bool any_left = false;
+    for (Run& r : runs) {
+      if (!r.skipped && end > limit_of(r)) {
+        r.skipped = true;
+        r.skip_reason = fmt::format("the trace has more than {} events", limit_of(r));
+        r.checker.reset();
+      }
+      any_left |= !r.skipped;
+    }
+    if (!any_left && explicit_list) {
+      // Nothing asked for can run on this trace: say so now rather than read it all.
+      stopped_early = true;
+      count = end;
+      break;
+    }
+    for (Run& r : runs) {
+      if (r.skipped) continue;
+      auto t0 = std::chrono::steady_clock::now();
+      // Checkers of the trace tau never see commits (DESIGN.md "Events").
+      Checker& c = *r.checker;
+      if (!block->has_commits || c.wants_commits()) {
+        for (const Event& e : block->events) c.on_event(e);
+      } else {
+        for (const Event& e : block->events)
+          if (e.op != Op::commit) c.on_event(e);
+      }
+      r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    if (keep_all && !keep_all_needed(end)) {
+      keep_all = false;
+      // A report of a serializable long trace draws its beginning.
+      all.resize(std::min<std::size_t>(all.size(), kWindowBefore + kWindowAfter));
+      all.shrink_to_fit();
+      std::vector<std::uint64_t>().swap(tau_origin);
+    }
+    for (std::size_t k = 0; k < block->events.size(); ++k) {
+      const Event& e = block->events[k];
+      const EventIndex f = block->first + k;
+      if (keep_all) all.push_back(KeptEvent{kNoEvent, f, block->lines[k], e});
+      if (e.op == Op::commit) {
+        if (tau_prefix == kNoEvent) tau_prefix = tau_count;
+      } else {
+        if (tau_prefix != kNoEvent && keep_all) tau_origin.push_back(f);
+        ++tau_count;
+      }
+    }
+    count = end;
+    archive.push(std::move(block));
+    if (archive.pending_events() >= retain_at) retain();
+  }
+  if (!reader->error().empty()) {
+    fmt::print(stderr, "{}\n", reader->error());
+    return kExitBadInput;
+  }
+  if (stopped_early) {
+    std::string names;
+    for (const Run& r : runs) names += (names.empty() ? "" : ", ") + r.name;
+    fmt::print(stderr,
+               "{}: stopped after {} events: {} keep{} the whole trace and stop{} at {} events; "
+               "the online checkers run on traces of any length: {}\n",
+               shown, count, names, runs.size() == 1 ? "s" : "", runs.size() == 1 ? "s" : "",
+               limit_of(runs.front()), online_names());
+    return kExitBudget;
+  }
+  if (!stopped_early) count = reader->events();
+  const Names& names = reader->names();
+
   // Declarations name variables and labels, which have ids only once the trace is read:
   // the atomic-set checkers run again over the kept events with the resolved ids.
   if (!opt.atomic_sets.empty()) {
     std::string error;
-    if (count > kMaxTrackedLines) error = fmt::format("{}: too long for --atomic-sets", shown);
-    else if (!resolve_atomic_sets(declared, reader->names(), copt.atomic_sets, error))
+    if (count > kBufferedMaxEvents)
+      error = fmt::format("{}: --atomic-sets keeps the whole trace and stops at {} events; this one "
+                          "has {}", shown, kBufferedMaxEvents, count);
+    else if (!resolve_atomic_sets(declared, names, copt.atomic_sets, error))
       error = fmt::format("{}:1: {}", opt.atomic_sets, error);
     if (!error.empty()) {
       fmt::print(stderr, "{}\n", error);
@@ -253,42 +374,99 @@ int run_check_trace(const CheckTraceOptions& opt) {
       if (r.skipped || r.name.rfind("atomic-set", 0) != 0) continue;
       r.checker = make_checker(r.name, copt);
       auto t0 = std::chrono::steady_clock::now();
-      for (const Event& e : kept)
-        if (e.op != Op::commit) r.checker->on_event(e);
+      for (const KeptEvent& k : all)
+        if (k.event.op != Op::commit) r.checker->on_event(k.event);
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
   }
-  auto file_index = [&](EventIndex k) -> EventIndex {
-    if (k == kNoEvent || tau_prefix == kNoEvent || k < tau_prefix) return k;
-    return k - tau_prefix < tau_origin.size() ? tau_origin[k - tau_prefix] : k;
+
+  // Verdicts, converted to file indices; every event they name is looked up once.
+  std::unordered_map<EventIndex, KeptEvent> named;
+  const bool whole = keep_all && all.size() == count;
+  auto from_all = [&](EventIndex f) {
+    if (f != kNoEvent && f < all.size()) named.emplace(f, all[f]);
   };
-  for (Run& r : runs) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Run& r = runs[i];
     if (r.skipped) continue;
     auto t0 = std::chrono::steady_clock::now();
     r.verdict = r.checker->verdict();
     r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r.checker->wants_commits()) continue;
-    Verdict& v = r.verdict;
-    v.detected_at = file_index(v.detected_at);
-    for (CycleEdge& e : v.cycle) {
-      e.from.first = file_index(e.from.first);
-      e.to.first = file_index(e.to.first);
-      e.from_event = file_index(e.from_event);
-      e.to_event = file_index(e.to_event);
+    if (r.checker->wants_commits()) {
+      for_each_index(r.verdict, [&](EventIndex& k) { from_all(k); });
+    } else if (r.online) {
+      // A violation found at the very end (transactions closed by verdict()) has no
+      // window yet: the last blocks are still held.
+      if (report && archive.window(i).empty()) {
+        EventIndex centre = r.verdict.detected_at;
+        if (centre == kNoEvent && !r.verdict.blamed.empty()) centre = r.verdict.blamed.front().at;
+        if (centre != kNoEvent) archive.open_window(i, centre);
+      }
+      for_each_index(r.verdict, [&](EventIndex& k) {
+        if (k == kNoEvent) return;
+        const KeptEvent* e = archive.find_tau(k);
+        if (e == nullptr) return;  // not kept: printed by number only
+        k = e->file;
+        named.emplace(k, *e);
+      });
+    } else {
+      for_each_index(r.verdict, [&](EventIndex& k) {
+        if (k != kNoEvent && tau_prefix != kNoEvent && k >= tau_prefix)
+          k = k - tau_prefix < tau_origin.size() ? tau_origin[k - tau_prefix] : k;
+        from_all(k);
+      });
     }
-    for (Blame& b : v.blamed) {
-      b.txn.first = file_index(b.txn.first);
-      b.interfering = file_index(b.interfering);
-      b.at = file_index(b.at);
-    }
-    for (EventIndex& k : v.witness_execution) k = file_index(k);
   }
 
-  Printer p{reader->names(), kept, lines};
-  bool problem = false, oracle_skipped = false;
+  Printer p{names, named};
+  bool problem = false, skipped_named = false;
   for (const Run& r : runs) {
     problem |= found_problem(r);
-    oracle_skipped |= r.skipped && explicit_list;
+    skipped_named |= r.skipped && explicit_list;
+  }
+
+  // The report draws the first checker that found a violation (else the first): the
+  // whole trace when it is short, else a window around the violation, renumbered.
+  Trace report_trace;
+  Verdict report_verdict;
+  std::string window_note;
+  if (report) {
+    const Run* shown_run = nullptr;
+    std::size_t shown_id = 0;
+    for (std::size_t i = 0; i < runs.size() && !shown_run; ++i)
+      if (found_problem(runs[i])) shown_run = &runs[i], shown_id = i;
+    for (std::size_t i = 0; i < runs.size() && !shown_run; ++i)
+      if (!runs[i].skipped) shown_run = &runs[i], shown_id = i;
+    report_verdict = shown_run ? shown_run->verdict : Verdict{};
+    if (shown_run) report_verdict.checker = shown_run->name;
+    report_trace.names = names;
+    std::vector<KeptEvent> window;
+    if (whole && count <= kReportWholeMax) {
+      for (const KeptEvent& k : all) report_trace.events.push_back(k.event);
+    } else {
+      EventIndex centre = report_verdict.detected_at;
+      if (centre == kNoEvent && !report_verdict.blamed.empty()) centre = report_verdict.blamed.front().at;
+      if (whole && centre != kNoEvent) {
+        EventIndex from = centre > kWindowBefore ? centre - kWindowBefore : 0;
+        for (EventIndex f = from; f < all.size() && f <= centre + kWindowAfter; ++f) window.push_back(all[f]);
+      } else if (shown_run && shown_run->online && found_problem(*shown_run)) {
+        window = archive.window(shown_id);
+      } else {
+        window = all;  // the beginning of a trace with nothing to show
+      }
+      const EventIndex from = window.empty() ? 0 : window.front().file;
+      const EventIndex n = window.size();
+      for (const KeptEvent& k : window) report_trace.events.push_back(k.event);
+      for_each_index(report_verdict, [&](EventIndex& k) {
+        k = k != kNoEvent && k >= from && k - from < n ? k - from : kNoEvent;
+      });
+      window_note = n == 0 ? fmt::format("the report shows none of the {} events", count)
+                           : fmt::format("the report shows events {}..{} of {} (a window around the "
+                                         "violation): event k there is event {}+k of the file",
+                                         from, from + n - 1, count, from);
+      if (!report_verdict.note.empty()) report_verdict.note += "; ";
+      report_verdict.note += window_note;
+    }
   }
 
   if (opt.json) {
@@ -302,7 +480,7 @@ int run_check_trace(const CheckTraceOptions& opt) {
       c["checker"] = r.name;
       c["seconds"] = r.seconds;
       if (r.skipped) {
-        c["skipped"] = fmt::format("the trace has more than {} events", kOracleMaxEvents);
+        c["skipped"] = r.skip_reason;
         arr.push_back(c);
         continue;
       }
@@ -349,12 +527,14 @@ int run_check_trace(const CheckTraceOptions& opt) {
     }
     j["checkers"] = arr;
     j["violation"] = problem;
+    if (!window_note.empty()) j["report_window"] = window_note;
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("{}: {} events, well formed\n", shown, count);
     for (const Run& r : runs) {
       if (r.skipped) {
-        fmt::print("{:<22} skipped: the trace has more than {} events\n", r.name, kOracleMaxEvents);
+        fmt::print("{:<22} skipped: {} (it keeps the whole trace; online checkers: {})\n", r.name,
+                   r.skip_reason, online_names());
         continue;
       }
       const Verdict& v = r.verdict;
@@ -389,26 +569,22 @@ int run_check_trace(const CheckTraceOptions& opt) {
       if (!v.note.empty()) fmt::print("  note: {}\n", v.note);
     }
   }
-  if (!opt.html.empty() || !opt.dot.empty()) {
-    const Run* shown_run = nullptr;
-    for (const Run& r : runs)
-      if (!shown_run && found_problem(r)) shown_run = &r;
-    for (const Run& r : runs)
-      if (!shown_run && !r.skipped) shown_run = &r;
-    Verdict v = shown_run ? shown_run->verdict : Verdict{};
-    if (shown_run) v.checker = shown_run->name;
-    Trace t{kept, reader->names()};
+  if (report) {
+    if (!window_note.empty() && !opt.json) fmt::print("note: {}\n", window_note);
     std::string error;
     report::HtmlHeader h{shown, "",
-                         fmt::format("atomcheck check-trace '{}' --checker {}", opt.file, v.checker)};
-    if ((!opt.html.empty() && !report::write_text_file(opt.html, report::render_html(t, v, h), error)) ||
-        (!opt.dot.empty() && !report::write_text_file(opt.dot, report::render_dot(t, v), error))) {
+                         fmt::format("atomcheck check-trace '{}' --checker {}", opt.file,
+                                     report_verdict.checker)};
+    if ((!opt.html.empty() &&
+         !report::write_text_file(opt.html, report::render_html(report_trace, report_verdict, h), error)) ||
+        (!opt.dot.empty() &&
+         !report::write_text_file(opt.dot, report::render_dot(report_trace, report_verdict), error))) {
       fmt::print(stderr, "{}\n", error);
       return kExitBadInput;
     }
   }
   if (problem) return kExitProblem;
-  return oracle_skipped ? kExitBudget : kExitOk;
+  return skipped_named ? kExitBudget : kExitOk;
 }
 
 int run_list_checkers(bool json) {
@@ -457,6 +633,10 @@ void add_check_trace_command(CLI::App& app, int& rc) {
   cmd->add_flag("--json", opt->json, "Print one JSON object instead of the report");
   cmd->add_option("--html", opt->html, "Write the counterexample as a self-contained HTML page");
   cmd->add_option("--dot", opt->dot, "Write the transaction graph for Graphviz");
+  // Tests force tiny blocks, so the archive's forgetting is exercised on short traces.
+  cmd->add_option("--block-events", opt->block_events, "Events per block read ahead")
+      ->group("")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
   cmd->callback([opt, &rc] { rc = run_check_trace(*opt); });
 
   auto json = std::make_shared<bool>(false);
