@@ -1,0 +1,32 @@
+// GoogleTest adaptor for atomcheck::check_model (header only: include it from a test that
+// links GTest; atomcheck itself does not depend on GoogleTest).
+//
+//   EXPECT_ATOMCHECK(body);                          // options default (DFS, SC)
+//   EXPECT_ATOMCHECK(body, {.checkers = {"velodrome"}});
+//   ASSERT_ATOMCHECK(body, options, "registered-name") << "more context";
+//
+// On a failing, deadlocking or flagged execution the test fails with the report of
+// check_model(): the execution as per-thread columns, its schedule, the replay call and
+// the command line. The arguments are those of check_model(body, options, name).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "atomcheck.hpp"
+
+// The switch makes the macro one statement (an `else` after it binds as expected), the
+// same trick GoogleTest's own assertions use.
+#define ATOMCHECK_GTEST_CHECK_(fail, ...)                                                        \
+  switch (0)                                                                                     \
+  case 0:                                                                                        \
+  default:                                                                                       \
+    if (const ::atomcheck::ModelReport atomcheck_report_ = ::atomcheck::check_model(__VA_ARGS__); \
+        atomcheck_report_.ok)                                                                    \
+      ;                                                                                          \
+    else                                                                                         \
+      fail() << atomcheck_report_.text
+
+// Adds a non-fatal failure with the report.
+#define EXPECT_ATOMCHECK(...) ATOMCHECK_GTEST_CHECK_(ADD_FAILURE, __VA_ARGS__)
+// Adds a fatal failure with the report and returns from the test.
+#define ASSERT_ATOMCHECK(...) ATOMCHECK_GTEST_CHECK_(FAIL, __VA_ARGS__)

@@ -1,0 +1,389 @@
+// model() and check_model(): explore, pick the execution to show (the first failure,
+// else the first execution a checker flagged), replay it for its events and names, and
+// render the report a test runner prints. Environment overrides are parsed here.
+#include "scheduler/model.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+
+namespace atomcheck {
+
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+bool parse_u64(const char* name, const char* text, std::uint64_t& out, std::string& error) {
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (*text < '0' || *text > '9' || *end != '\0' || errno == ERANGE) {
+    error = fmt::format("{}='{}': expected a non-negative integer", name, text);
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+std::string memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
+
+std::string strategy_name(StrategyKind k) {
+  switch (k) {
+    case StrategyKind::dfs: return "dfs";
+    case StrategyKind::random: return "random";
+    case StrategyKind::replay: return "replay";
+    case StrategyKind::dpor: return "dpor";
+    case StrategyKind::optimal: return "optimal";
+    case StrategyKind::pct: return "pct";
+  }
+  return "?";
+}
+
+std::string describe_event(const Trace& t, const Event& e) {
+  const Names& n = t.names;
+  switch (e.op) {
+    case Op::read:
+      return fmt::format("read {} = {}{}", n.var(e.target), e.value, e.buffered ? " (own buffer)" : "");
+    case Op::write: return fmt::format("write {} = {}", n.var(e.target), e.value);
+    case Op::commit: return fmt::format("flush {} = {} (write #{})", n.var(e.target), e.value, e.issue);
+    case Op::rmw: return fmt::format("rmw {}: {} -> {}", n.var(e.target), e.value, e.value2);
+    case Op::fence: return "fence";
+    case Op::acquire: return fmt::format("lock {}", n.lock(e.target));
+    case Op::release: return fmt::format("unlock {}", n.lock(e.target));
+    case Op::fork: return fmt::format("spawn {}", n.thread(e.target));
+    case Op::join: return fmt::format("join {}", n.thread(e.target));
+    case Op::begin: return e.target == kNoId ? "begin" : fmt::format("begin {}", n.label(e.target));
+    case Op::end: return e.target == kNoId ? "end" : fmt::format("end {}", n.label(e.target));
+  }
+  return "?";
+}
+
+// One line per event, one column per thread. A TSO flush is a line of its own in the
+// column of the thread whose buffer it drains, marked "flush".
+std::string render_columns(const Trace& t) {
+  ThreadId threads = 0;
+  for (const Event& e : t.events) threads = std::max(threads, e.thread + 1);
+  std::vector<std::string> what(t.events.size());
+  std::vector<std::size_t> width(threads, 0);
+  for (ThreadId th = 0; th < threads; ++th) width[th] = t.names.thread(th).size();
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    what[i] = describe_event(t, t.events[i]);
+    width[t.events[i].thread] = std::max(width[t.events[i].thread], what[i].size());
+  }
+  std::string out = "   step | ";
+  for (ThreadId th = 0; th < threads; ++th)
+    out += fmt::format("{:<{}} | ", t.names.thread(th), width[th]);
+  out += "line\n   -----+-";
+  for (ThreadId th = 0; th < threads; ++th) {
+    out.append(width[th], '-');
+    out += "-+-";
+  }
+  out += "-----\n";
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    out += fmt::format("   {:>4} | ", i);
+    for (ThreadId th = 0; th < threads; ++th)
+      out += fmt::format("{:<{}} | ", th == e.thread ? what[i] : "", width[th]);
+    if (e.loc) out += fmt::format("{}", e.loc);
+    // No trailing blanks: a test runner's diff of the text stays readable.
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  }
+  return out;
+}
+
+// A transaction named by its thread and first event, in the execution's numbering:
+// checkers number the trace without commits, the columns number the execution.
+std::string describe_verdict(const Trace& execution, const Verdict& v) {
+  std::vector<EventIndex> index;
+  for (EventIndex i = 0; i < execution.events.size(); ++i)
+    if (execution.events[i].op != Op::commit) index.push_back(i);
+  auto txn = [&](const TxnRef& r) {
+    EventIndex at = r.first < index.size() ? index[r.first] : r.first;
+    return fmt::format("{}@{}", execution.names.thread(r.thread), at);
+  };
+  std::string out;
+  if (!v.serializable) {
+    out = "not serializable";
+    if (!v.cycle.empty()) {
+      out += ", cycle ";
+      for (const CycleEdge& e : v.cycle) out += fmt::format("{} -> ", txn(e.from));
+      out += txn(v.cycle.front().from);
+    }
+  }
+  if (!v.blamed.empty()) {
+    out += out.empty() ? "blames " : "; blames ";
+    for (std::size_t k = 0; k < v.blamed.size(); ++k)
+      out += fmt::format("{}{}", k ? ", " : "", txn(v.blamed[k].txn));
+  }
+  if (!v.note.empty()) out += fmt::format(" ({})", v.note);
+  return out;
+}
+
+bool flagged(const Verdict& v) { return !v.serializable || !v.blamed.empty(); }
+
+// The C++ expression that replays `schedule` with the options that matter to it.
+std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
+  std::vector<std::string> fields;
+  if (o.memory == MemoryModelKind::tso) fields.push_back(".memory = atomcheck::MemoryModelKind::tso");
+  if (!o.checkers.empty()) {
+    std::string list;
+    for (const std::string& c : o.checkers) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", c);
+    fields.push_back(fmt::format(".checkers = {{{}}}", list));
+  }
+  std::string call = fmt::format("atomcheck::replay(body, \"{}\"", schedule);
+  if (!fields.empty()) {
+    call += ", {";
+    for (std::size_t k = 0; k < fields.size(); ++k) call += fmt::format("{}{}", k ? ", " : "", fields[k]);
+    call += "}";
+  }
+  call += ")";
+  return call;
+}
+
+std::string cli_line(const std::string& schedule, const ExploreOptions& o, std::string_view name) {
+  std::string line = fmt::format("run {} --replay '{}'", name.empty() ? "NAME" : name, schedule);
+  if (o.memory == MemoryModelKind::tso) line += " --memory tso";
+  if (!o.checkers.empty()) {
+    line += " --checker ";
+    for (std::size_t k = 0; k < o.checkers.size(); ++k) line += fmt::format("{}{}", k ? "," : "", o.checkers[k]);
+  }
+  if (name.empty())
+    line += "   (NAME: the body registered with ATOMCHECK_PROGRAM, in a binary calling atomcheck::cli_main)";
+  else
+    line += "   (in a binary calling atomcheck::cli_main with the program registered)";
+  return line;
+}
+
+// The program's registered name, if `body` is a registered program's function.
+std::string registered_name(const Program& body) {
+  if (const auto* fn = body.target<void (*)()>())
+    for (const ProgramInfo* p : registered_programs())
+      if (p->body == *fn) return p->name;
+  return {};
+}
+
+void append_to_file(const std::string& path, const std::string& text, std::string& report) {
+  std::ofstream f(path, std::ios::app);
+  f << text << '\n';
+  f.flush();
+  if (!f) report += fmt::format("(could not append this report to ATOMCHECK_REPORT_FILE={})\n", path);
+}
+
+// The execution of `schedule` as columns plus how to get it again.
+std::string execution_block(const Program& body, const ExploreOptions& o, const std::string& schedule,
+                            std::string_view name, const ReplayResult* replayed) {
+  std::string out;
+  ReplayResult again;
+  if (!replayed) {
+    try {
+      again = replay(body, schedule, o);
+      replayed = &again;
+    } catch (const std::exception& e) {
+      out += fmt::format("(the execution could not be replayed: {})\n", e.what());
+    }
+  }
+  if (replayed) {
+    out += '\n';
+    out += render_columns(replayed->trace);
+    if (!replayed->outcome.empty()) out += fmt::format("   outcome: {}\n", format_outcome(replayed->outcome));
+    for (std::size_t k = 0; k < replayed->verdicts.size() && k < o.checkers.size(); ++k)
+      if (flagged(replayed->verdicts[k]))
+        out += fmt::format("   checker {}: {}\n", o.checkers[k],
+                           describe_verdict(replayed->trace, replayed->verdicts[k]));
+    out += "\n";
+  }
+  out += fmt::format("schedule: {}\n", schedule);
+  out += fmt::format("replay:   {}\n", replay_call(schedule, o));
+  out += fmt::format("rerun:    ATOMCHECK_REPLAY='{}' <this test>   (runs that execution alone and prints it)\n",
+                     schedule);
+  out += fmt::format("cli:      {}\n", cli_line(schedule, o, name));
+  return out;
+}
+
+ModelReport replay_report(const Program& body, ModelReport rep, const std::string& schedule,
+                          std::string_view name) {
+  ReplayResult r;
+  try {
+    r = replay(body, schedule, rep.options);
+  } catch (const std::exception& e) {
+    rep.ok = false;
+    rep.text = fmt::format("atomcheck::model: ATOMCHECK_REPLAY='{}': {}\n", schedule, e.what());
+    return rep;
+  }
+  bool any_flag = false;
+  for (const Verdict& v : r.verdicts) any_flag |= flagged(v);
+  rep.replayed = true;
+  rep.ok = !r.failed && !any_flag;
+  rep.schedule = schedule;
+  rep.result.executions = 1;
+  rep.result.completed = r.failed ? 0 : 1;
+  if (r.failed) {
+    rep.result.failures.push_back(r.failure);
+    (r.failure.kind == FailureKind::deadlock      ? rep.result.deadlocks
+     : r.failure.kind == FailureKind::step_bound ? rep.result.step_bounded
+                                                  : rep.result.failed) = 1;
+  }
+  rep.text = fmt::format("atomcheck::model: replayed schedule '{}' (ATOMCHECK_REPLAY, {}): {}\n", schedule,
+                         memory_name(rep.options.memory),
+                         r.failed ? fmt::format("{} — {}", failure_kind_name(r.failure.kind), r.failure.message)
+                         : any_flag ? std::string("a checker flags it")
+                                    : std::string("completed, nothing flagged"));
+  rep.text += execution_block(body, rep.options, schedule, name, &r);
+  return rep;
+}
+
+}  // namespace
+
+bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string& error) {
+  std::uint64_t n = 0;
+  bool strategy_set = false;
+  if (const char* v = env("ATOMCHECK_STRATEGY")) {
+    std::optional<StrategyKind> k = strategy_from_name(v);
+    if (!k) {
+      error = fmt::format("ATOMCHECK_STRATEGY='{}': expected one of dfs, dpor, optimal, random, pct", v);
+      return false;
+    }
+    o.strategy = *k;
+    strategy_set = true;
+  }
+  if (const char* v = env("ATOMCHECK_MAX_EXECUTIONS")) {
+    if (!parse_u64("ATOMCHECK_MAX_EXECUTIONS", v, n, error)) return false;
+    o.max_executions = n;
+  }
+  if (const char* v = env("ATOMCHECK_TIME_LIMIT")) {
+    errno = 0;
+    char* end = nullptr;
+    double s = std::strtod(v, &end);
+    if (*end != '\0' || errno == ERANGE || !(s >= 0)) {
+      error = fmt::format("ATOMCHECK_TIME_LIMIT='{}': expected a non-negative number of seconds", v);
+      return false;
+    }
+    o.time_limit_seconds = s;
+  }
+  if (const char* v = env("ATOMCHECK_SEED")) {
+    if (!parse_u64("ATOMCHECK_SEED", v, n, error)) return false;
+    o.seed = n;
+  }
+  if (const char* v = env("ATOMCHECK_MEMORY")) {
+    std::string_view m = v;
+    if (m != "sc" && m != "tso") {
+      error = fmt::format("ATOMCHECK_MEMORY='{}': expected sc or tso", v);
+      return false;
+    }
+    o.memory = m == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
+  }
+  if (const char* v = env("ATOMCHECK_PREEMPTION_BOUND")) {
+    if (!parse_u64("ATOMCHECK_PREEMPTION_BOUND", v, n, error)) return false;
+    if (n > 1000000) {
+      error = fmt::format("ATOMCHECK_PREEMPTION_BOUND='{}': at most 1000000", v);
+      return false;
+    }
+    o.preemption_bound = static_cast<int>(n);
+    // A bound is a DFS-only option (explore.hpp); asking for one asks for DFS.
+    if (!strategy_set) o.strategy = StrategyKind::dfs;
+  }
+  if (const char* v = env("ATOMCHECK_JOBS")) {
+    if (!parse_u64("ATOMCHECK_JOBS", v, n, error)) return false;
+    if (n == 0 || n > 4096) {
+      error = fmt::format("ATOMCHECK_JOBS='{}': expected a number of threads from 1 to 4096", v);
+      return false;
+    }
+    e.jobs = static_cast<unsigned>(n);
+  }
+  if (const char* v = env("ATOMCHECK_REPLAY")) e.replay = v;
+  if (const char* v = env("ATOMCHECK_REPORT_FILE")) e.report_file = v;
+  return true;
+}
+
+ModelReport check_model(const Program& body, const ExploreOptions& options, std::string_view name) {
+  ModelReport rep;
+  rep.options = options;
+  ModelEnvironment envs;
+  std::string error;
+  if (!apply_model_environment(rep.options, envs, error)) {
+    rep.ok = false;
+    rep.text = fmt::format("atomcheck::model: {}\n", error);
+    return rep;
+  }
+  std::string program = name.empty() ? registered_name(body) : std::string(name);
+  if (!envs.replay.empty()) {
+    rep = replay_report(body, std::move(rep), envs.replay, program);
+    if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
+    return rep;
+  }
+  const ExploreOptions& o = rep.options;
+  try {
+    rep.result = explore(body, o);
+  } catch (const std::exception& e) {
+    rep.ok = false;
+    rep.text = fmt::format("atomcheck::model: {}\n", e.what());
+    return rep;
+  }
+  const ExploreResult& r = rep.result;
+  const bool sampling = o.strategy == StrategyKind::random || o.strategy == StrategyKind::pct;
+  std::string how = fmt::format("{}, {}, {}", strategy_name(o.strategy), memory_name(o.memory),
+                                sampling && r.stop == StopReason::none ? "sampled"
+                                : r.exhausted()                        ? "exhaustive"
+                                : r.reduction_incomplete
+                                    ? "reduction incomplete: the program waits in yield() or assume()"
+                                    : fmt::format("stopped by {}", stop_reason_name(r.stop)));
+  rep.ok = r.ok();
+  if (rep.ok) {
+    rep.text = fmt::format("atomcheck::model: {} executions, no problem found ({})\n", r.executions, how);
+    return rep;
+  }
+  if (!r.error.empty()) {
+    rep.text = fmt::format("atomcheck::model: {}\n", r.error);
+    return rep;
+  }
+  // The first failure, else the first execution a checker flagged.
+  std::string headline;
+  if (!r.failures.empty()) {
+    const Failure& f = r.failures.front();
+    rep.schedule = f.schedule;
+    headline = fmt::format("failure ({}) in execution #{}: {}", failure_kind_name(f.kind), f.execution, f.message);
+  } else {
+    for (const CheckerSummary& c : r.checkers)
+      if (c.flagged > 0) {
+        rep.schedule = c.first_schedule;
+        headline = fmt::format("checker {} flags execution #{}", c.name, c.first_execution);
+        break;
+      }
+  }
+  std::string counts;
+  if (r.failed) counts += fmt::format(", {} failed", r.failed);
+  if (r.deadlocks) counts += fmt::format(", {} deadlocked", r.deadlocks);
+  if (r.step_bounded) counts += fmt::format(", {} did not terminate", r.step_bounded);
+  for (const CheckerSummary& c : r.checkers)
+    if (c.flagged) counts += fmt::format(", {} flagged by {}", c.flagged, c.name);
+  rep.text = fmt::format("atomcheck::model: {}\n{} executions{} ({})\n", headline, r.executions, counts, how);
+  rep.text += execution_block(body, o, rep.schedule, program, nullptr);
+  if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
+  return rep;
+}
+
+ModelFailure::ModelFailure(ModelReport r) : std::runtime_error(r.text), report(std::move(r)) {}
+
+ExploreResult model(const Program& body, const ExploreOptions& options, std::string_view name) {
+  ModelReport rep = check_model(body, options, name);
+  if (!rep.ok) throw ModelFailure(std::move(rep));
+  // A replayed execution is shown even when it passes; a search a budget cut short is
+  // not a failure, but says so.
+  const bool sampling = rep.options.strategy == StrategyKind::random || rep.options.strategy == StrategyKind::pct;
+  if (rep.replayed || (!sampling && !rep.result.exhausted()))
+    std::fprintf(stderr, "%s", rep.text.c_str());
+  return std::move(rep.result);
+}
+
+}  // namespace atomcheck

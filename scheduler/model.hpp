@@ -1,0 +1,74 @@
+// The test-framework entry point, in the manner of Loom's loom::model(|| ...):
+//
+//   atomcheck::model([] { ...program... }, {.checkers = {"velodrome"}});
+//
+// explores the program and, when an execution fails (assertion, exception, deadlock,
+// step bound, API misuse) or an attached checker flags one, throws ModelFailure whose
+// what() is a report a test runner shows as it is: the execution as one column per
+// thread (TSO buffer flushes on lines of their own), the schedule string, the call that
+// replays it (atomcheck::replay(body, "121")), the environment setting that re-runs the
+// test on that execution alone, and the command line for a binary calling cli_main.
+// check_model() does the same without throwing; atomcheck/gtest.hpp turns it into
+// EXPECT_ATOMCHECK / ASSERT_ATOMCHECK.
+//
+// Environment variables override the options without recompiling (CI, bisecting):
+//   ATOMCHECK_MAX_EXECUTIONS=N     budget in executions (0: none)
+//   ATOMCHECK_TIME_LIMIT=SECONDS   budget in seconds (0: none)
+//   ATOMCHECK_STRATEGY=NAME        dfs | dpor | optimal | random | pct
+//   ATOMCHECK_SEED=N               seed of random and pct
+//   ATOMCHECK_MEMORY=sc|tso        memory model
+//   ATOMCHECK_PREEMPTION_BOUND=N   at most N preemptions per execution (implies dfs)
+//   ATOMCHECK_JOBS=N               accepted (N >= 1); exploration is sequential for now
+//   ATOMCHECK_REPLAY=SCHEDULE      run only that execution and print it
+//   ATOMCHECK_REPORT_FILE=PATH     append every report (failures, replays) to PATH
+// A malformed value makes the model fail with one line naming the variable.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "explore.hpp"
+
+namespace atomcheck {
+
+// What check_model() found.
+struct ModelReport {
+  bool ok = true;           // nothing failed, no checker flagged, no error
+  std::string text;         // the report to show (on success a one-line summary)
+  std::string schedule;     // the schedule of the reported execution; empty when ok
+  ExploreResult result;     // the whole search (empty when the options were rejected)
+  ExploreOptions options;   // the options after the environment's overrides
+  bool replayed = false;    // ATOMCHECK_REPLAY: one execution was run and is shown
+};
+
+// Explores `body` with `options` (overridden by the environment, see above) and
+// reports. `name`, when given, is the ATOMCHECK_PROGRAM name the body is registered
+// under, for the command line in the report; a body that is a registered program's
+// function is found by itself. Never throws for problems of the program under test.
+ModelReport check_model(const Program& body, const ExploreOptions& options = {},
+                        std::string_view name = {});
+
+// Thrown by model(): what() is the report's text.
+struct ModelFailure : std::runtime_error {
+  explicit ModelFailure(ModelReport r);
+  ModelReport report;
+};
+
+// check_model(), throwing ModelFailure when the report is not ok. Returns the search's
+// result (counts, outcomes, per-checker summaries) otherwise. A search cut short by a
+// budget that found nothing passes, with a note on stderr.
+ExploreResult model(const Program& body, const ExploreOptions& options = {},
+                    std::string_view name = {});
+
+// The environment's overrides applied to `options`; false with a one-line message in
+// `error` when a variable is malformed. Also fills `replay` (ATOMCHECK_REPLAY) and
+// `report_file` (ATOMCHECK_REPORT_FILE). Exposed for tests and for tools of one's own.
+struct ModelEnvironment {
+  std::string replay;        // ATOMCHECK_REPLAY
+  std::string report_file;   // ATOMCHECK_REPORT_FILE
+  unsigned jobs = 1;         // ATOMCHECK_JOBS (not used yet)
+};
+bool apply_model_environment(ExploreOptions& options, ModelEnvironment& env, std::string& error);
+
+}  // namespace atomcheck

@@ -1,0 +1,352 @@
+// atomcheck::model / check_model / EXPECT_ATOMCHECK (scheduler/model.hpp, atomcheck/gtest.hpp):
+// a failing, deadlocking or flagged execution is reported as per-thread columns with its
+// schedule, the replay call and the command line, and the report's schedule replays it;
+// the environment variables override the options and a malformed one is one clear line.
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "atomcheck/gtest.hpp"
+
+namespace atomcheck {
+namespace {
+
+// Sets an environment variable for the scope of one test.
+struct EnvVar {
+  std::string name;
+  EnvVar(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
+  ~EnvVar() { ::unsetenv(name.c_str()); }
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The README's counter: two unlocked increments in atomic blocks.
+void lost_update() {
+  atomic<int> x(0, "x");
+  auto inc = [&] {
+    atomic_block b("inc");
+    x.store(x.load() + 1);
+  };
+  thread t1(inc), t2(inc);
+  t1.join();
+  t2.join();
+  check(x.load() == 2, "lost update");
+}
+
+void unlocked_increments() {  // no check: only a checker can object
+  atomic<int> x(0, "x");
+  auto inc = [&] {
+    atomic_block b("inc");
+    x.store(x.load() + 1);
+  };
+  thread t1(inc), t2(inc);
+  t1.join();
+  t2.join();
+}
+
+void locked_counter() {
+  atomic<int> x(0, "x");
+  mutex m("m");
+  auto inc = [&] {
+    std::lock_guard<mutex> g(m);
+    x.store(x.load() + 1);
+  };
+  thread t1(inc), t2(inc);
+  t1.join();
+  t2.join();
+  check(x.load() == 2, "lost update");
+}
+
+void inversion() {
+  mutex a("a"), b("b");
+  thread t1([&] {
+    std::lock_guard<mutex> ga(a);
+    std::lock_guard<mutex> gb(b);
+  });
+  thread t2([&] {
+    std::lock_guard<mutex> gb(b);
+    std::lock_guard<mutex> ga(a);
+  });
+  t1.join();
+  t2.join();
+}
+
+// Store buffering: under TSO both loads can read 0.
+void store_buffering() {
+  atomic<int> x(0, "x"), y(0, "y");
+  int r0 = -1, r1 = -1;
+  thread t1([&] {
+    x.store(1, std::memory_order_relaxed);
+    r0 = y.load(std::memory_order_relaxed);
+  });
+  thread t2([&] {
+    y.store(1, std::memory_order_relaxed);
+    r1 = x.load(std::memory_order_relaxed);
+  });
+  t1.join();
+  t2.join();
+  check(r0 == 1 || r1 == 1, "both loads read 0");
+}
+
+ATOMCHECK_PROGRAM("model-test-lost-update", "test_model.cpp: the README's counter") { lost_update(); }
+
+TEST(Model, FailureReportsColumnsScheduleReplayAndCli) {
+  ModelReport rep = check_model(lost_update);
+  ASSERT_FALSE(rep.ok);
+  const std::string& t = rep.text;
+  EXPECT_TRUE(contains(t, "assertion failed: lost update")) << t;
+  EXPECT_TRUE(contains(t, "6 executions, 4 failed (dfs, sc, exhaustive)")) << t;
+  // One column per thread, events on their own lines.
+  EXPECT_TRUE(contains(t, "step | T0 ")) << t;
+  EXPECT_TRUE(contains(t, "| T1 ")) << t;
+  EXPECT_TRUE(contains(t, "| T2 ")) << t;
+  EXPECT_TRUE(contains(t, "begin inc")) << t;
+  EXPECT_TRUE(contains(t, "read x = 0")) << t;
+  ASSERT_FALSE(rep.schedule.empty());
+  EXPECT_TRUE(contains(t, "schedule: " + rep.schedule + "\n")) << t;
+  EXPECT_TRUE(contains(t, "replay:   atomcheck::replay(body, \"" + rep.schedule + "\")\n")) << t;
+  EXPECT_TRUE(contains(t, "ATOMCHECK_REPLAY='" + rep.schedule + "'")) << t;
+  EXPECT_TRUE(contains(t, "cli:      run NAME --replay '" + rep.schedule + "'")) << t;
+  // The schedule in the report replays the failure.
+  ReplayResult again = replay(lost_update, rep.schedule);
+  EXPECT_TRUE(again.failed);
+  EXPECT_EQ(again.failure.message, rep.result.failures.at(0).message);
+}
+
+TEST(Model, ColumnsPutEachEventInItsThreadsColumn) {
+  ModelReport rep = check_model(lost_update);
+  ASSERT_FALSE(rep.ok);
+  ReplayResult again = replay(lost_update, rep.schedule);
+  // Every event row has the event in the column of its thread: count the separators
+  // before the text of each row's event.
+  std::istringstream lines(rep.text);
+  std::string line;
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    std::size_t bar = line.find(" | ");
+    if (bar == std::string::npos || line.find("step") != std::string::npos) continue;
+    std::string step = line.substr(0, bar);
+    if (step.find_first_not_of(' ') == std::string::npos) continue;
+    std::size_t index = std::stoul(step);
+    ASSERT_LT(index, again.trace.events.size());
+    ThreadId thread = again.trace.events[index].thread;
+    std::size_t column = 0, pos = bar + 3;
+    while (line.compare(pos, 1, " ") == 0 || line.compare(pos, 1, "|") == 0) {
+      if (line.compare(pos, 1, "|") == 0) ++column;
+      ++pos;
+    }
+    EXPECT_EQ(column, thread) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, again.trace.events.size());
+}
+
+TEST(Model, ModelThrowsTheReport) {
+  try {
+    model(lost_update);
+    FAIL() << "model() did not throw";
+  } catch (const ModelFailure& e) {
+    EXPECT_EQ(std::string(e.what()), e.report.text);
+    EXPECT_TRUE(contains(e.what(), "schedule: ")) << e.what();
+  }
+  ExploreResult r = model(locked_counter);
+  EXPECT_TRUE(r.ok());
+  EXPECT_GT(r.executions, 1u);
+}
+
+TEST(Model, CheckerFlagWithoutFailure) {
+  ModelReport rep = check_model(unlocked_increments, {.checkers = {"velodrome", "oracle"}});
+  ASSERT_FALSE(rep.ok);
+  EXPECT_TRUE(contains(rep.text, "checker velodrome flags execution #")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "checker velodrome: not serializable, cycle T")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "atomcheck::replay(body, \"" + rep.schedule +
+                                     "\", {.checkers = {\"velodrome\", \"oracle\"}})"))
+      << rep.text;
+  EXPECT_TRUE(contains(rep.text, "--checker velodrome,oracle")) << rep.text;
+  ReplayResult again = replay(unlocked_increments, rep.schedule, rep.options);
+  ASSERT_EQ(again.verdicts.size(), 2u);
+  EXPECT_FALSE(again.verdicts[0].serializable);
+}
+
+TEST(Model, Deadlock) {
+  ModelReport rep = check_model(inversion);
+  ASSERT_FALSE(rep.ok);
+  EXPECT_TRUE(contains(rep.text, "atomcheck::model: failure (deadlock) in execution #")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "lock a")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "lock b")) << rep.text;
+}
+
+TEST(Model, TsoFlushesAreLinesOfTheirOwn) {
+  ModelReport sc = check_model(store_buffering);
+  EXPECT_TRUE(sc.ok) << sc.text;
+  ModelReport rep = check_model(store_buffering, {.memory = MemoryModelKind::tso});
+  ASSERT_FALSE(rep.ok);
+  EXPECT_TRUE(contains(rep.text, "flush x = 1 (write #")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "flush y = 1 (write #")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "{.memory = atomcheck::MemoryModelKind::tso}")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "--memory tso")) << rep.text;
+  // Each flush is its own row: no line holds two events.
+  std::istringstream lines(rep.text);
+  std::string line;
+  int flush_rows = 0;
+  while (std::getline(lines, line))
+    if (contains(line, "flush ")) {
+      ++flush_rows;
+      EXPECT_EQ(line.find("flush "), line.rfind("flush ")) << line;
+    }
+  EXPECT_EQ(flush_rows, 2);
+  ReplayResult again = replay(store_buffering, rep.schedule, {.memory = MemoryModelKind::tso});
+  EXPECT_TRUE(again.failed);
+}
+
+TEST(Model, RegisteredBodyNamesTheCliLine) {
+  const ProgramInfo* p = find_program("model-test-lost-update");
+  ASSERT_NE(p, nullptr);
+  ModelReport rep = check_model(p->body);
+  ASSERT_FALSE(rep.ok);
+  EXPECT_TRUE(contains(rep.text, "cli:      run model-test-lost-update --replay '" + rep.schedule + "'"))
+      << rep.text;
+  ModelReport named = check_model(lost_update, {}, "my-counter");
+  EXPECT_TRUE(contains(named.text, "run my-counter --replay")) << named.text;
+}
+
+TEST(Model, GtestMacrosAddTheReportAsFailure) {
+  EXPECT_NONFATAL_FAILURE(EXPECT_ATOMCHECK(lost_update), "schedule: ");
+  EXPECT_NONFATAL_FAILURE(EXPECT_ATOMCHECK(lost_update), "atomcheck::replay(body, \"");
+  EXPECT_FATAL_FAILURE(ASSERT_ATOMCHECK(lost_update), "assertion failed: lost update");
+  EXPECT_ATOMCHECK(locked_counter);
+  EXPECT_ATOMCHECK(locked_counter, {.checkers = {"velodrome", "oracle"}}) << "not reached";
+  ASSERT_ATOMCHECK(locked_counter, {.memory = MemoryModelKind::tso}, "locked");
+}
+
+// ---- environment overrides ---------------------------------------------------------
+
+TEST(ModelEnv, BudgetStrategyAndSeed) {
+  {
+    EnvVar v("ATOMCHECK_MAX_EXECUTIONS", "2");
+    ModelReport rep = check_model(locked_counter);
+    EXPECT_TRUE(rep.ok) << rep.text;
+    EXPECT_EQ(rep.result.executions, 2u);
+    EXPECT_EQ(rep.result.stop, StopReason::max_executions);
+    EXPECT_TRUE(contains(rep.text, "stopped by max-executions")) << rep.text;
+  }
+  {
+    EnvVar s("ATOMCHECK_STRATEGY", "optimal");
+    ModelReport rep = check_model(lost_update);
+    EXPECT_EQ(rep.options.strategy, StrategyKind::optimal);
+    EXPECT_EQ(rep.result.executions, 4u);  // one per class, where DFS runs 6
+  }
+  {
+    EnvVar s("ATOMCHECK_STRATEGY", "random");
+    EnvVar seed("ATOMCHECK_SEED", "7");
+    EnvVar n("ATOMCHECK_MAX_EXECUTIONS", "5");
+    ModelReport rep = check_model(locked_counter);
+    EXPECT_EQ(rep.options.seed, 7u);
+    EXPECT_EQ(rep.result.executions, 5u);
+  }
+  {
+    EnvVar t("ATOMCHECK_TIME_LIMIT", "2.5");
+    EnvVar m("ATOMCHECK_MEMORY", "tso");
+    EnvVar j("ATOMCHECK_JOBS", "2");
+    ModelReport rep = check_model(locked_counter);
+    EXPECT_DOUBLE_EQ(rep.options.time_limit_seconds, 2.5);
+    EXPECT_EQ(rep.options.memory, MemoryModelKind::tso);
+    ModelEnvironment e;
+    ExploreOptions o;
+    std::string error;
+    ASSERT_TRUE(apply_model_environment(o, e, error)) << error;
+    EXPECT_EQ(e.jobs, 2u);
+  }
+  {
+    EnvVar b("ATOMCHECK_PREEMPTION_BOUND", "0");
+    ModelReport rep = check_model(lost_update, {.strategy = StrategyKind::optimal});
+    EXPECT_EQ(rep.options.strategy, StrategyKind::dfs);  // a bound asks for DFS
+    EXPECT_EQ(rep.options.preemption_bound, 0);
+    EXPECT_TRUE(rep.result.bounded);
+  }
+}
+
+TEST(ModelEnv, MalformedValuesAreOneClearLine) {
+  const char* cases[][3] = {
+      {"ATOMCHECK_STRATEGY", "fastest", "ATOMCHECK_STRATEGY='fastest': expected one of dfs, dpor, optimal, random, pct"},
+      {"ATOMCHECK_MAX_EXECUTIONS", "-3", "ATOMCHECK_MAX_EXECUTIONS='-3': expected a non-negative integer"},
+      {"ATOMCHECK_MAX_EXECUTIONS", "10k", "ATOMCHECK_MAX_EXECUTIONS='10k': expected a non-negative integer"},
+      {"ATOMCHECK_SEED", "x", "ATOMCHECK_SEED='x': expected a non-negative integer"},
+      {"ATOMCHECK_TIME_LIMIT", "soon", "ATOMCHECK_TIME_LIMIT='soon': expected a non-negative number of seconds"},
+      {"ATOMCHECK_TIME_LIMIT", "-1", "ATOMCHECK_TIME_LIMIT='-1': expected a non-negative number of seconds"},
+      {"ATOMCHECK_MEMORY", "arm", "ATOMCHECK_MEMORY='arm': expected sc or tso"},
+      {"ATOMCHECK_JOBS", "0", "ATOMCHECK_JOBS='0': expected a number of threads from 1 to 4096"},
+      {"ATOMCHECK_PREEMPTION_BOUND", "two", "ATOMCHECK_PREEMPTION_BOUND='two': expected a non-negative integer"},
+  };
+  for (const auto& c : cases) {
+    EnvVar v(c[0], c[1]);
+    ModelReport rep = check_model(locked_counter);
+    EXPECT_FALSE(rep.ok) << c[0];
+    EXPECT_EQ(rep.text, std::string("atomcheck::model: ") + c[2] + "\n");
+    EXPECT_EQ(rep.result.executions, 0u);
+    EXPECT_THROW(model(locked_counter), ModelFailure);
+  }
+}
+
+TEST(ModelEnv, ReplayRunsOneExecutionAndShowsIt) {
+  ModelReport first = check_model(lost_update);
+  ASSERT_FALSE(first.ok);
+  {
+    EnvVar r("ATOMCHECK_REPLAY", first.schedule.c_str());
+    ModelReport rep = check_model(lost_update);
+    EXPECT_TRUE(rep.replayed);
+    EXPECT_FALSE(rep.ok);
+    EXPECT_EQ(rep.result.executions, 1u);
+    EXPECT_EQ(rep.schedule, first.schedule);
+    EXPECT_TRUE(contains(rep.text, "replayed schedule '" + first.schedule + "'")) << rep.text;
+    EXPECT_TRUE(contains(rep.text, "assertion failed: lost update")) << rep.text;
+    EXPECT_TRUE(contains(rep.text, "step | T0")) << rep.text;
+  }
+  std::string passing;  // a schedule whose execution completes
+  explore(lost_update, {}, [&](const ExecutionView& v) {
+    if (!v.failure && passing.empty()) passing = std::string(v.schedule);
+  });
+  ASSERT_FALSE(passing.empty());
+  {
+    EnvVar r("ATOMCHECK_REPLAY", passing.c_str());
+    ModelReport rep = check_model(lost_update);
+    EXPECT_TRUE(rep.replayed);
+    EXPECT_TRUE(rep.ok) << rep.text;
+    EXPECT_TRUE(contains(rep.text, "completed, nothing flagged")) << rep.text;
+  }
+  {
+    EnvVar r("ATOMCHECK_REPLAY", "9");
+    ModelReport rep = check_model(lost_update);
+    EXPECT_FALSE(rep.ok);
+    EXPECT_TRUE(contains(rep.text, "atomcheck::model: ATOMCHECK_REPLAY='9': ")) << rep.text;
+  }
+}
+
+TEST(ModelEnv, ReportFileCollectsFailureReports) {
+  std::string path = ::testing::TempDir() + "atomcheck_model_report.txt";
+  std::remove(path.c_str());
+  {
+    EnvVar f("ATOMCHECK_REPORT_FILE", path.c_str());
+    ModelReport ok = check_model(locked_counter);
+    EXPECT_TRUE(ok.ok);
+    ModelReport bad = check_model(lost_update);
+    ASSERT_FALSE(bad.ok);
+    ModelReport again = check_model(inversion);
+    ASSERT_FALSE(again.ok);
+    std::ifstream in(path);
+    std::stringstream all;
+    all << in.rdbuf();
+    EXPECT_EQ(all.str(), bad.text + "\n" + again.text + "\n");
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace atomcheck
