@@ -1,46 +1,5 @@
-// Entry point of the atomcheck command: parses the command line with CLI11 and runs the
-// chosen subcommand. Usage errors exit 2 with CLI11's one-line message.
-#include <cstdio>
-#include <exception>
+// Entry point of the atomcheck tool: the whole command line (cli/cli_main.cpp) on the
+// programs of the model library linked into this binary.
+#include "atomcheck/cli.hpp"
 
-#include <fmt/core.h>
-
-#include "cli/commands.hpp"
-
-int main(int argc, char** argv) {
-  using namespace atomcheck::cli;
-  CLI::App app{
-      "atomcheck: explores the interleavings of small concurrent programs under SC and "
-      "x86-TSO and checks every execution for atomicity violations."};
-  app.require_subcommand(1);
-  int rc = kExitOk;
-  add_trace_info_command(app, rc);
-  add_check_trace_command(app, rc);
-  add_run_commands(app, rc);
-  add_validate_command(app, rc);
-  // Every --help ends with the exit codes; a command that says more keeps its own text.
-  const char* exit_codes =
-      "Exit codes: 0 all good, 1 a property, expectation or checker found a problem, 2 bad\n"
-      "input or usage, 3 a budget or bound stopped the search before it finished.";
-  app.footer(exit_codes);
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    if (sub->get_footer().empty()) sub->footer(exit_codes);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "atomcheck: {}\n", e.what());
-    fmt::print(stderr, "Run with --help for more information.\n");
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "atomcheck: {}\n", e.what());
-    return kExitBadInput;
-  }
-  std::fflush(stdout);
-  return rc;
-}
+int main(int argc, char** argv) { return atomcheck::cli_main(argc, argv); }
