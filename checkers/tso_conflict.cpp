@@ -43,8 +43,15 @@ ExecFacts analyse(std::span<const Event> eta) {
 bool conflict(std::span<const Event> eta, const ExecFacts& f, std::size_t i, std::size_t j) {
   const Event& a = eta[i];
   const Event& b = eta[j];
+  // begin/end only say which transaction the events between them belong to; they are
+  // not events of the paper's relation. Were they related by program order, two
+  // transactions of one thread would always be ordered, restoring exactly the order that
+  // exceptions (ii) and (iii) remove (the paper's left program after Theorem 2 would not
+  // be TSO-serializable; tests/test_tso_serializability.cpp, PaperTheorem2Programs).
+  if (is_block_op(a.op) || is_block_op(b.op)) return false;
   if (a.thread == b.thread) {
-    // Events of one thread conflict (program order), with three exceptions.
+    // Events of one thread conflict (program order), with three exceptions. Fork and
+    // join are our extension: they stay ordered with their thread's other operations.
     if (a.op == Op::commit || b.op == Op::commit) {
       // (i) A commit is independent of its thread's reads, writes and fences: it may
       // reach memory any time after its issue. Only its own issue precedes it, the

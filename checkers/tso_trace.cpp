@@ -39,6 +39,7 @@ struct Bits {
 bool same_thread_conflict(std::span<const Event> tau, const ExecFacts& f, std::size_t i, std::size_t j) {
   const Event& a = tau[i];
   const Event& b = tau[j];
+  if (is_block_op(a.op) || is_block_op(b.op)) return false;  // not events of ⊚TSO
   if (a.op == Op::write && b.op == Op::read && a.target != b.target) return false;
   if (a.op == Op::read && b.op == Op::read && a.target != b.target && f.source[i] != kNoEvent) return false;
   return true;

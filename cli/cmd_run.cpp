@@ -192,6 +192,57 @@ std::string replay_command(const RunArgs& a, const std::string& schedule) {
   return cmd;
 }
 
+// --html / --dot: the replayed execution of `schedule` as a page and as a graph, drawn
+// for the first checker that flags it (else the first checker). False after printing a
+// one-line error when a file cannot be written.
+bool write_reports(const RunArgs& a, const std::string& schedule, const ReplayResult& r,
+                   const ExploreOptions& options) {
+  if (a.html.empty() && a.dot.empty()) return true;
+  std::size_t k = 0;
+  while (k < r.verdicts.size() && r.verdicts[k].serializable && r.verdicts[k].blamed.empty()) ++k;
+  if (k == r.verdicts.size()) k = 0;
+  Verdict v;
+  if (k < r.verdicts.size()) v = report::verdict_on_execution(r.trace, r.verdicts[k]);
+  if (k < options.checkers.size()) v.checker = options.checkers[k];
+  std::string cmd = replay_command(a, schedule);
+  if (!v.checker.empty()) cmd += " --checker " + v.checker;
+  std::string error;
+  report::HtmlHeader h{a.name, schedule, cmd};
+  if ((!a.html.empty() && !report::write_text_file(a.html, report::render_html(r.trace, v, h), error)) ||
+      (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v), error))) {
+    fmt::print(stderr, "{}\n", error);
+    return false;
+  }
+  return true;
+}
+
+// --html / --dot without --replay: the search's first failure, else the first execution
+// a checker flagged, replayed and drawn. A search that found neither draws nothing.
+bool write_search_reports(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& options,
+                          const ExploreResult& r) {
+  if (a.html.empty() && a.dot.empty()) return true;
+  std::string schedule;
+  if (!r.failures.empty()) schedule = r.failures.front().schedule;
+  for (const CheckerSummary& c : r.checkers)
+    if (schedule.empty() && c.flagged > 0) schedule = c.first_schedule;
+  if (schedule.empty()) {
+    fmt::print(stderr, "{}: no failing or flagged execution, so no --html/--dot report was written\n",
+               a.name);
+    return true;
+  }
+  ExploreOptions o = options;
+  o.interrupt = nullptr;
+  o.progress = {};
+  ReplayResult replayed;
+  try {
+    replayed = replay(p.body, schedule, o);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "{}: {}\n", a.name, e.what());
+    return false;
+  }
+  return write_reports(a, schedule, replayed, o);
+}
+
 int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& options) {
   ReplayResult r;
   try {
@@ -202,23 +253,7 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
   }
   bool flagged = false;
   for (const Verdict& v : r.verdicts) flagged |= !v.serializable || !v.blamed.empty();
-  if (!a.html.empty() || !a.dot.empty()) {
-    std::size_t k = 0;
-    while (k < r.verdicts.size() && r.verdicts[k].serializable && r.verdicts[k].blamed.empty()) ++k;
-    if (k == r.verdicts.size()) k = 0;
-    Verdict v;
-    if (k < r.verdicts.size()) v = report::verdict_on_execution(r.trace, r.verdicts[k]);
-    if (k < options.checkers.size()) v.checker = options.checkers[k];
-    std::string cmd = replay_command(a, a.replay);
-    if (!v.checker.empty()) cmd += " --checker " + v.checker;
-    std::string error;
-    report::HtmlHeader h{a.name, a.replay, cmd};
-    if ((!a.html.empty() && !report::write_text_file(a.html, report::render_html(r.trace, v, h), error)) ||
-        (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v), error))) {
-      fmt::print(stderr, "{}\n", error);
-      return kExitBadInput;
-    }
-  }
+  if (!write_reports(a, a.replay, r, options)) return kExitBadInput;
   if (a.json) {
     nlohmann::json j;
     j["program"] = a.name;
@@ -458,6 +493,7 @@ int run_command(RunArgs a) {
     fmt::print(stderr, "{}: {}\n", a.name, r.error);
     return kExitBadInput;
   }
+  if (!write_search_reports(a, *p, o, r)) return kExitBadInput;
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;
   if (cut_short(r)) return kExitBudget;
   return kExitOk;
@@ -523,8 +559,12 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");
-  run->add_option("--html", a->html, "With --replay: write the execution as a self-contained HTML page");
-  run->add_option("--dot", a->dot, "With --replay: write the transaction graph for Graphviz");
+  run->add_option("--html", a->html,
+                  "Write an execution as a self-contained HTML page: the replayed one, else the "
+                  "first failing or flagged one");
+  run->add_option("--dot", a->dot,
+                  "Write an execution's transaction graph for Graphviz: the replayed one, else "
+                  "the first failing or flagged one");
   run->callback([a, &rc] { rc = run_command(*a); });
 }
 

@@ -139,6 +139,12 @@ const std::vector<Expectation> kTable = {
     {"ws-setxy",                    TSO, true,  true,  20000,  true},
     {"ws-setxy-locked",             SC,  false, false, 20000,  true},
     {"ws-setxy-locked",             TSO, false, false, 20000,  true},
+    // The TSO paper's programs after Theorem 2 (models/tso_paper.cpp); the oracle reads
+    // tau with the SC relation, so the right one is flagged under both memory models.
+    {"tso-thm2-left",               SC,  false, false, 20000,  true},
+    {"tso-thm2-left",               TSO, false, false, 20000,  true},
+    {"tso-thm2-right",              SC,  false, true,  20000,  true},
+    {"tso-thm2-right",              TSO, false, true,  20000,  true},
     {"tso-task-pool",               SC,  false, false, 20000,  true},
     {"tso-task-pool",               TSO, true,  true,  20000,  true},
     // Hammer et al. Fig. 1 (models/atomic_sets.cpp): not conflict serializable; the

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@
 #include "checkers/tso_trace.hpp"
 #include "scheduler/api.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/tso_naive.hpp"
 #include "tests/support/trace_builder.hpp"
 
 namespace atomcheck {
@@ -77,6 +80,74 @@ TEST(TsoConflict, PaperLeftProgramIsTsoSerializableButNotRobust) {
   EXPECT_TRUE(tso::decide_brute(tau).serializable);
   EXPECT_TRUE(tso::decide_z3(tau).serializable);
   EXPECT_TRUE(tso::decide_fpt(tau).serializable);
+}
+
+// The paper's two programs after Theorem 2 (models/tso_paper.cpp) with their
+// transactions as begin/end blocks, as executions and as traces, through every TSO
+// checker and decider. Until issue 19 begin/end took part in ⊚TSO's program order, so
+// every TSO judge called both non-serializable (and agreed, sharing the relation).
+Verdict run_checker(const char* name, const std::vector<Event>& events) {
+  std::unique_ptr<Checker> c = make_checker(name);
+  for (const Event& e : events) c->on_event(e);
+  return c->verdict();
+}
+
+// Left: T0: [w x] [r y] || T1: [w y] [r x], issued w x, w y, r y, r x; both commits last.
+std::vector<Event> theorem2_left() {
+  Build b;
+  b.begin(0).w(0, X).end(0).begin(1).w(1, Y).end(1);  // 0..5
+  b.begin(0).r(0, Y).end(0).begin(1).r(1, X).end(1);  // 6..11
+  commit(b, 1);
+  commit(b, 4);
+  return b.ev;
+}
+
+// Right: T0: [w x] [r y] || T1: [r x; w y], the SC execution r x, w x, r y, w y that puts
+// T0's events between T1's.
+std::vector<Event> theorem2_right() {
+  Build b;
+  b.begin(1).r(1, X);             // 0, 1
+  b.begin(0).w(0, X).end(0);      // 2..4
+  commit(b, 3);                   // 5
+  b.begin(0).r(0, Y).end(0);      // 6..8
+  b.w(1, Y);                      // 9
+  commit(b, 9);                   // 10
+  b.end(1);                       // 11
+  return b.ev;
+}
+
+TEST(TsoConflict, PaperTheorem2LeftProgramAsExecutionAndTrace) {
+  std::vector<Event> eta = theorem2_left();
+  ASSERT_FALSE(tso::tso_semantics_problem(eta, false).has_value());
+  EXPECT_TRUE(tso::check_execution(eta).serializable);
+  EXPECT_TRUE(naive::tso_serializable(eta));
+  EXPECT_TRUE(run_checker("tso-exec", eta).serializable);
+  EXPECT_TRUE(run_checker("tso-monitor", eta).serializable);
+  Verdict robust = run_checker("tso-robust", eta);
+  EXPECT_FALSE(robust.serializable) << "both reads miss the other write: not SC-equivalent";
+  std::vector<Event> tau = drop_commits(Trace{eta, {}}).events;
+  for (const char* name : {"trace-tso", "trace-tso-brute", "trace-tso-z3", "trace-tso-fpt"})
+    EXPECT_TRUE(run_checker(name, tau).serializable) << name;
+  tso::TraceGraph g = tso::event_graph(tau);
+  for (auto [u, v] : g.directed)
+    EXPECT_FALSE(is_block_op(tau[u].op) || is_block_op(tau[v].op)) << u << " -> " << v;
+}
+
+TEST(TsoConflict, PaperTheorem2RightProgramAsExecutionAndTrace) {
+  std::vector<Event> eta = theorem2_right();
+  ASSERT_FALSE(tso::tso_semantics_problem(eta, false).has_value());
+  EXPECT_TRUE(tso::check_execution(eta).serializable);
+  EXPECT_TRUE(naive::tso_serializable(eta));
+  for (const char* name : {"tso-exec", "tso-robust", "tso-monitor"})
+    EXPECT_TRUE(run_checker(name, eta).serializable) << name;
+  std::vector<Event> tau = drop_commits(Trace{eta, {}}).events;
+  for (const char* name : {"trace-tso", "trace-tso-brute", "trace-tso-z3", "trace-tso-fpt"})
+    EXPECT_TRUE(run_checker(name, tau).serializable) << name;
+  // Not SC-serializable: T1 -> T0a (r x, w x), T0a -> T0b (program order), T0b -> T1.
+  for (const char* name : {"oracle", "velodrome"}) {
+    Verdict v = run_checker(name, tau);
+    EXPECT_FALSE(v.serializable) << name;
+  }
 }
 
 TEST(TsoConflict, FencedStoreBufferingIsSerializableTrace) {
@@ -158,24 +229,36 @@ TEST(TsoTrace, Theorem4NeedsTraceOrder) {
 // Refutation 3: the write-contraction of a non-robust execution is cyclic, so "the
 // write-contraction of EG_eta is a valid orientation of EG_tau" (Theorem 4, first half)
 // cannot hold for it; yet its conflict-graph cycle is real and must be found. Here
-// T1's commit of x precedes T0's while program order and a read chain lead from T0's
-// write to T1's.
+// T1's commit of x precedes T0's while T0's read of y precedes T1's rmw of y.
+// (Until issue 19 T0's write and read stood in two transactions, ordered only by their
+// begin/end markers; ⊚TSO does not order them, so the cycle needs them in one.)
+// The trace is not TSO-serializable (some execution of it has the cycle), though its
+// execution with T0 committing first is TSO-serializable.
 TEST(TsoTrace, NonRobustExecutionsHaveCyclicContractions) {
   Build b;
-  b.begin(0).w(0, X).end(0);      // 0..2
-  b.begin(0).r(0, Y).end(0);      // 3..5
-  b.begin(1).rmw(1, Y).w(1, X);   // 6..8
-  commit(b, 8);                   // 9: T1's commit first
-  b.end(1);                       // 10
-  commit(b, 1);                   // 11: T0's commit
-  b.fence(0);                     // 12
+  b.begin(0).w(0, X).r(0, Y).end(0);  // 0..3
+  b.begin(1).rmw(1, Y).w(1, X);       // 4..6
+  commit(b, 6);                       // 7: T1's commit first
+  b.end(1);                           // 8
+  commit(b, 1);                       // 9: T0's commit
+  b.fence(0);                         // 10
   ASSERT_FALSE(tso::tso_semantics_problem(b.ev, false).has_value());
   EXPECT_FALSE(tso::check_robust(b.ev).serializable);
-  EXPECT_FALSE(tso::check_execution(b.ev).serializable);
+  tso::ExecVerdict v = tso::check_execution(b.ev);
+  EXPECT_FALSE(v.serializable);
+  EXPECT_EQ(v.cycle.size(), 2u);
   std::vector<Event> tau = drop_commits(Trace{b.ev, {}}).events;
   EXPECT_FALSE(tso::decide_brute(tau).serializable);
   EXPECT_FALSE(tso::decide_z3(tau).serializable);
   EXPECT_FALSE(tso::decide_fpt(tau).serializable);
+  // Moving T1's commit of x after T0's breaks the cycle.
+  Build s;
+  s.begin(0).w(0, X).r(0, Y).end(0).begin(1).rmw(1, Y).w(1, X);
+  commit(s, 1);
+  commit(s, 6);
+  s.end(1).fence(0);
+  ASSERT_FALSE(tso::tso_semantics_problem(s.ev, false).has_value());
+  EXPECT_TRUE(tso::check_execution(s.ev).serializable);
 }
 
 TEST(TsoCheckers, RegisteredWithJudgesAndCommitNeeds) {
@@ -314,7 +397,11 @@ TEST(TsoModels, DecidersAgreeAndTheorems2And3Hold) {
     ExploreResult r = explore(body, o, [&](const ExecutionView& v) {
       const std::vector<Event>& eta = v.trace->events;
       if (eta.size() > 400) return;
-      tso_ok &= tso::check_execution(eta).serializable;
+      bool ok = tso::check_execution(eta).serializable;
+      if (eta.size() <= 60) {
+        EXPECT_EQ(ok, naive::tso_serializable(eta)) << p->name << " " << v.schedule;
+      }
+      tso_ok &= ok;
       robust &= tso::check_robust(eta).serializable;
       fenced &= tso::transaction_fenced(eta);
       std::vector<Event> tau = drop_commits(*v.trace).events;
@@ -350,6 +437,51 @@ TEST(TsoModels, DecidersAgreeAndTheorems2And3Hold) {
   std::printf("explored %llu programs under TSO: the deciders agree on %llu traces; Theorem 3 checked on %llu transaction-fenced programs\n",
               static_cast<unsigned long long>(programs), static_cast<unsigned long long>(traces),
               static_cast<unsigned long long>(fenced_programs));
+}
+
+// The same two programs explored under TSO (and SC) as `atomcheck run` explores them:
+// every execution TSO-serializable for every TSO judge; the left one not robust, the
+// right one not SC-serializable.
+TEST(TsoModels, PaperTheorem2ProgramsExplored) {
+  const std::vector<std::string> judges = {"tso-exec", "tso-robust", "tso-monitor", "trace-tso"};
+  auto flagged = [&](const char* model, MemoryModelKind m, std::vector<std::string> checkers) {
+    ExploreOptions o;
+    o.strategy = StrategyKind::optimal;
+    o.memory = m;
+    o.checkers = checkers;
+    const ProgramInfo* p = find_program(model);
+    EXPECT_NE(p, nullptr) << model;
+    std::map<std::string, std::uint64_t> out;
+    if (p == nullptr) return out;
+    bool naive_ok = true;
+    ExploreResult r = explore(p->body, o, [&](const ExecutionView& v) {
+      if (m == MemoryModelKind::tso) naive_ok &= naive::tso_serializable(v.trace->events);
+    });
+    EXPECT_TRUE(r.exhausted()) << model;
+    EXPECT_TRUE(naive_ok) << model;
+    for (const CheckerSummary& c : r.checkers) out[c.name] = c.flagged;
+    return out;
+  };
+  auto left = flagged("tso-thm2-left", MemoryModelKind::tso, judges);
+  EXPECT_EQ(left["tso-exec"], 0u);
+  EXPECT_EQ(left["tso-monitor"], 0u);
+  EXPECT_EQ(left["trace-tso"], 0u);
+  EXPECT_GT(left["tso-robust"], 0u);
+  auto right = flagged("tso-thm2-right", MemoryModelKind::tso, judges);
+  EXPECT_EQ(right["tso-exec"], 0u);
+  EXPECT_EQ(right["tso-monitor"], 0u);
+  EXPECT_EQ(right["trace-tso"], 0u);
+  auto right_sc = flagged("tso-thm2-right", MemoryModelKind::sc, {"oracle"});
+  EXPECT_GT(right_sc["oracle"], 0u);
+  // And from the command line.
+  auto cli = testing::run_cli({"run", "tso-thm2-left", "--memory", "tso", "--checker",
+                               "tso-exec,tso-robust", "--json"});
+  ASSERT_EQ(cli.exit_code, 1) << cli.err;  // tso-robust flags
+  auto doc = nlohmann::json::parse(cli.out);
+  std::map<std::string, std::uint64_t> by_name;
+  for (const auto& c : doc["checkers"]) by_name[c["name"].get<std::string>()] = c["flagged"].get<std::uint64_t>();
+  EXPECT_EQ(by_name["tso-exec"], 0u) << cli.out;
+  EXPECT_GT(by_name["tso-robust"], 0u) << cli.out;
 }
 
 }  // namespace
