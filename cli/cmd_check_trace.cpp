@@ -349,11 +349,13 @@ int run_check_trace(const CheckTraceOptions& opt) {
   if (stopped_early) {
     std::string names;
     for (const Run& r : runs) names += (names.empty() ? "" : ", ") + r.name;
+    std::uint64_t limit = 0;
+    for (const Run& r : runs) limit = std::max(limit, limit_of(r));
     fmt::print(stderr,
-               "{}: stopped after {} events: {} keep{} the whole trace and stop{} at {} events; "
-               "the online checkers run on traces of any length: {}\n",
-               shown, count, names, runs.size() == 1 ? "s" : "", runs.size() == 1 ? "s" : "",
-               limit_of(runs.front()), online_names());
+               "{}: stopped after {} events: {} keep{} the whole trace and {} skipped beyond {} "
+               "events; the online checkers run on traces of any length: {}\n",
+               shown, count, names, runs.size() == 1 ? "s" : "", runs.size() == 1 ? "is" : "are",
+               limit, online_names());
     return kExitBudget;
   }
   if (!stopped_early) count = reader->events();
