@@ -50,12 +50,18 @@ if [ -n "${OLD:-}" ]; then
     file=$TMP/ct_scale_$n.std
     "$GEN" --events="$n" > "$file"
     for c in $OLD_CHECKERS; do
+      # Interleaved (old, new, old, new, ...) so both see the same load.
+      : > "$TMP/ct_runs_old.$$"
+      : > "$TMP/ct_runs_new.$$"
+      for i in 1 2 3; do
+        measure "$OLD" check-trace "$file" --checker "$c" >> "$TMP/ct_runs_old.$$"
+        measure "$BIN" check-trace "$file" --checker "$c" >> "$TMP/ct_runs_new.$$"
+      done
       for which in old new; do
-        b=$BIN; [ $which = old ] && b=$OLD
-        for i in 1 2 3; do measure "$b" check-trace "$file" --checker "$c"; done > "$TMP/ct_runs.$$"
-        w=$(cut -d' ' -f1 "$TMP/ct_runs.$$" | median3)
-        u=$(awk '{ print $2 + $3 }' "$TMP/ct_runs.$$" | median3)
-        m=$(cut -d' ' -f4 "$TMP/ct_runs.$$" | median3)
+        runs=$TMP/ct_runs_$which.$$
+        w=$(cut -d' ' -f1 "$runs" | median3)
+        u=$(awk '{ print $2 + $3 }' "$runs" | median3)
+        m=$(cut -d' ' -f4 "$runs" | median3)
         eval "${which}_w=$w ${which}_u=$u ${which}_m=$m"
       done
       awk -v n="$n" -v c="$c" -v ow="$old_w" -v ou="$old_u" -v om="$old_m" -v nw="$new_w" \
@@ -65,4 +71,4 @@ if [ -n "${OLD:-}" ]; then
     rm -f "$file"
   done
 fi
-rm -f "$TMP/ct_time.$$" "$TMP/ct_out.$$" "$TMP/ct_runs.$$"
+rm -f "$TMP/ct_time.$$" "$TMP/ct_out.$$" "$TMP/ct_runs_old.$$" "$TMP/ct_runs_new.$$"

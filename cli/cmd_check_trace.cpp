@@ -257,7 +257,7 @@ int run_check_trace(const CheckTraceOptions& opt) {
   std::uint64_t count = 0;
   bool stopped_early = false;
   std::vector<EventIndex> live;
-  std::size_t retain_at = opt.block_events;
+  std::size_t retain_at = opt.block_events == kBlockEvents ? 2 * opt.block_events : opt.block_events;
   auto keep_all_needed = [&](std::uint64_t n) {
     if (!opt.atomic_sets.empty() && n <= kBufferedMaxEvents) return true;
     if (report && n <= kReportWholeMax) return true;
@@ -279,9 +279,9 @@ int run_check_trace(const CheckTraceOptions& opt) {
     }
     std::size_t n = live.size();
     for (auto& b : archive.retain(live)) reader->recycle(std::move(b));
-    // Amortised: the live set is gathered again only after twice its size in events
-    // (tests that set the block size forget after every block instead).
-    retain_at = opt.block_events == kBlockEvents ? std::max(opt.block_events, 2 * n) : opt.block_events;
+    // Amortised: the live set is gathered again only after twice its size in events,
+    // and two blocks at least (tests that set the block size forget after each one).
+    retain_at = opt.block_events == kBlockEvents ? std::max(2 * opt.block_events, 2 * n) : opt.block_events;
   };
   try {
     reader = std::make_unique<BlockReader>(opt.file, format, opt.block_events);

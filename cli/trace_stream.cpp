@@ -134,8 +134,9 @@ void WitnessArchive::push(std::unique_ptr<EventBlock> block) {
 std::vector<std::unique_ptr<EventBlock>> WitnessArchive::retain(std::vector<EventIndex>& live) {
   std::sort(live.begin(), live.end());
   live.erase(std::unique(live.begin(), live.end()), live.end());
-  std::vector<KeptEvent> next;
-  next.reserve(live.size());
+  // Built in a buffer kept between calls: no allocation (nor page faults) once warm.
+  std::vector<KeptEvent>& next = next_;
+  next.clear();
   std::size_t old = 0, blk = 0;
   for (EventIndex tau : live) {
     while (old < kept_.size() && kept_[old].tau < tau) ++old;

@@ -116,7 +116,7 @@ class WitnessArchive {
   void collect(Window& w, const EventBlock& b);
 
   std::size_t before_, after_;
-  std::vector<KeptEvent> kept_;  // sorted by tau
+  std::vector<KeptEvent> kept_, next_;  // sorted by tau; next_ is retain()'s buffer
   std::deque<std::unique_ptr<EventBlock>> pending_;
   std::unique_ptr<EventBlock> tail_;  // the last block before pending_, for windows
   std::size_t pending_events_ = 0;
