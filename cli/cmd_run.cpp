@@ -44,6 +44,7 @@ struct RunArgs {
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
+  bool seed_given = false, pct_depth_given = false;  // litmus tests refuse them
   std::string strategy = kDefaultStrategy;
   unsigned pct_depth = 3;
   int preemption_bound = -1;
@@ -110,19 +111,34 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// What `run FILE.litmus` cannot honour, refused rather than ignored: herd's States need an
+// exhaustive search, and the litmus output has no checkers or replay (`validate` has).
+std::string litmus_args_error(const RunArgs& a) {
+  if (a.strategy != "dfs" && a.strategy != "dpor" && a.strategy != "optimal")
+    return fmt::format("litmus tests are explored exhaustively (herd's States need every final "
+                       "state); --strategy {} samples: use optimal, dpor or dfs",
+                       a.strategy);
+  if (a.preemption_bound >= 0 || a.depth_bound > 0)
+    return "litmus tests are explored exhaustively; drop --preemption-bound and --depth-bound";
+  if (!a.checkers.empty())
+    return "run does not check litmus tests; use `atomcheck validate FILE.litmus --checker ...`";
+  if (a.replay_given)
+    return "run does not replay litmus tests; use `atomcheck validate FILE.litmus --replay ...`";
+  if (!a.html.empty() || !a.dot.empty()) return "--html and --dot need --replay, which litmus tests do not take";
+  if (a.seed_given || a.pct_depth_given) return "--seed and --pct-depth apply to the random and pct strategies only";
+  return "";
+}
+
 // File targets (`atomcheck run FILE.litmus` / `run SPEC.json`) go to the herd7 litmus
 // runner and the JSON spec runner; any other file name is refused clearly.
 int run_file_target(const RunArgs& args) {
-  if (ends_with(args.name, ".litmus")) {  // engineer D: herd7 litmus tests (specs/litmus.hpp)
-    if (args.preemption_bound >= 0 || args.depth_bound > 0) {
-      fmt::print(stderr, "{}: litmus tests are always explored exhaustively; drop the bounds\n",
-                 args.name);
+  if (ends_with(args.name, ".litmus")) {  // herd7 litmus tests (specs/litmus.hpp)
+    if (std::string e = litmus_args_error(args); !e.empty()) {
+      fmt::print(stderr, "{}: {}\n", args.name, e);
       return kExitBadInput;
     }
-    ExploreOptions base;
-    base.time_limit_seconds = args.time_limit;
-    base.max_steps = args.max_steps;
-    base.stack_size = args.stack_kib * 1024;
+    ExploreOptions base = litmus::litmus_defaults();
+    apply_search_args(args, base, true);
     return litmus::run_litmus_command(args.name, args.memory, base, args.json);
   }
   if (ends_with(args.name, ".json")) {  // engineer E: JSON program specs (specs/spec.hpp)
@@ -546,8 +562,10 @@ void add_run_commands(CLI::App& app, int& rc) {
                   "dfs (every schedule), random or pct (sampling)")
       ->check(CLI::IsMember({"dfs", "dpor", "optimal", "random", "pct"}))
       ->each([a](const std::string&) { a->strategy_given = true; });
-  run->add_option("--seed", a->seed, "Seed of the random and pct strategies (and of the estimate)");
-  run->add_option("--pct-depth", a->pct_depth, "PCT: the bug depth d targeted (d - 1 change points), default 3");
+  run->add_option("--seed", a->seed, "Seed of the random and pct strategies (and of the estimate)")
+      ->each([a](const std::string&) { a->seed_given = true; });
+  run->add_option("--pct-depth", a->pct_depth, "PCT: the bug depth d targeted (d - 1 change points), default 3")
+      ->each([a](const std::string&) { a->pct_depth_given = true; });
   run->add_option("--preemption-bound", a->preemption_bound,
                   "DFS: explore only schedules with at most N preemptions (exit 3 if it cut any)")
       ->check(CLI::NonNegativeNumber);

@@ -115,100 +115,130 @@ bool parse_int(std::string_view s, std::int64_t& out) {
 }
 
 // ---- the parser ----------------------------------------------------------------------
+//
+// herd7 cuts a test into sections before parsing them (its splitter): the title line
+// `ARCH NAME ["doc"]`, `key=value` lines, the init block `{ ... }` (up to the first `}`),
+// the program (an optional `;`, so `};` closes the init block, then the thread header
+// `P0 | P1 ;` and rows of cells, each row ending in `;`), and the constraints, from the
+// first of `locations`, `filter`, `exists`, `~exists`, `forall`, `final`, `observed`,
+// `cases` to the end of the file or `<<`. The init block and the constraints share one
+// grammar (herd's state parser), which this parser follows for what fits integer
+// locations; the rest of that grammar (addresses, pointers, arrays, tags, faults, page
+// table entries, labels as values) is refused with a `FILE:LINE:COL:` message.
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
 struct Token {
   enum class Kind : std::uint8_t { ident, number, sym, end };
   Kind kind = Kind::end;
   std::string text;
   std::int64_t number = 0;
-  std::uint32_t line = 0;
+  std::size_t offset = 0;  // in the text (comments blanked, so offsets are the file's)
+};
+
+class TokenStream {
+ public:
+  TokenStream(std::vector<Token> toks, std::size_t eof) : toks_(std::move(toks)) {
+    end_.offset = eof;
+    end_.text = "end of file";
+  }
+  bool at_end() const { return pos_ >= toks_.size(); }
+  const Token& peek(std::size_t k = 0) const {
+    return pos_ + k < toks_.size() ? toks_[pos_ + k] : end_;
+  }
+  bool sym(const char* s, std::size_t k = 0) const {
+    return peek(k).kind == Token::Kind::sym && peek(k).text == s;
+  }
+  bool word(const char* s, std::size_t k = 0) const {
+    return peek(k).kind == Token::Kind::ident && peek(k).text == s;
+  }
+  Token next() { return at_end() ? end_ : toks_[pos_++]; }
+  std::size_t offset() const { return peek().offset; }
+
+ private:
+  std::vector<Token> toks_;
+  std::size_t pos_ = 0;
+  Token end_;
 };
 
 class Parser {
  public:
   Parser(std::string_view text, std::string_view file) : file_(file) {
     test_.file = std::string(file);
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') line_starts_.push_back(i + 1);
     clean_ = strip_comments(text);
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= clean_.size(); ++i) {
-      if (i == clean_.size() || clean_[i] == '\n') {
-        lines_.push_back(std::string_view(clean_).substr(start, i - start));
-        start = i + 1;
-      }
-    }
+    std::size_t e = clean_.size();
+    while (e > 0 && is_space(clean_[e - 1])) --e;
+    eof_ = e;
   }
 
   Test parse() {
-    std::size_t li = 0;
-    skip_blank(li);
-    if (li >= lines_.size()) fail(1, "empty file");
-    parse_title(li);
-    ++li;
-    // herd's preamble: a quoted doc string and key=value lines, up to the init block.
-    while (li < lines_.size() && (trim(lines_[li]).empty() || trim(lines_[li])[0] != '{')) ++li;
-    if (li >= lines_.size())
-      fail(last_line(), "unexpected end of file: missing the init block '{ ... }'");
-    std::size_t col = lines_[li].find('{');
-    auto [end_line, end_col] = parse_init(li, col + 1);
-    // The thread table starts right after '}' (same line or below).
-    std::string_view rest = lines_[end_line].substr(end_col + 1);
-    std::size_t code_line = end_line;
-    if (trim(rest).empty()) {
-      code_line = end_line + 1;
-      skip_blank(code_line);
-      if (code_line >= lines_.size())
-        fail(last_line(), "unexpected end of file: missing the thread table 'P0 | P1 ... ;'");
-      rest = lines_[code_line];
-    }
-    parse_thread_header(rest, line_no(code_line));
-    std::size_t li2 = code_line + 1;
-    while (li2 < lines_.size()) {
-      std::string_view l = trim(lines_[li2]);
-      if (l.empty()) {
-        ++li2;
-        continue;
-      }
-      if (!is_code_row(l)) break;
-      parse_code_row(l, line_no(li2));
-      ++li2;
-    }
-    parse_condition_section(li2);
+    std::size_t pos = skip_space(0, clean_.size());
+    if (pos == clean_.size()) fail(0, "empty file");
+    pos = parse_title(pos);
+    std::size_t open = find_init(pos);
+    std::size_t close = clean_.find('}', open + 1);
+    if (close == std::string::npos)
+      fail(eof_, "unexpected end of file in the init block (missing '}')");
+    parse_init(open + 1, close);
+    std::size_t constraints = find_constraints(close + 1);
+    parse_program(close + 1, constraints);
+    parse_constraints(constraints, clean_.size());
     finish();
     return std::move(test_);
   }
 
  private:
-  [[noreturn]] void fail(std::uint32_t line, const std::string& what) const {
-    throw LitmusError(fmt::format("{}:{}: {}", file_, line, what));
+  // ---- positions and errors ----
+
+  std::pair<std::size_t, std::size_t> line_col(std::size_t offset) const {
+    auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+    auto line = static_cast<std::size_t>(it - line_starts_.begin());
+    return {line, offset - line_starts_[line - 1] + 1};
   }
-  std::uint32_t line_no(std::size_t index) const { return static_cast<std::uint32_t>(index + 1); }
-  std::uint32_t last_line() const {
-    // The last line that has any text, or 1.
-    for (std::size_t i = lines_.size(); i > 0; --i)
-      if (!trim(lines_[i - 1]).empty()) return line_no(i - 1);
-    return 1;
+  [[noreturn]] void fail(std::size_t offset, const std::string& what) const {
+    auto [line, col] = line_col(offset);
+    throw LitmusError(fmt::format("{}:{}:{}: {}", file_, line, col, what));
   }
-  void skip_blank(std::size_t& li) const {
-    while (li < lines_.size() && trim(lines_[li]).empty()) ++li;
+  // A view into clean_ knows where it is.
+  std::size_t offset_of(std::string_view s) const {
+    return static_cast<std::size_t>(s.data() - clean_.data());
+  }
+  [[noreturn]] void fail_at(std::string_view where, const std::string& what) const {
+    fail(offset_of(where), what);
+  }
+  std::uint32_t line_of(std::size_t offset) const {
+    return static_cast<std::uint32_t>(line_col(offset).first);
+  }
+  std::size_t skip_space(std::size_t i, std::size_t e) const {
+    while (i < e && is_space(clean_[i])) ++i;
+    return i;
+  }
+  std::string_view range(std::size_t b, std::size_t e) const {
+    return std::string_view(clean_).substr(b, e - b);
   }
 
-  // OCaml comments nest; they are replaced by spaces so columns and lines stay put.
+  // OCaml comments nest; they are replaced by spaces so offsets, lines and columns stay.
   std::string strip_comments(std::string_view text) const {
     std::string out(text);
     int depth = 0;
-    std::uint32_t line = 1, open_line = 1;
+    std::size_t open = 0;
     bool in_string = false;
     for (std::size_t i = 0; i < out.size(); ++i) {
       char c = out[i];
       if (c == '\n') {
-        ++line;
         in_string = false;  // doc strings never span lines
         continue;
       }
       if (depth == 0 && c == '"') in_string = !in_string;
       if (in_string) continue;
       if (c == '(' && i + 1 < out.size() && out[i + 1] == '*') {
-        if (depth == 0) open_line = line;
+        if (depth == 0) open = i;
         ++depth;
         out[i] = out[i + 1] = ' ';
         ++i;
@@ -220,69 +250,150 @@ class Parser {
         out[i] = ' ';
       }
     }
-    if (depth > 0) fail(open_line, "unterminated comment '(*'");
+    if (depth > 0) fail(open, "unterminated comment '(*'");
     return out;
   }
 
-  void parse_title(std::size_t li) {
-    std::istringstream words{std::string(lines_[li])};
-    std::string arch, name;
-    words >> arch >> name;
-    if (arch == "X86" || lower(arch) == "x86") test_.arch = Arch::x86;
+  // ---- sections ----
+
+  // `ARCH NAME ...`; returns the offset after the name.
+  std::size_t parse_title(std::size_t pos) {
+    std::size_t e = clean_.find('\n', pos);
+    if (e == std::string::npos) e = clean_.size();
+    auto word_end = [&](std::size_t i) {
+      while (i < e && !is_space(clean_[i])) ++i;
+      return i;
+    };
+    std::size_t arch_end = word_end(pos);
+    std::string arch(range(pos, arch_end));
+    if (lower(arch) == "x86") test_.arch = Arch::x86;
     else if (lower(arch) == "x86_64") test_.arch = Arch::x86_64;
     else
-      fail(line_no(li), fmt::format("unsupported architecture '{}' (atomcheck reads X86 and "
-                                    "X86_64 litmus tests)",
-                                    arch));
-    if (name.empty()) fail(line_no(li), fmt::format("missing test name after '{}'", arch));
-    test_.name = name;
+      fail(pos, fmt::format("unsupported architecture '{}' (atomcheck reads X86 and X86_64 "
+                            "litmus tests)",
+                            arch));
+    std::size_t name = skip_space(arch_end, e);
+    std::size_t name_end = word_end(name);
+    if (name == name_end) fail(arch_end, fmt::format("missing test name after '{}'", arch));
+    test_.name = std::string(range(name, name_end));
+    return name_end;
   }
 
-  // ---- tokens (init block and condition) ----
-
-  // Tokenizes lines [from_line, end) starting at column `col` of the first; stops after
-  // `stop` (a symbol) when given.
-  std::vector<Token> tokenize(std::size_t from_line, std::size_t col, std::size_t to_line) const {
-    std::vector<Token> out;
-    for (std::size_t li = from_line; li < to_line && li < lines_.size(); ++li) {
-      std::string_view l = lines_[li];
-      std::size_t i = li == from_line ? col : 0;
-      while (i < l.size()) {
-        char c = l[i];
-        if (std::isspace(static_cast<unsigned char>(c))) {
-          ++i;
-          continue;
-        }
-        Token t;
-        t.line = line_no(li);
-        auto two = [&](const char* s) { return l.substr(i, 2) == s; };
-        if (std::isdigit(static_cast<unsigned char>(c)) ||
-            (c == '-' && i + 1 < l.size() && std::isdigit(static_cast<unsigned char>(l[i + 1])))) {
-          std::size_t j = i + 1;
-          while (j < l.size() && std::isalnum(static_cast<unsigned char>(l[j]))) ++j;
-          t.kind = Token::Kind::number;
-          t.text = std::string(l.substr(i, j - i));
-          if (!parse_int(t.text, t.number)) fail(t.line, fmt::format("bad number '{}'", t.text));
-          i = j;
-        } else if (is_ident_start(c) || c == '%') {
-          std::size_t j = i + 1;
-          while (j < l.size() && is_ident_char(l[j])) ++j;
-          t.kind = Token::Kind::ident;
-          t.text = std::string(l.substr(i, j - i));
-          i = j;
-        } else if (two("/\\") || two("\\/") || two("!=") || two("=>")) {
-          t.kind = Token::Kind::sym;
-          t.text = std::string(l.substr(i, 2));
-          i += 2;
-        } else {
-          t.kind = Token::Kind::sym;
-          t.text = std::string(1, c);
-          ++i;
-        }
-        out.push_back(std::move(t));
+  // herd's splitter: `key=value` lines are skipped whole, quoted doc strings too; the
+  // first other `{` opens the init block.
+  std::size_t find_init(std::size_t i) const {
+    bool line_start = false;
+    while (i < clean_.size()) {
+      char c = clean_[i];
+      if (c == '\n') {
+        line_start = true;
+        ++i;
+        continue;
       }
+      if (line_start) {
+        line_start = false;
+        std::size_t k = i;
+        if (std::isalpha(static_cast<unsigned char>(clean_[k]))) {
+          while (k < clean_.size() && (is_word_char(clean_[k]) || clean_[k] == '/' || clean_[k] == '-')) ++k;
+          while (k < clean_.size() && (clean_[k] == ' ' || clean_[k] == '\t')) ++k;
+          if (k < clean_.size() && clean_[k] == '=') {
+            i = clean_.find('\n', k);
+            if (i == std::string::npos) break;
+            continue;
+          }
+        }
+      }
+      if (c == '"') {
+        std::size_t q = clean_.find_first_of("\"\n", i + 1);
+        if (q == std::string::npos) break;
+        i = clean_[q] == '"' ? q + 1 : q;
+        continue;
+      }
+      if (c == '{') return i;
+      ++i;
+    }
+    fail(eof_, "unexpected end of file: missing the init block '{ ... }'");
+  }
+
+  // The first keyword that starts the constraints, or the end of the file.
+  std::size_t find_constraints(std::size_t i) const {
+    static constexpr std::array<const char*, 8> kStart = {
+        "final", "forall", "exists", "cases", "observed", "Observed", "locations", "filter"};
+    while (i < clean_.size()) {
+      char c = clean_[i];
+      if (c == '~') {
+        std::size_t k = i + 1;
+        while (k < clean_.size() && (clean_[k] == ' ' || clean_[k] == '\t')) ++k;
+        if (clean_.compare(k, 6, "exists") == 0 &&
+            (k + 6 == clean_.size() || !is_word_char(clean_[k + 6])))
+          return i;
+        ++i;
+        continue;
+      }
+      if (!is_word_char(c)) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < clean_.size() && is_word_char(clean_[j])) ++j;
+      std::string_view w = range(i, j);
+      for (const char* k : kStart)
+        if (w == k) return i;
+      i = j;
+    }
+    return clean_.size();
+  }
+
+  // ---- tokens (init block and constraints) ----
+
+  // Tokens of [b, e); stops at `<<` (herd's configuration section).
+  std::vector<Token> tokenize(std::size_t b, std::size_t e) const {
+    std::vector<Token> out;
+    std::size_t i = b;
+    while (i < e) {
+      char c = clean_[i];
+      if (is_space(c)) {
+        ++i;
+        continue;
+      }
+      Token t;
+      t.offset = i;
+      auto two = [&](const char* s) { return i + 1 < e && clean_[i] == s[0] && clean_[i + 1] == s[1]; };
+      auto digit = [](char d) { return std::isdigit(static_cast<unsigned char>(d)) != 0; };
+      if (two("<<")) break;
+      if (digit(c) || (c == '-' && i + 1 < e && digit(clean_[i + 1]))) {
+        std::size_t j = i + 1;
+        while (j < e && std::isalnum(static_cast<unsigned char>(clean_[j]))) ++j;
+        t.kind = Token::Kind::number;
+        t.text = std::string(range(i, j));
+        if (!parse_int(t.text, t.number)) fail(i, fmt::format("bad number '{}'", t.text));
+        i = j;
+      } else if (is_ident_start(c) || (c == '%' && i + 1 < e && is_ident_start(clean_[i + 1]))) {
+        std::size_t j = i + 1;
+        while (j < e && is_ident_char(clean_[j])) ++j;
+        t.kind = Token::Kind::ident;
+        t.text = std::string(range(i, j));
+        i = j;
+      } else if (two("/\\") || two("\\/") || two("!=") || two("<>") || two("==") || two("=>")) {
+        t.kind = Token::Kind::sym;
+        t.text = std::string(range(i, i + 2));
+        i += 2;
+      } else {
+        t.kind = Token::Kind::sym;
+        t.text = std::string(1, c);
+        ++i;
+      }
+      out.push_back(std::move(t));
     }
     return out;
+  }
+
+  std::size_t end_of(const std::vector<Token>& toks, std::size_t fallback) const {
+    return toks.empty() ? fallback : toks.back().offset + toks.back().text.size();
+  }
+
+  static std::string shown_text(const Token& t) {
+    return t.kind == Token::Kind::end ? t.text : fmt::format("'{}'", t.text);
   }
 
   // ---- locations ----
@@ -297,15 +408,18 @@ class Parser {
     return id;
   }
 
-  // A thread prefix: "0" (number token) or "P0" (identifier).
-  bool thread_prefix(const Token& t, int& thread) const {
+  // A thread prefix: "0" (number) or "P0" (identifier), followed by ':'.
+  static bool thread_prefix(const TokenStream& ts, int& thread) {
+    if (!ts.sym(":", 1)) return false;
+    const Token& t = ts.peek();
     if (t.kind == Token::Kind::number && t.number >= 0 && t.number < 1000) {
       thread = static_cast<int>(t.number);
       return true;
     }
-    if (t.kind == Token::Kind::ident && t.text.size() > 1 && (t.text[0] == 'P' || t.text[0] == 'p')) {
+    if (t.kind == Token::Kind::ident && t.text.size() > 1 && t.text[0] == 'P') {
       std::int64_t n;
-      if (parse_int(std::string_view(t.text).substr(1), n) && n >= 0 && n < 1000) {
+      if (parse_int(std::string_view(t.text).substr(1), n) && n >= 0 && n < 1000 &&
+          std::isdigit(static_cast<unsigned char>(t.text[1]))) {
         thread = static_cast<int>(n);
         return true;
       }
@@ -313,109 +427,195 @@ class Parser {
     return false;
   }
 
-  int condition_register(const Token& t) const {
+  int register_of(const Token& t) const {
     std::string_view name = t.text;
     if (!name.empty() && name[0] == '%') name.remove_prefix(1);
     int r = t.kind == Token::Kind::ident ? lookup_register(test_.arch, name) : -1;
-    if (r < 0) fail(t.line, fmt::format("unknown register '{}'", t.text));
+    if (r < 0) fail(t.offset, fmt::format("unknown register {}", shown_text(t)));
     return r;
+  }
+
+  // Can a location start here? (`0:EAX`, `P0:EAX`, `[x]`, `x`)
+  bool location_ahead(const TokenStream& ts) const {
+    int thread;
+    if (thread_prefix(ts, thread) || ts.sym("[")) return true;
+    return ts.peek().kind == Token::Kind::ident && is_identifier(ts.peek().text);
+  }
+
+  // location: N:reg | PN:reg | [x] | x. The thread of a register is checked in finish().
+  Location parse_location(TokenStream& ts, const char* where) {
+    Location loc;
+    int thread;
+    const Token& t = ts.peek();
+    if (thread_prefix(ts, thread)) {
+      ts.next();
+      ts.next();
+      Token r = ts.next();
+      loc.is_reg = true;
+      loc.thread = thread;
+      loc.reg = register_of(r);
+      thread_refs_.push_back({thread, t.offset});
+      return loc;
+    }
+    if (ts.sym("[")) {
+      ts.next();
+      Token name = ts.next();
+      if (name.kind != Token::Kind::ident || !is_identifier(name.text))
+        fail(name.offset, fmt::format("expected a location name after '[', found {}", shown_text(name)));
+      if (!ts.sym("]")) fail(ts.offset(), fmt::format("expected ']', found {}", shown_text(ts.peek())));
+      ts.next();
+      loc.var = intern_var(name.text);
+      return loc;
+    }
+    if (t.kind == Token::Kind::ident && t.text.size() > 1 && t.text[0] == '%')
+      fail(t.offset, fmt::format("register '{}' needs its thread ('0:{}')", t.text, t.text));
+    if (t.kind == Token::Kind::ident && is_identifier(t.text)) {
+      Token name = ts.next();
+      if (ts.sym("["))
+        fail(name.offset, fmt::format("arrays ('{}[...]') are not supported", name.text));
+      if (ts.sym("("))
+        fail(name.offset, fmt::format("'{}(...)' (faults, page tables, tags) is not supported", name.text));
+      if (ts.sym(":"))
+        fail(name.offset, fmt::format("tagged locations ('{}:...') are not supported", name.text));
+      loc.var = intern_var(name.text);
+      return loc;
+    }
+    if (ts.sym("*")) fail(t.offset, "pointers ('*x') are not supported");
+    fail(t.offset, fmt::format("expected a location (0:EAX, [x] or x) {}, found {}", where, shown_text(t)));
+  }
+
+  // Index of a location of the condition, locations or filter in locs_.
+  std::uint32_t intern_loc(const Location& loc, bool shown) {
+    auto it = std::find(locs_.begin(), locs_.end(), loc);
+    if (it != locs_.end()) {
+      auto i = static_cast<std::size_t>(it - locs_.begin());
+      if (shown) shown_[i] = true;
+      return static_cast<std::uint32_t>(i);
+    }
+    locs_.push_back(loc);
+    shown_.push_back(shown);
+    return static_cast<std::uint32_t>(locs_.size() - 1);
   }
 
   // ---- init block ----
 
-  // Parses from (line li, column col) just after '{' to the matching '}'; returns the
-  // position of '}'.
-  std::pair<std::size_t, std::size_t> parse_init(std::size_t li, std::size_t col) {
-    std::size_t end_line = li, end_col = std::string_view::npos;
-    for (std::size_t l = li; l < lines_.size(); ++l) {
-      std::size_t from = l == li ? col : 0;
-      std::size_t p = lines_[l].find('}', from);
-      if (p != std::string_view::npos) {
-        end_line = l;
-        end_col = p;
-        break;
-      }
-    }
-    if (end_col == std::string_view::npos)
-      fail(last_line(), "unexpected end of file in the init block (missing '}')");
-    // Tokens strictly inside the braces.
-    std::vector<Token> toks;
-    for (Token& t : tokenize(li, col, end_line + 1)) {
-      if (t.line == line_no(end_line) && t.kind == Token::Kind::sym && t.text == "}") break;
-      toks.push_back(std::move(t));
-    }
-    std::vector<Token> entry;
+  void parse_init(std::size_t b, std::size_t e) {
+    std::vector<Token> toks = tokenize(b, e);
+    std::vector<Token> item;
     for (std::size_t i = 0; i <= toks.size(); ++i) {
       if (i == toks.size() || (toks[i].kind == Token::Kind::sym && toks[i].text == ";")) {
-        if (!entry.empty()) parse_init_entry(entry);
-        entry.clear();
+        if (!item.empty()) parse_init_item(item, i == toks.size() ? e : toks[i].offset);
+        item.clear();
       } else {
-        entry.push_back(toks[i]);
+        item.push_back(toks[i]);
       }
     }
-    return {end_line, end_col};
   }
 
-  std::int64_t init_value(const std::vector<Token>& e, std::size_t i) const {
-    if (i >= e.size()) fail(e.back().line, "missing value after '=' in the init block");
-    if (e[i].kind == Token::Kind::ident)
-      fail(e[i].line, fmt::format("initialising with an address ('{}') is not supported",
-                                  e[i].text));
-    if (e[i].kind != Token::Kind::number)
-      fail(e[i].line, fmt::format("expected a number in the init block, found '{}'", e[i].text));
-    if (i + 1 != e.size())
-      fail(e[i + 1].line, fmt::format("unexpected '{}' in the init block", e[i + 1].text));
-    return e[i].number;
-  }
-
-  void parse_init_entry(const std::vector<Token>& e) {
-    auto is = [&](std::size_t i, const char* s) {
-      return i < e.size() && e[i].kind == Token::Kind::sym && e[i].text == s;
-    };
-    int thread;
-    if (e.size() >= 3 && thread_prefix(e[0], thread) && is(1, ":")) {
-      int reg = condition_register(e[2]);
-      if (!is(3, "=")) fail(e[2].line, "expected '=' after a register in the init block");
-      std::int64_t v = init_value(e, 4);
-      pending_reg_init_.push_back({thread, reg, v, e[0].line});
-      return;
+  // [_Atomic] [type] location [= value], as herd's init grammar has it for scalars.
+  void parse_init_item(std::vector<Token> item, std::size_t end) {
+    TokenStream ts(std::move(item), end);
+    if (ts.word("_Atomic")) ts.next();
+    // Type words: an identifier followed by what can start a location.
+    while (ts.peek().kind == Token::Kind::ident) {
+      int thread;
+      if (thread_prefix(ts, thread)) break;
+      const Token& n = ts.peek(1);
+      bool more = (n.kind == Token::Kind::ident) || (n.kind == Token::Kind::number && ts.sym(":", 2)) ||
+                  (n.kind == Token::Kind::sym && (n.text == "[" || n.text == "*"));
+      if (!more) break;
+      if (ts.sym("[", 1)) {
+        // `int x[2]` declares an array; `t [x]` a typed bracketed location.
+        if (ts.peek(2).kind == Token::Kind::number || ts.sym("]", 2))
+          fail(ts.offset(), fmt::format("arrays ('{}[...]') are not supported", ts.peek().text));
+      }
+      ts.next();
     }
-    if (is(0, "[")) {
-      if (e.size() < 3 || e[1].kind != Token::Kind::ident || !is(2, "]"))
-        fail(e[0].line, "expected '[location]' in the init block");
-      std::uint32_t var = intern_var(e[1].text);
-      if (is(3, "=")) test_.var_init[var] = init_value(e, 4);
-      else if (e.size() > 3) fail(e[3].line, fmt::format("unexpected '{}' in the init block", e[3].text));
-      return;
+    if (ts.sym("*")) fail(ts.offset(), "pointers ('*x') are not supported");
+    if (!location_ahead(ts))
+      fail(ts.offset(), fmt::format("expected a location in the init block, found {}", shown_text(ts.peek())));
+    std::size_t at = ts.offset();
+    // Registers are checked against the threads in finish(); they are not observed.
+    Location loc;
+    {
+      std::size_t refs = thread_refs_.size();
+      loc = parse_location(ts, "in the init block");
+      thread_refs_.resize(refs);
     }
-    // [type words] location [= value]
-    std::size_t eq = 0;
-    while (eq < e.size() && !is(eq, "=")) ++eq;
-    if (eq == 0) fail(e[0].line, fmt::format("unexpected '{}' in the init block", e[0].text));
-    const Token& loc = e[eq - 1];
-    if (loc.kind != Token::Kind::ident || !is_identifier(loc.text))
-      fail(loc.line, fmt::format("expected a location name in the init block, found '{}'", loc.text));
-    for (std::size_t i = 0; i + 1 < eq; ++i)
-      if (e[i].kind != Token::Kind::ident)
-        fail(e[i].line, fmt::format("unexpected '{}' in the init block", e[i].text));
-    std::uint32_t var = intern_var(loc.text);
-    if (eq < e.size()) test_.var_init[var] = init_value(e, eq + 1);
+    std::int64_t value = 0;
+    if (ts.sym("=")) {
+      ts.next();
+      value = init_value(ts);
+    }
+    if (!ts.at_end())
+      fail(ts.offset(), fmt::format("unexpected '{}' in the init block", ts.peek().text));
+    if (loc.is_reg) {
+      for (const RegInit& r : pending_reg_init_)
+        if (r.thread == loc.thread && r.reg == loc.reg)
+          fail(at, fmt::format("{}:{} is initialised twice", loc.thread, register_name(test_.arch, loc.reg)));
+      pending_reg_init_.push_back({loc.thread, loc.reg, value, at});
+    } else {
+      if (!initialised_.insert(loc.var).second)
+        fail(at, fmt::format("{} is initialised twice", test_.vars[loc.var]));
+      test_.var_init[loc.var] = value;
+    }
   }
 
-  // ---- thread table ----
+  std::int64_t init_value(TokenStream& ts) {
+    const Token& t = ts.peek();
+    if (t.kind == Token::Kind::number) {
+      if (ts.sym(":", 1)) fail(t.offset, "labels and tags as values are not supported");
+      return ts.next().number;
+    }
+    if (ts.word("ATOMIC_INIT") && ts.sym("(", 1)) {
+      ts.next();
+      ts.next();
+      if (ts.peek().kind != Token::Kind::number)
+        fail(ts.offset(), fmt::format("expected a number in ATOMIC_INIT(...), found {}", shown_text(ts.peek())));
+      std::int64_t v = ts.next().number;
+      if (!ts.sym(")")) fail(ts.offset(), fmt::format("expected ')', found {}", shown_text(ts.peek())));
+      ts.next();
+      return v;
+    }
+    if (ts.at_end()) fail(t.offset, "missing value after '=' in the init block");
+    if (ts.sym("&") || t.kind == Token::Kind::ident)
+      fail(t.offset, fmt::format("initialising with an address ({}) is not supported",
+                                 ts.sym("&") ? std::string("'&'") : shown_text(t)));
+    if (ts.sym("{")) fail(t.offset, "arrays ('{...}') are not supported");
+    if (ts.sym("(")) fail(t.offset, "page table entries ('(oa:...)') are not supported");
+    fail(t.offset, fmt::format("expected a number in the init block, found {}", shown_text(t)));
+  }
 
-  void parse_thread_header(std::string_view text, std::uint32_t line) {
-    std::string_view t = trim(text);
-    if (!t.empty() && t.back() == ';') t.remove_suffix(1);
-    std::size_t k = 0;
-    std::size_t start = 0;
+  // ---- program ----
+
+  void parse_program(std::size_t b, std::size_t e) {
+    std::size_t i = skip_space(b, e);
+    if (i < e && clean_[i] == ';') i = i + 1;  // `};`: herd's optional ';' after the init block
+    std::vector<std::string_view> rows;
+    std::size_t start = i;
+    for (std::size_t k = i; k < e; ++k) {
+      if (clean_[k] != ';') continue;
+      rows.push_back(range(start, k));
+      start = k + 1;
+    }
+    if (skip_space(start, e) < e) rows.push_back(range(start, e));  // a last row without ';'
+    if (rows.empty() || trim(rows[0]).empty())
+      fail(e < clean_.size() ? skip_space(i, e) : eof_,
+           "unexpected end of file: missing the thread table 'P0 | P1 ... ;'");
+    parse_thread_header(rows[0]);
+    for (std::size_t r = 1; r < rows.size(); ++r) parse_code_row(rows[r]);
+  }
+
+  void parse_thread_header(std::string_view row) {
+    std::size_t k = 0, start = 0;
     while (true) {
-      std::size_t bar = t.find('|', start);
-      std::string_view cell = trim(t.substr(start, bar == std::string_view::npos ? bar : bar - start));
+      std::size_t bar = row.find('|', start);
+      std::string_view cell = trim(row.substr(start, bar == std::string_view::npos ? bar : bar - start));
       std::int64_t n = -1;
-      if (cell.size() < 2 || (cell[0] != 'P' && cell[0] != 'p') || !parse_int(cell.substr(1), n) ||
+      if (cell.size() < 2 || cell[0] != 'P' || !parse_int(cell.substr(1), n) ||
           n != static_cast<std::int64_t>(k))
-        fail(line, fmt::format("expected the thread header 'P0 | P1 | ... ;', found '{}'", trim(text)));
+        fail_at(cell.empty() ? row.substr(start) : cell,
+                fmt::format("expected the thread header 'P0 | P1 | ... ;', found '{}'", trim(row)));
       ++k;
       if (bar == std::string_view::npos) break;
       start = bar + 1;
@@ -424,29 +624,25 @@ class Parser {
     test_.reg_init.assign(k, std::vector<std::int64_t>(kRegisterCount, 0));
   }
 
-  static bool is_condition_word(std::string_view l) {
-    for (std::string_view w : {"exists", "~exists", "forall", "locations", "filter", "~"}) {
-      if (l.substr(0, w.size()) == w &&
-          (l.size() == w.size() || !is_ident_char(l[w.size()]) || w == "~"))
-        return true;
-    }
-    return false;
-  }
-  static bool is_code_row(std::string_view l) {
-    if (is_condition_word(l)) return false;
-    return l.back() == ';' || l.find('|') != std::string_view::npos;
-  }
-
-  void parse_code_row(std::string_view l, std::uint32_t line) {
-    if (l.back() == ';') l.remove_suffix(1);
+  void parse_code_row(std::string_view row) {
     std::size_t col = 0, start = 0;
     while (true) {
-      std::size_t bar = l.find('|', start);
-      std::string_view cell = trim(l.substr(start, bar == std::string_view::npos ? bar : bar - start));
+      std::size_t bar = row.find('|', start);
+      std::string_view cell = trim(row.substr(start, bar == std::string_view::npos ? bar : bar - start));
       if (col >= test_.threads.size())
-        fail(line, fmt::format("this row has more columns than the {} threads of the header",
-                               test_.threads.size()));
-      if (!cell.empty()) test_.threads[col].push_back(parse_instruction(cell, line));
+        fail_at(cell.empty() ? row.substr(start) : cell,
+                fmt::format("this row has more columns than the {} threads of the header",
+                            test_.threads.size()));
+      // Labels (`L0:`) name positions for jumps, which atomcheck does not read: no-ops.
+      while (!cell.empty() && is_ident_start(cell[0])) {
+        std::size_t j = 0;
+        while (j < cell.size() && is_word_char(cell[j])) ++j;
+        std::size_t k = j;
+        while (k < cell.size() && is_space(cell[k])) ++k;
+        if (k >= cell.size() || cell[k] != ':') break;
+        cell = trim(cell.substr(k + 1));
+      }
+      if (!cell.empty()) test_.threads[col].push_back(parse_instruction(cell));
       ++col;
       if (bar == std::string_view::npos) break;
       start = bar + 1;
@@ -460,54 +656,54 @@ class Parser {
     std::uint32_t var = kNoVar;
   };
 
-  Operand parse_operand(std::string_view text, std::uint32_t line) {
+  Operand parse_operand(std::string_view text, std::string_view cell) {
     std::string_view s = trim(text);
     Operand op;
-    if (s.empty()) fail(line, "missing operand");
+    if (s.empty()) fail_at(text.empty() ? cell : text, "missing operand");
     bool intel = test_.arch == Arch::x86;
     char open = intel ? '[' : '(', close = intel ? ']' : ')';
     if (s[0] == '[' || s[0] == '(') {
       if (s[0] != open || s.back() != close)
-        fail(line, fmt::format("bad memory operand '{}' ({} writes memory as {}x{})", s,
+        fail_at(s, fmt::format("bad memory operand '{}' ({} writes memory as {}x{})", s,
                                intel ? "X86" : "X86_64", open, close));
       std::string_view inner = trim(s.substr(1, s.size() - 2));
       std::string_view reg_part = inner;
       if (!reg_part.empty() && reg_part[0] == '%') reg_part.remove_prefix(1);
       if (lookup_register(test_.arch, reg_part) >= 0)
-        fail(line, fmt::format("indirect addressing '{}' is not supported", s));
-      if (!is_identifier(inner)) fail(line, fmt::format("bad memory operand '{}'", s));
+        fail_at(s, fmt::format("indirect addressing '{}' is not supported", s));
+      if (!is_identifier(inner)) fail_at(s, fmt::format("bad memory operand '{}'", s));
       op.kind = Operand::Kind::mem;
       op.var = intern_var(inner);
       return op;
     }
     if (s[0] == '$' || s[0] == '-' || std::isdigit(static_cast<unsigned char>(s[0]))) {
       std::string_view num = s[0] == '$' ? s.substr(1) : s;
-      if (!parse_int(trim(num), op.imm)) fail(line, fmt::format("bad immediate '{}'", s));
+      if (!parse_int(trim(num), op.imm)) fail_at(s, fmt::format("bad immediate '{}'", s));
       op.kind = Operand::Kind::imm;
       return op;
     }
     if (!intel) {
       if (s[0] != '%')
-        fail(line, fmt::format("bad operand '{}' (X86_64 writes registers as %eax, memory as "
+        fail_at(s, fmt::format("bad operand '{}' (X86_64 writes registers as %eax, memory as "
                                "(x), immediates as $1)",
                                s));
       op.reg = lookup_register(test_.arch, s.substr(1));
     } else {
       op.reg = lookup_register(test_.arch, s);
     }
-    if (op.reg < 0) fail(line, fmt::format("unknown register '{}'", s));
+    if (op.reg < 0) fail_at(s, fmt::format("unknown register '{}'", s));
     op.kind = Operand::Kind::reg;
     return op;
   }
 
-  Instr parse_instruction(std::string_view cell, std::uint32_t line) {
+  Instr parse_instruction(std::string_view cell) {
     static constexpr const char* kSubset =
         "atomcheck reads MOV, MFENCE, XCHG, LOCK CMPXCHG and LOCK XADD";
     // mnemonic [operands]
     auto split_word = [](std::string_view s) {
       s = trim(s);
       std::size_t sp = 0;
-      while (sp < s.size() && !std::isspace(static_cast<unsigned char>(s[sp]))) ++sp;
+      while (sp < s.size() && !is_space(s[sp])) ++sp;
       return std::pair{s.substr(0, sp), trim(s.substr(sp))};
     };
     auto [word, rest] = split_word(cell);
@@ -516,7 +712,7 @@ class Parser {
     if (mnem == "lock") {
       locked = true;
       auto [w2, r2] = split_word(rest);
-      if (w2.empty()) fail(line, "LOCK prefix without an instruction");
+      if (w2.empty()) fail_at(cell, "LOCK prefix without an instruction");
       mnem = lower(w2);
       rest = r2;
     }
@@ -527,16 +723,15 @@ class Parser {
     if (!known(mnem) && mnem.size() > 1 && std::string_view("bwlq").find(mnem.back()) != std::string_view::npos &&
         known(mnem.substr(0, mnem.size() - 1)) && mnem != "mfence")
       mnem.pop_back();
-    if (!known(mnem))
-      fail(line, fmt::format("unsupported instruction '{}' ({})", trim(cell), kSubset));
+    if (!known(mnem)) fail_at(cell, fmt::format("unsupported instruction '{}' ({})", cell, kSubset));
 
     std::vector<Operand> ops;
     if (!rest.empty()) {
       std::size_t start = 0;
       while (true) {
         std::size_t comma = rest.find(',', start);
-        ops.push_back(parse_operand(
-            rest.substr(start, comma == std::string_view::npos ? comma : comma - start), line));
+        ops.push_back(parse_operand(rest.substr(start, comma == std::string_view::npos ? comma : comma - start),
+                                    cell));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
       }
@@ -545,11 +740,10 @@ class Parser {
     if (test_.arch == Arch::x86_64) std::reverse(ops.begin(), ops.end());
     using K = Operand::Kind;
     Instr in;
-    in.line = line;
+    in.line = line_of(offset_of(cell));
     auto want = [&](std::size_t n) {
       if (ops.size() != n)
-        fail(line, fmt::format("'{}' takes {} operand{}, found {}", trim(cell), n, n == 1 ? "" : "s",
-                               ops.size()));
+        fail_at(cell, fmt::format("'{}' takes {} operand{}, found {}", cell, n, n == 1 ? "" : "s", ops.size()));
     };
     auto to_source = [](const Operand& o) {
       Source s;
@@ -560,17 +754,17 @@ class Parser {
     };
     if (mnem == "mfence") {
       want(0);
-      if (locked) fail(line, "LOCK prefix is not valid on MFENCE");
+      if (locked) fail_at(cell, "LOCK prefix is not valid on MFENCE");
       in.op = Opcode::mfence;
       return in;
     }
     want(2);
     if (mnem == "mov") {
-      if (locked) fail(line, "LOCK prefix is not valid on MOV");
+      if (locked) fail_at(cell, "LOCK prefix is not valid on MOV");
       const Operand &dst = ops[0], &src = ops[1];
       if (dst.kind == K::mem && src.kind == K::mem)
-        fail(line, fmt::format("'{}': MOV cannot move memory to memory", trim(cell)));
-      if (dst.kind == K::imm) fail(line, fmt::format("'{}': cannot store into an immediate", trim(cell)));
+        fail_at(cell, fmt::format("'{}': MOV cannot move memory to memory", cell));
+      if (dst.kind == K::imm) fail_at(cell, fmt::format("'{}': cannot store into an immediate", cell));
       if (dst.kind == K::mem) {
         in.op = Opcode::store;
         in.var = dst.var;
@@ -596,84 +790,91 @@ class Parser {
       }
       in.op = Opcode::xchg;
     } else {
-      if (!locked)
-        fail(line, fmt::format("'{}' without LOCK is not atomic ({})", trim(cell), kSubset));
+      if (!locked) fail_at(cell, fmt::format("'{}' without LOCK is not atomic ({})", cell, kSubset));
       if (ops[0].kind == K::mem) mem = &ops[0];
       if (ops[1].kind == K::reg) reg = &ops[1];
       in.op = mnem == "cmpxchg" ? Opcode::cmpxchg : Opcode::xadd;
     }
     if (mem == nullptr || reg == nullptr)
-      fail(line, fmt::format("'{}' needs a memory operand and a register ({})", trim(cell),
-                             test_.arch == Arch::x86 ? "[x],EAX" : "%eax,(x)"));
+      fail_at(cell, fmt::format("'{}' needs a memory operand and a register ({})", cell,
+                                test_.arch == Arch::x86 ? "[x],EAX" : "%eax,(x)"));
     in.var = mem->var;
     in.reg = reg->reg;
     return in;
   }
 
-  // ---- condition ----
+  // ---- constraints: locations, filter, condition ----
 
-  class TokenStream {
-   public:
-    TokenStream(std::vector<Token> toks, std::uint32_t eof_line)
-        : toks_(std::move(toks)), eof_line_(eof_line) {}
-    bool at_end() const { return pos_ >= toks_.size(); }
-    const Token& peek() const {
-      static const Token kEnd{};
-      return at_end() ? kEnd : toks_[pos_];
-    }
-    bool peek_sym(const char* s) const {
-      return !at_end() && toks_[pos_].kind == Token::Kind::sym && toks_[pos_].text == s;
-    }
-    bool peek_ident(const char* s) const {
-      return !at_end() && toks_[pos_].kind == Token::Kind::ident && toks_[pos_].text == s;
-    }
-    Token next() { return at_end() ? Token{} : toks_[pos_++]; }
-    std::uint32_t line() const { return at_end() ? eof_line_ : toks_[pos_].line; }
-
-   private:
-    std::vector<Token> toks_;
-    std::size_t pos_ = 0;
-    std::uint32_t eof_line_;
-  };
-
-  void parse_condition_section(std::size_t li) {
-    TokenStream ts(tokenize(li, 0, lines_.size()), last_line());
-    auto eof_in_condition = [&] { fail(last_line(), "unexpected end of file in the condition"); };
-    if (ts.peek_ident("locations")) {
+  void parse_constraints(std::size_t b, std::size_t e) {
+    std::vector<Token> toks = tokenize(b, e);
+    std::size_t eof = end_of(toks, eof_);
+    TokenStream ts(std::move(toks), eof);
+    if (ts.word("locations")) {
       ts.next();
-      if (!ts.peek_sym("[")) fail(ts.line(), "expected '[' after 'locations'");
+      if (!ts.sym("[")) fail(ts.offset(), fmt::format("expected '[' after 'locations', found {}", shown_text(ts.peek())));
       ts.next();
-      while (!ts.peek_sym("]")) {
-        if (ts.at_end()) fail(last_line(), "unexpected end of file in 'locations [...]'");
-        if (ts.peek_sym(";")) {
-          ts.next();
-          continue;
-        }
-        parse_location(ts);  // only adds it to the observed locations
+      while (!ts.sym("]")) {
+        if (ts.at_end()) fail(ts.offset(), "unexpected end of file in 'locations [...]'");
+        intern_loc(parse_location(ts, "in 'locations [...]'"), true);
+        // herd allows a type after a location: `x int`, `x int*`, `x*`.
+        if (ts.peek().kind == Token::Kind::ident) ts.next();
+        if (ts.sym("*")) ts.next();
+        if (ts.sym(";")) ts.next();
+        else if (!ts.sym("]"))
+          fail(ts.offset(), fmt::format("expected ';' or ']' in 'locations [...]', found {}", shown_text(ts.peek())));
       }
       ts.next();
     }
-    if (ts.peek_ident("filter")) fail(ts.line(), "'filter' is not supported");
-    if (ts.at_end())
-      fail(last_line(), "missing condition (exists, ~exists or forall) after the thread table");
-    test_.condition.line = ts.line();
-    if (ts.peek_ident("exists")) {
-      test_.condition.quantifier = Quantifier::exists;
-    } else if (ts.peek_ident("forall")) {
-      test_.condition.quantifier = Quantifier::forall;
-    } else if (ts.peek_sym("~")) {
+    if (ts.word("filter")) {
       ts.next();
-      if (!ts.peek_ident("exists"))
-        fail(ts.line(), fmt::format("expected 'exists' after '~', found '{}'", ts.peek().text));
-      test_.condition.quantifier = Quantifier::not_exists;
-    } else {
-      fail(ts.line(), fmt::format("expected a condition (exists, ~exists or forall), found '{}'",
-                                  ts.peek().text));
+      if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the filter");
+      test_.condition.filter_root = parse_or(ts, false);
+      test_.condition.has_filter = true;
     }
-    ts.next();
-    if (ts.at_end()) eof_in_condition();
-    test_.condition.root = parse_disj(ts);
-    // Anything after the proposition is one of the trailing sections herd ignores.
+    Condition& c = test_.condition;
+    c.line = line_of(ts.at_end() ? eof : ts.offset());
+    bool negated = (ts.sym("~") || ts.word("not")) && ts.word("exists", 1);
+    if (ts.at_end() || ts.sym(";") || ts.word("with")) {
+      // herd: no condition is `forall true`.
+      c.quantifier = Quantifier::forall;
+      c.root = add_node({CondNode::Kind::truth});
+    } else if (ts.word("exists") || ts.word("forall") || ts.word("final") || negated) {
+      c.quantifier = ts.word("forall") ? Quantifier::forall : negated ? Quantifier::not_exists : Quantifier::exists;
+      if (negated) ts.next();
+      ts.next();
+      if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the condition");
+      c.root = parse_or(ts, true);
+    } else if (ts.sym("(")) {
+      c.quantifier = Quantifier::exists;  // herd reads a bare `(P)` as `exists (P)`
+      c.root = parse_or(ts, true);
+    } else if (ts.word("observed") || ts.word("Observed")) {
+      ts.next();
+      c.quantifier = Quantifier::exists;
+      c.root = parse_observed(ts);
+    } else if (ts.word("cases")) {
+      fail(ts.offset(), "'cases' conditions are not supported");
+    } else {
+      fail(ts.offset(), fmt::format("expected a condition (exists, ~exists, forall, final or "
+                                    "observed), found {}",
+                                    shown_text(ts.peek())));
+    }
+    if (ts.sym(";")) ts.next();
+    if (ts.word("with")) {  // per-model kinds (`with tso: exists;`): herd's, not ours
+      ts.next();
+      while (!ts.at_end()) {
+        Token name = ts.next();
+        if (name.kind != Token::Kind::ident || !ts.sym(":"))
+          fail(name.offset, fmt::format("expected 'name: exists' after 'with', found {}", shown_text(name)));
+        ts.next();
+        if (ts.sym("~") || ts.word("not")) ts.next();
+        if (!ts.word("exists") && !ts.word("forall"))
+          fail(ts.offset(), fmt::format("expected exists, ~exists or forall, found {}", shown_text(ts.peek())));
+        ts.next();
+        if (ts.sym(";")) ts.next();
+      }
+    }
+    if (!ts.at_end())
+      fail(ts.offset(), fmt::format("unexpected '{}' after the condition", ts.peek().text));
   }
 
   std::uint32_t add_node(CondNode n) {
@@ -681,133 +882,170 @@ class Parser {
     return static_cast<std::uint32_t>(test_.condition.nodes.size() - 1);
   }
 
-  std::uint32_t parse_disj(TokenStream& ts) {
-    std::uint32_t l = parse_conj(ts);
-    while (ts.peek_sym("\\/")) {
+  // herd's precedence, loosest first: \/, /\, => (right), ~.
+  std::uint32_t parse_or(TokenStream& ts, bool shown) {
+    std::uint32_t l = parse_and(ts, shown);
+    while (ts.sym("\\/")) {
       ts.next();
-      std::uint32_t r = parse_conj(ts);
-      l = add_node({CondNode::Kind::disj, 0, 0, l, r});
+      std::uint32_t r = parse_and(ts, shown);
+      l = add_node({CondNode::Kind::disj, 0, 0, 0, l, r});
     }
     return l;
   }
-  std::uint32_t parse_conj(TokenStream& ts) {
-    std::uint32_t l = parse_unary(ts);
-    while (ts.peek_sym("/\\")) {
+  std::uint32_t parse_and(TokenStream& ts, bool shown) {
+    std::uint32_t l = parse_implies(ts, shown);
+    while (ts.sym("/\\")) {
       ts.next();
-      std::uint32_t r = parse_unary(ts);
-      l = add_node({CondNode::Kind::conj, 0, 0, l, r});
+      std::uint32_t r = parse_implies(ts, shown);
+      l = add_node({CondNode::Kind::conj, 0, 0, 0, l, r});
     }
     return l;
   }
-  std::uint32_t parse_unary(TokenStream& ts) {
-    if (ts.at_end()) fail(last_line(), "unexpected end of file in the condition");
-    if (ts.peek_sym("~") || ts.peek_ident("not")) {
+  std::uint32_t parse_implies(TokenStream& ts, bool shown) {
+    std::uint32_t l = parse_not(ts, shown);
+    if (!ts.sym("=>")) return l;
+    ts.next();
+    std::uint32_t r = parse_implies(ts, shown);
+    return add_node({CondNode::Kind::implies, 0, 0, 0, l, r});
+  }
+  std::uint32_t parse_not(TokenStream& ts, bool shown) {
+    if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the condition");
+    if (ts.sym("~") || ts.word("not")) {
       ts.next();
-      std::uint32_t c = parse_unary(ts);
-      return add_node({CondNode::Kind::negation, 0, 0, c, 0});
+      std::uint32_t c = parse_not(ts, shown);
+      return add_node({CondNode::Kind::negation, 0, 0, 0, c, 0});
     }
-    if (ts.peek_sym("(")) {
+    if (ts.sym("(")) {
       ts.next();
-      std::uint32_t e = parse_disj(ts);
-      if (ts.at_end()) fail(last_line(), "unexpected end of file in the condition (missing ')')");
-      if (!ts.peek_sym(")")) fail(ts.line(), fmt::format("expected ')', found '{}'", ts.peek().text));
+      std::uint32_t e = parse_or(ts, shown);
+      if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the condition (missing ')')");
+      if (!ts.sym(")")) fail(ts.offset(), fmt::format("expected ')', found '{}'", ts.peek().text));
       ts.next();
       return e;
     }
-    if (ts.peek_ident("true")) {
+    if (ts.word("true")) {
       ts.next();
-      return add_node({CondNode::Kind::truth, 0, 0, 0, 0});
+      return add_node({CondNode::Kind::truth});
     }
-    if (ts.peek_ident("false")) {
+    if (ts.word("false")) {
       ts.next();
-      return add_node({CondNode::Kind::falsity, 0, 0, 0, 0});
+      return add_node({CondNode::Kind::falsity});
     }
-    std::uint32_t loc = parse_location(ts);
-    if (ts.at_end()) fail(last_line(), "unexpected end of file in the condition");
-    bool negate = false;
-    if (ts.peek_sym("!=")) negate = true;
-    else if (!ts.peek_sym("=")) fail(ts.line(), fmt::format("expected '=', found '{}'", ts.peek().text));
-    ts.next();
-    if (ts.at_end()) fail(last_line(), "unexpected end of file in the condition");
-    Token v = ts.next();
-    if (v.kind != Token::Kind::number)
-      fail(v.line, fmt::format("expected a number in the condition, found '{}'", v.text));
-    std::uint32_t atom = add_node({CondNode::Kind::atom, loc, v.number, 0, 0});
-    return negate ? add_node({CondNode::Kind::negation, 0, 0, atom, 0}) : atom;
+    return parse_atom(ts, shown);
   }
 
-  // A location of the condition; returns its index in condition_locs_ (remapped to
-  // Test::observed in finish()).
-  std::uint32_t parse_location(TokenStream& ts) {
-    Token t = ts.next();
-    Location loc;
+  // location (= | == | != | <>) (number | location)
+  std::uint32_t parse_atom(TokenStream& ts, bool shown) {
+    if (ts.word("fault") || ts.word("Fault")) fail(ts.offset(), "fault(...) atoms are not supported");
+    std::uint32_t loc = intern_loc(parse_location(ts, "in the condition"), shown);
+    if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the condition");
+    bool negate = ts.sym("!=") || ts.sym("<>");
+    if (!negate && !ts.sym("=") && !ts.sym("=="))
+      fail(ts.offset(), fmt::format("expected '=', found '{}'", ts.peek().text));
+    ts.next();
+    if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the condition");
+    const Token& v = ts.peek();
     int thread;
-    if (t.kind == Token::Kind::sym && t.text == "[") {
-      Token name = ts.next();
-      if (name.kind != Token::Kind::ident || !is_identifier(name.text))
-        fail(name.line ? name.line : last_line(), "expected a location name after '['");
-      if (!ts.peek_sym("]")) fail(ts.line(), "expected ']'");
-      ts.next();
-      loc.var = intern_var(name.text);
-    } else if (thread_prefix(t, thread) && ts.peek_sym(":")) {
-      ts.next();
-      if (ts.at_end()) fail(last_line(), "unexpected end of file in the condition");
-      Token r = ts.next();
-      if (thread >= static_cast<int>(test_.threads.size()))
-        fail(t.line, fmt::format("thread {} does not exist (the test has {} threads)", thread,
-                                 test_.threads.size()));
-      loc.is_reg = true;
-      loc.thread = thread;
-      loc.reg = condition_register(r);
-    } else if (t.kind == Token::Kind::ident && is_identifier(t.text)) {
-      loc.var = intern_var(t.text);
+    std::uint32_t atom;
+    if (v.kind == Token::Kind::number && !ts.sym(":", 1)) {
+      atom = add_node({CondNode::Kind::atom, loc, 0, ts.next().number});
+    } else if (thread_prefix(ts, thread) || ts.sym("[")) {
+      std::uint32_t loc2 = intern_loc(parse_location(ts, "in the condition"), shown);
+      atom = add_node({CondNode::Kind::same, loc, loc2});
+    } else if (v.kind == Token::Kind::ident && is_identifier(v.text) && !ts.sym("[", 1)) {
+      fail(v.offset, fmt::format("'{}' here is the address of {}, and atomcheck's locations hold "
+                                 "integers (write [{}] for its value)",
+                                 v.text, v.text, v.text));
+    } else if (ts.sym("{")) {
+      fail(v.offset, "arrays ('{...}') are not supported");
+    } else if (ts.sym("(")) {
+      fail(v.offset, "page table entries ('(oa:...)') are not supported");
+    } else if (ts.sym("*")) {
+      fail(v.offset, "pointers ('*x') are not supported");
     } else {
-      fail(t.line ? t.line : last_line(),
-           fmt::format("expected a location (0:EAX, [x] or x), found '{}'", t.text));
+      fail(v.offset, fmt::format("expected a number in the condition, found '{}'", v.text));
     }
-    auto it = std::find(condition_locs_.begin(), condition_locs_.end(), loc);
-    if (it != condition_locs_.end()) return static_cast<std::uint32_t>(it - condition_locs_.begin());
-    condition_locs_.push_back(loc);
-    return static_cast<std::uint32_t>(condition_locs_.size() - 1);
+    return negate ? add_node({CondNode::Kind::negation, 0, 0, 0, atom, 0}) : atom;
   }
+
+  // `observed a; b; and c;` is exists ((a /\ b) \/ c).
+  std::uint32_t parse_observed(TokenStream& ts) {
+    std::uint32_t disj = 0;
+    bool any = false;
+    while (true) {
+      std::uint32_t conj = 0;
+      bool have = false;
+      while (!ts.at_end() && !ts.word("and") && !ts.word("with")) {
+        std::uint32_t a = parse_atom(ts, true);
+        if (!ts.sym(";")) fail(ts.offset(), fmt::format("expected ';' after an observed atom, found {}", shown_text(ts.peek())));
+        ts.next();
+        conj = have ? add_node({CondNode::Kind::conj, 0, 0, 0, conj, a}) : a;
+        have = true;
+      }
+      if (!have) conj = add_node({CondNode::Kind::truth});
+      disj = any ? add_node({CondNode::Kind::disj, 0, 0, 0, disj, conj}) : conj;
+      any = true;
+      if (!ts.word("and")) break;
+      ts.next();
+    }
+    return disj;
+  }
+
+  // ---- the whole test ----
 
   void finish() {
-    for (const auto& r : pending_reg_init_) {
-      if (r.thread >= static_cast<int>(test_.threads.size()))
-        fail(r.line, fmt::format("thread {} does not exist (the test has {} threads)", r.thread,
-                                 test_.threads.size()));
+    int threads = static_cast<int>(test_.threads.size());
+    auto no_thread = [&](int t, std::size_t at) {
+      fail(at, fmt::format("thread {} does not exist (the test has {} threads)", t, threads));
+    };
+    for (const auto& [t, at] : thread_refs_)
+      if (t >= threads) no_thread(t, at);
+    for (const RegInit& r : pending_reg_init_) {
+      if (r.thread >= threads) no_thread(r.thread, r.offset);
       test_.reg_init[static_cast<std::size_t>(r.thread)][static_cast<std::size_t>(r.reg)] = r.value;
     }
-    // herd7's display order: registers by (thread, register), then memory by name.
-    std::vector<Location> all = condition_locs_;
+    // herd7's display order: registers by (thread, register), then memory by name; the
+    // locations only the filter reads come after the shown ones.
     auto less = [&](const Location& a, const Location& b) {
       if (a.is_reg != b.is_reg) return a.is_reg;
       if (a.is_reg) return std::pair(a.thread, a.reg) < std::pair(b.thread, b.reg);
       return test_.vars[a.var] < test_.vars[b.var];
     };
-    std::sort(all.begin(), all.end(), less);
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    test_.observed = all;
+    std::vector<Location> shown, hidden;
+    for (std::size_t i = 0; i < locs_.size(); ++i) (shown_[i] ? shown : hidden).push_back(locs_[i]);
+    std::sort(shown.begin(), shown.end(), less);
+    std::sort(hidden.begin(), hidden.end(), less);
+    test_.shown = shown.size();
+    test_.observed = shown;
+    test_.observed.insert(test_.observed.end(), hidden.begin(), hidden.end());
+    auto index = [&](std::uint32_t i) {
+      const auto& all = test_.observed;
+      return static_cast<std::uint32_t>(std::find(all.begin(), all.end(), locs_[i]) - all.begin());
+    };
     for (CondNode& n : test_.condition.nodes) {
-      if (n.kind != CondNode::Kind::atom) continue;
-      const Location& l = condition_locs_[n.loc];
-      n.loc = static_cast<std::uint32_t>(std::find(all.begin(), all.end(), l) - all.begin());
+      if (n.kind != CondNode::Kind::atom && n.kind != CondNode::Kind::same) continue;
+      n.loc = index(n.loc);
+      if (n.kind == CondNode::Kind::same) n.loc2 = index(n.loc2);
     }
   }
 
   struct RegInit {
     int thread, reg;
     std::int64_t value;
-    std::uint32_t line;
+    std::size_t offset;
   };
 
   std::string file_;
   std::string clean_;
-  std::vector<std::string_view> lines_;
+  std::vector<std::size_t> line_starts_;
+  std::size_t eof_ = 0;  // just after the last non-blank character
   Test test_;
   std::unordered_map<std::string, std::uint32_t> var_ids_;
+  std::set<std::uint32_t> initialised_;
   std::vector<RegInit> pending_reg_init_;
-  std::vector<Location> condition_locs_;  // every location the condition or `locations` name
+  std::vector<std::pair<int, std::size_t>> thread_refs_;  // registers named outside the init
+  std::vector<Location> locs_;  // every location the condition, `locations` or filter name
+  std::vector<bool> shown_;     // ... and whether herd shows it (not the filter's alone)
 };
 
 }  // namespace
@@ -836,12 +1074,19 @@ std::string location_name(const Test& test, const Location& loc) {
 
 namespace {
 
-// Precedence: disjunction 1, conjunction 2, atoms and negation 3.
+// Precedence: disjunction 1, conjunction 2, atoms and negation 4. An implication is put
+// in parentheses everywhere but at the top and on the right of another (herd binds `=>`
+// tighter than `/\\` and to the right; the parentheses spare the reader that rule).
+constexpr int kTop = 0, kImpliesRhs = 100;
 void print_node(const Test& test, std::uint32_t i, int context, std::string& out) {
   const CondNode& n = test.condition.nodes[i];
   switch (n.kind) {
     case CondNode::Kind::atom:
       out += fmt::format("{}={}", location_name(test, test.observed[n.loc]), n.value);
+      return;
+    case CondNode::Kind::same:
+      out += fmt::format("{}={}", location_name(test, test.observed[n.loc]),
+                         location_name(test, test.observed[n.loc2]));
       return;
     case CondNode::Kind::truth:
       out += "true";
@@ -851,8 +1096,17 @@ void print_node(const Test& test, std::uint32_t i, int context, std::string& out
       return;
     case CondNode::Kind::negation:
       out += "~";
-      print_node(test, n.lhs, 3, out);
+      print_node(test, n.lhs, 4, out);
       return;
+    case CondNode::Kind::implies: {
+      bool paren = context != kTop && context != kImpliesRhs;
+      if (paren) out += "(";
+      print_node(test, n.lhs, 4, out);
+      out += " => ";
+      print_node(test, n.rhs, kImpliesRhs, out);
+      if (paren) out += ")";
+      return;
+    }
     case CondNode::Kind::conj:
     case CondNode::Kind::disj: {
       int prec = n.kind == CondNode::Kind::conj ? 2 : 1;
@@ -870,11 +1124,13 @@ bool eval_node(const Test& test, std::uint32_t i, const std::vector<std::int64_t
   const CondNode& n = test.condition.nodes[i];
   switch (n.kind) {
     case CondNode::Kind::atom: return state[n.loc] == n.value;
+    case CondNode::Kind::same: return state[n.loc] == state[n.loc2];
     case CondNode::Kind::truth: return true;
     case CondNode::Kind::falsity: return false;
     case CondNode::Kind::negation: return !eval_node(test, n.lhs, state);
     case CondNode::Kind::conj: return eval_node(test, n.lhs, state) && eval_node(test, n.rhs, state);
     case CondNode::Kind::disj: return eval_node(test, n.lhs, state) || eval_node(test, n.rhs, state);
+    case CondNode::Kind::implies: return !eval_node(test, n.lhs, state) || eval_node(test, n.rhs, state);
   }
   return false;
 }
@@ -892,6 +1148,10 @@ std::string condition_text(const Test& test) {
 
 bool eval_proposition(const Test& test, const std::vector<std::int64_t>& state) {
   return eval_node(test, test.condition.root, state);
+}
+
+bool eval_filter(const Test& test, const std::vector<std::int64_t>& state) {
+  return !test.condition.has_filter || eval_node(test, test.condition.filter_root, state);
 }
 
 namespace {
@@ -1026,10 +1286,32 @@ Program litmus_program(const Test& test) {
   };
 }
 
+ExploreOptions litmus_defaults() {
+  ExploreOptions o;
+  o.strategy = StrategyKind::optimal;
+  return o;
+}
+
+bool litmus_strategy(StrategyKind kind) {
+  return kind == StrategyKind::dfs || kind == StrategyKind::dpor || kind == StrategyKind::optimal;
+}
+
 RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOptions& base) {
+  if (!litmus_strategy(base.strategy)) {
+    RunResult bad;
+    bad.memory = memory;
+    bad.strategy = base.strategy;
+    bad.complete = false;
+    bad.error = "litmus tests are explored exhaustively: use the dfs, dpor or optimal strategy";
+    return bad;
+  }
   ExploreOptions options = base;
-  options.strategy = StrategyKind::dfs;
   options.memory = memory;
+  // Final states are all a litmus test observes: the coarsest equivalence is exact.
+  options.equivalence = Equivalence::automatic;
+  options.count_classes = true;
+  options.preemption_bound = -1;
+  options.depth_bound = 0;
   options.replay.clear();
   options.checkers.clear();
   options.stop_on_failure = true;
@@ -1057,6 +1339,8 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
       auto it = index.find(name);
       if (it != index.end()) state[it->second] = value;
     }
+    if (!eval_filter(test, state)) return;  // herd's filter discards the execution
+    state.resize(test.shown);
     bool holds = eval_proposition(test, state);
     states.insert(state);
     executions.emplace(execution_key(*view.trace, tso), holds);
@@ -1066,7 +1350,13 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
   RunResult out;
   out.memory = memory;
   out.executions = res.executions;
-  out.complete = res.exhausted();
+  out.classes = res.classes;
+  out.rf_co_classes = res.rf_co_classes;
+  out.equivalence = res.equivalence;
+  out.strategy = options.strategy;
+  out.elapsed_seconds = res.elapsed_seconds;
+  out.stop = res.stop;
+  out.complete = res.exhausted() && !res.bounded;
   if (!res.error.empty()) out.error = res.error;
   else if (!error.empty()) out.error = error;
   else if (!res.failures.empty()) out.error = res.failures.front().message;
@@ -1125,6 +1415,28 @@ std::string format_herd(const Test& test, const RunResult& r) {
   return out;
 }
 
+namespace {
+
+std::string_view strategy_text(StrategyKind k) {
+  switch (k) {
+    case StrategyKind::dfs: return "dfs";
+    case StrategyKind::dpor: return "dpor";
+    case StrategyKind::optimal: return "optimal";
+    case StrategyKind::random: return "random";
+    case StrategyKind::pct: return "pct";
+    case StrategyKind::replay: return "replay";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string explored_line(const RunResult& r) {
+  return fmt::format("Explored {} executions, {} classes ({}), strategy {}{}\n", r.executions,
+                     r.classes, equivalence_name(r.equivalence), strategy_text(r.strategy),
+                     r.complete ? "" : fmt::format(", stopped: {}", stop_reason_name(r.stop)));
+}
+
 int run_litmus_command(const std::string& path, std::string_view memory, const ExploreOptions& base,
                        bool json) {
   std::vector<MemoryModelKind> models;
@@ -1150,16 +1462,22 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
     else if (!r.complete) rc = std::max(rc, 3);
     if (json) {
       nlohmann::json j = {{"memory", r.memory == MemoryModelKind::sc ? "sc" : "tso"},
+                          {"strategy", std::string(strategy_text(r.strategy))},
+                          {"equivalence", std::string(equivalence_name(r.equivalence))},
                           {"ok", r.ok},
                           {"reachable", r.reachable()},
                           {"positive", r.positive},
                           {"negative", r.negative},
                           {"executions", r.executions},
-                          {"complete", r.complete}};
+                          {"classes", r.classes},
+                          {"rf_co_classes", r.rf_co_classes},
+                          {"complete", r.complete},
+                          {"stop", std::string(stop_reason_name(r.stop))},
+                          {"elapsed_seconds", r.elapsed_seconds}};
       j["states"] = nlohmann::json::array();
       for (std::size_t s = 0; s < r.states.size(); ++s) {
         nlohmann::json st = nlohmann::json::object();
-        for (std::size_t k = 0; k < test.observed.size(); ++k)
+        for (std::size_t k = 0; k < test.shown; ++k)
           st[location_name(test, test.observed[k])] = r.states[s][k];
         j["states"].push_back({{"values", st}, {"matches", static_cast<bool>(r.state_matches[s])}});
       }
@@ -1168,7 +1486,7 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
       continue;
     }
     if (i > 0) fmt::print("\n");
-    fmt::print("{}", format_herd(test, r));
+    fmt::print("{}{}", format_herd(test, r), explored_line(r));
     std::fflush(stdout);
   }
   if (json) fmt::print("{}\n", out.dump());

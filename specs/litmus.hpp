@@ -16,7 +16,8 @@
 
 namespace atomcheck::litmus {
 
-// A parse error; what() is the whole one-line message `FILE:LINE: what is wrong`.
+// A parse error; what() is the whole one-line message `FILE:LINE:COL: what is wrong`
+// (columns count bytes from 1).
 struct LitmusError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -69,20 +70,28 @@ struct Location {
 
 enum class Quantifier : std::uint8_t { exists, not_exists, forall };
 
-// A node of the condition's proposition, stored in a flat vector (children by index).
+// A node of a proposition (the condition's or the filter's), stored in a flat vector
+// (children by index).
 struct CondNode {
-  enum class Kind : std::uint8_t { atom, conj, disj, negation, truth, falsity };
+  // atom: loc = value; same: loc = loc2 (herd's location-to-location atom, `[x]=0:EAX`);
+  // implies: lhs => rhs.
+  enum class Kind : std::uint8_t { atom, conj, disj, negation, truth, falsity, implies, same };
   Kind kind = Kind::truth;
-  std::uint32_t loc = 0;  // atom: index into Test::observed
+  std::uint32_t loc = 0;   // atom, same: index into Test::observed
+  std::uint32_t loc2 = 0;  // same: index into Test::observed
   std::int64_t value = 0;  // atom: location = value
-  std::uint32_t lhs = 0, rhs = 0;  // conj/disj: both; negation: lhs
+  std::uint32_t lhs = 0, rhs = 0;  // conj/disj/implies: both; negation: lhs
 };
 
 struct Condition {
   Quantifier quantifier = Quantifier::exists;
-  std::vector<CondNode> nodes;
+  std::vector<CondNode> nodes;  // the condition's and the filter's nodes
   std::uint32_t root = 0;
   std::uint32_t line = 0;
+  // herd's `filter P`: executions whose final state does not satisfy P are discarded
+  // (no state, no witness).
+  bool has_filter = false;
+  std::uint32_t filter_root = 0;
 };
 
 // A parsed litmus test.
@@ -94,10 +103,11 @@ struct Test {
   std::vector<std::int64_t> var_init;       // initial value per var (0 unless set)
   std::vector<std::vector<std::int64_t>> reg_init;  // [thread][reg]
   std::vector<std::vector<Instr>> threads;  // P0, P1, ...
-  // The locations of the final state: those named in the condition and in a
-  // `locations [...]` section, in herd7's display order (registers by thread, then
-  // memory by name).
+  // The locations of the final state: first the `shown` ones, named in the condition
+  // and in a `locations [...]` section, in herd7's display order (registers by thread,
+  // then memory by name); then those only the filter reads, in the same order.
   std::vector<Location> observed;
+  std::size_t shown = 0;
   Condition condition;
 };
 
@@ -113,19 +123,34 @@ std::string condition_text(const Test& test);
 // Evaluates the proposition (without quantifier) on a final state (values in
 // Test::observed order).
 bool eval_proposition(const Test& test, const std::vector<std::int64_t>& state);
+// Evaluates the filter on a final state (all of Test::observed); true without a filter.
+bool eval_filter(const Test& test, const std::vector<std::int64_t>& state);
 
 // The result of exploring one test under one memory model.
 struct RunResult {
   MemoryModelKind memory = MemoryModelKind::sc;
-  // Distinct final states (values in Test::observed order), sorted.
+  // Distinct final states (values of the first Test::shown locations of
+  // Test::observed, in that order) of the executions the filter keeps, sorted.
   std::vector<std::vector<std::int64_t>> states;
   std::vector<bool> state_matches;  // the proposition holds in states[i]
-  // herd7's witnesses: distinct executions (reads-from and coherence order) whose
-  // final state satisfies / does not satisfy the quantified condition's body
-  // (for ~exists: the negated proposition).
+  // herd7's witnesses: candidate executions, i.e. distinct (reads-from, coherence
+  // order) pairs among the executions explored, whose final state satisfies / does not
+  // satisfy the quantified condition's body (for ~exists: the negated proposition).
+  // Every exhaustive strategy runs each rf+co class at least once (dfs and a finer
+  // reduction run some more than once; they are counted once), so the counts are the
+  // same under dfs, dpor and optimal and equal herd7's counts of candidate executions.
   std::uint64_t positive = 0, negative = 0;
-  // Executions (interleavings with flushes) the explorer ran.
+  // What the search did: executions run (blocked ones included), the classes of the
+  // reduction's equivalence among them (`equivalence`: rf+co unless the reduction keeps
+  // a finer one), the strategy, and its time. Without a reduction (dfs) `classes` still
+  // counts the rf+co classes of the executions run.
   std::uint64_t executions = 0;
+  std::uint64_t classes = 0;
+  std::uint64_t rf_co_classes = 0;
+  Equivalence equivalence = Equivalence::rf_co;
+  StrategyKind strategy = StrategyKind::optimal;
+  double elapsed_seconds = 0;
+  StopReason stop = StopReason::none;
   bool complete = true;  // the search was exhaustive
   std::string error;     // the exploration failed (should not happen): one line
   bool ok = false;       // herd7's Ok/No for the quantified condition
@@ -137,22 +162,40 @@ struct RunResult {
 // outcome() under their location_name(). `test` must outlive the program.
 Program litmus_program(const Test& test);
 
-// Explores the test exhaustively under `memory`. `base` supplies limits (time, steps);
-// its strategy and memory fields are overridden.
-RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOptions& base = {});
+// The options a litmus test is explored with unless the caller says otherwise: optimal
+// DPOR, no budget.
+ExploreOptions litmus_defaults();
+
+// The exhaustive strategies, which are the only ones that can give herd's States: dfs,
+// dpor and optimal.
+bool litmus_strategy(StrategyKind kind);
+
+// Explores the test under `memory` with base.strategy (dfs, dpor or optimal; anything
+// else is an error in RunResult::error) and base's limits (max_executions, time limit,
+// steps, stack). Litmus tests observe final states only, so the reduction keeps the
+// coarsest equivalence (Equivalence::automatic: rf+co) and classes are counted. The
+// states, Ok/No and the witness counts do not depend on the strategy.
+RunResult run_litmus(const Test& test, MemoryModelKind memory,
+                     const ExploreOptions& base = litmus_defaults());
 
 // herd7's output layout: Test, States, the states, Ok/No, Witnesses, Condition,
 // Observation (no Hash line: herd's hash covers its own normal form of the test).
 std::string format_herd(const Test& test, const RunResult& result);
 
+// Our line after format_herd's: "Explored 26 executions, 4 classes (rf+co), strategy
+// optimal" (and ", stopped: time-limit" when a limit cut the search).
+std::string explored_line(const RunResult& result);
+
 // `atomcheck run FILE.litmus --memory sc|tso|both`: parses, explores under each model
-// and prints herd7's layout (both: SC, a blank line, TSO). Returns the exit code: 0 when
+// with base's strategy and limits, and prints herd7's layout (both: SC, a blank line,
+// TSO), each followed by our `Memory` and `Explored` lines. Returns the exit code: 0 when
 // the runs completed (herd's Ok/No is information, not failure), 2 on bad input (one
-// `FILE:LINE: ...` line on stderr), 3 when a limit of `base` cut a search short, 1 when
-// an execution failed (an internal error: litmus programs cannot fail). With `json`,
-// prints one JSON object {test, file, condition, results: [{memory, ok, reachable,
-// positive, negative, executions, complete, states: [{values, matches}]}]} instead.
+// `FILE:LINE:COL: ...` line on stderr), 3 when a limit of `base` cut a search short, 1
+// when an execution failed (an internal error: litmus programs cannot fail). With
+// `json`, prints one JSON object {test, file, condition, results: [{memory, strategy,
+// equivalence, ok, reachable, positive, negative, executions, classes, rf_co_classes,
+// complete, stop, elapsed_seconds, states: [{values, matches}]}]} instead.
 int run_litmus_command(const std::string& path, std::string_view memory,
-                       const ExploreOptions& base = {}, bool json = false);
+                       const ExploreOptions& base = litmus_defaults(), bool json = false);
 
 }  // namespace atomcheck::litmus

@@ -1,6 +1,8 @@
 // The herd7 litmus parser: every test of tests/data/litmus parses into the expected
-// shape, the syntax variants herd7 accepts are read the same way, and bad input gives
-// one exact `FILE:LINE: ...` message (and exit code 2 from `atomcheck run`).
+// shape, what herd7's own grammar accepts in the init block, the locations, the filter
+// and the condition is read as herd reads it (lib/splitter.mll, lib/stateLexer.mll and
+// lib/stateParser.mly of herdtools7), and bad or unsupported input gives one exact
+// `FILE:LINE:COL: ...` message (and exit code 2 from `atomcheck run`).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -37,7 +39,7 @@ std::string parse_error(const std::string& text, const std::string& file = "t.li
 
 TEST(LitmusParse, EveryDataFileParses) {
   auto files = all_litmus_files();
-  ASSERT_EQ(files.size(), 53u);  // 23 X86 + 28 X86_64 + 2 herd tests
+  ASSERT_EQ(files.size(), 67u);  // 23 X86 + 28 X86_64 + 2 herd tests + 14 of ours
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());
     LitmusTest t;
@@ -46,7 +48,9 @@ TEST(LitmusParse, EveryDataFileParses) {
     EXPECT_GE(t.threads.size(), 1u);
     EXPECT_FALSE(t.observed.empty());
     for (const auto& th : t.threads) EXPECT_FALSE(th.empty());
-    EXPECT_EQ(t.arch, f.parent_path().filename() == "herdtools7-x86" ? Arch::x86 : Arch::x86_64);
+    std::string dir = f.parent_path().filename().string();
+    EXPECT_EQ(t.arch, dir == "herdtools7-x86" || dir == "atomcheck-x86" ? Arch::x86 : Arch::x86_64);
+    EXPECT_EQ(t.shown, t.observed.size());  // no filter in the data files
   }
 }
 
@@ -111,8 +115,9 @@ TEST(LitmusParse, SyntaxVariants) {
       "             | MOV ECX,$4 (* trailing *) ;\n"
       "locations [x; 1:ECX;]\n"
       "exists\n"
-      "(P0:EAX=7 /\\ (1:EAX=2 \\/ ~[z]=0) /\\ y=2)\n"
-      "Observed whatever herd ignores\n";
+      "(P0:EAX=7 /\\ (1:EAX=2 \\/ ~[z]=0) /\\ y=2);\n"
+      "with tso: exists; sc: ~exists;\n"
+      "<< herd's configuration section: anything goes\n";
   LitmusTest t = parse_litmus(text, "v.litmus");
   EXPECT_EQ(t.name, "Variants");
   ASSERT_EQ(t.vars.size(), 4u);
@@ -183,65 +188,215 @@ TEST(LitmusParse, ErrorUnknownInstruction) {
   std::string text = kGood;
   text.replace(text.find("MOV EAX,[x]"), 11, "ADD EAX,[x]");
   EXPECT_EQ(parse_error(text),
-            "t.litmus:5: unsupported instruction 'ADD EAX,[x]' (atomcheck reads MOV, MFENCE, "
+            "t.litmus:5:16: unsupported instruction 'ADD EAX,[x]' (atomcheck reads MOV, MFENCE, "
             "XCHG, LOCK CMPXCHG and LOCK XADD)");
 }
 
 TEST(LitmusParse, ErrorBadRegister) {
   std::string text = kGood;
   text.replace(text.find("MOV EAX,[y]"), 11, "MOV EZX,[y]");
-  EXPECT_EQ(parse_error(text), "t.litmus:5: unknown register 'EZX'");
+  EXPECT_EQ(parse_error(text), "t.litmus:5:6: unknown register 'EZX'");
   std::string cond = kGood;
   cond.replace(cond.find("1:EAX=0"), 7, "1:EQX=0");
-  EXPECT_EQ(parse_error(cond), "t.litmus:6: unknown register 'EQX'");
+  EXPECT_EQ(parse_error(cond), "t.litmus:6:22: unknown register 'EQX'");
   EXPECT_EQ(parse_error("X86_64 T\n{}\n P0 ;\n movl (x),%exx ;\nexists (0:rax=1)\n"),
-            "t.litmus:4: unknown register '%exx'");
+            "t.litmus:4:11: unknown register '%exx'");
 }
 
-TEST(LitmusParse, ErrorMissingCondition) {
+// herd reads a test without a condition as `forall (true)`.
+TEST(LitmusParse, MissingConditionIsForallTrue) {
   std::string text = kGood;
   text.erase(text.find("exists"));
-  EXPECT_EQ(parse_error(text),
-            "t.litmus:5: missing condition (exists, ~exists or forall) after the thread table");
+  LitmusTest t = parse_litmus(text, "t.litmus");
+  EXPECT_EQ(t.condition.quantifier, Quantifier::forall);
+  EXPECT_EQ(condition_text(t), "forall (true)");
+  EXPECT_TRUE(t.observed.empty());
+  RunResult r = run_litmus(t, atomcheck::MemoryModelKind::tso);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.states.size(), 1u);  // the empty state
 }
 
 TEST(LitmusParse, ErrorTruncatedFile) {
   std::string text = kGood;
   text.erase(text.find("1:EAX=0)"));
-  EXPECT_EQ(parse_error(text), "t.litmus:6: unexpected end of file in the condition");
+  EXPECT_EQ(parse_error(text), "t.litmus:6:19: unexpected end of file in the condition");
   EXPECT_EQ(parse_error("X86 T\n{ x=1;\n"),
-            "t.litmus:2: unexpected end of file in the init block (missing '}')");
+            "t.litmus:2:7: unexpected end of file in the init block (missing '}')");
   EXPECT_EQ(parse_error("X86 T\n{ x=1; }\n"),
-            "t.litmus:2: unexpected end of file: missing the thread table 'P0 | P1 ... ;'");
+            "t.litmus:2:9: unexpected end of file: missing the thread table 'P0 | P1 ... ;'");
   EXPECT_EQ(parse_error("X86 T\n\"doc\"\n"),
-            "t.litmus:2: unexpected end of file: missing the init block '{ ... }'");
+            "t.litmus:2:6: unexpected end of file: missing the init block '{ ... }'");
 }
 
 TEST(LitmusParse, ErrorEmptyFile) {
-  EXPECT_EQ(parse_error(""), "t.litmus:1: empty file");
-  EXPECT_EQ(parse_error("\n  \n(* only a comment *)\n"), "t.litmus:1: empty file");
+  EXPECT_EQ(parse_error(""), "t.litmus:1:1: empty file");
+  EXPECT_EQ(parse_error("\n  \n(* only a comment *)\n"), "t.litmus:1:1: empty file");
 }
 
 TEST(LitmusParse, OtherErrors) {
   EXPECT_EQ(parse_error("ARM T\n{}\n"),
-            "t.litmus:1: unsupported architecture 'ARM' (atomcheck reads X86 and X86_64 litmus "
+            "t.litmus:1:1: unsupported architecture 'ARM' (atomcheck reads X86 and X86_64 litmus "
             "tests)");
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n CMPXCHG [x],EBX ;\nexists (x=1)\n"),
-            "t.litmus:4: 'CMPXCHG [x],EBX' without LOCK is not atomic (atomcheck reads MOV, "
+            "t.litmus:4:2: 'CMPXCHG [x],EBX' without LOCK is not atomic (atomcheck reads MOV, "
             "MFENCE, XCHG, LOCK CMPXCHG and LOCK XADD)");
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n MOV [x],[y] ;\nexists (x=1)\n"),
-            "t.litmus:4: 'MOV [x],[y]': MOV cannot move memory to memory");
+            "t.litmus:4:2: 'MOV [x],[y]': MOV cannot move memory to memory");
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 | P1 ;\n MOV [x],$1 ;\nexists (2:EAX=1)\n"),
-            "t.litmus:5: thread 2 does not exist (the test has 2 threads)");
+            "t.litmus:5:9: thread 2 does not exist (the test has 2 threads)");
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n MOV [x],$1 | MOV [y],$1 ;\nexists (x=1)\n"),
-            "t.litmus:4: this row has more columns than the 1 threads of the header");
+            "t.litmus:4:15: this row has more columns than the 1 threads of the header");
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n MOV [x],$1 ;\nexists (x=1 /\\ y)\n"),
-            "t.litmus:5: expected '=', found ')'");
+            "t.litmus:5:17: expected '=', found ')'");
+  // Not a keyword herd's splitter knows: still the program, as in herd.
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n MOV [x],$1 ;\nmaybe (x=1)\n"),
-            "t.litmus:5: expected a condition (exists, ~exists or forall), found 'maybe'");
-  EXPECT_EQ(parse_error("X86 T\n(* open\n{}\n"), "t.litmus:2: unterminated comment '(*'");
+            "t.litmus:5:1: unsupported instruction 'maybe (x=1)' (atomcheck reads MOV, MFENCE, "
+            "XCHG, LOCK CMPXCHG and LOCK XADD)");
+  EXPECT_EQ(parse_error("X86 T\n(* open\n{}\n"), "t.litmus:2:1: unterminated comment '(*'");
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n MOV EAX,[EBX] ;\nexists (x=1)\n"),
-            "t.litmus:4: indirect addressing '[EBX]' is not supported");
+            "t.litmus:4:10: indirect addressing '[EBX]' is not supported");
+  EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n MOV [x],$1 ;\nexists (x=1) junk\n"),
+            "t.litmus:5:14: unexpected 'junk' after the condition");
+  EXPECT_EQ(parse_error("X86 T\n{}\n P1 ;\n MOV [x],$1 ;\nexists (x=1)\n"),
+            "t.litmus:3:2: expected the thread header 'P0 | P1 | ... ;', found 'P1'");
+}
+
+// A test whose init block, thread table and condition we vary.
+std::string with_parts(const std::string& init, const std::string& cond, const std::string& after_init = "") {
+  return "X86 T\n{" + init + "}" + after_init +
+         "\n P0          | P1          ;\n"
+         " MOV [x],$1  | MOV [y],$1  ;\n"
+         " MOV EAX,[y] | MOV EAX,[x] ;\n" +
+         cond + "\n";
+}
+
+std::vector<std::string> names_of(const LitmusTest& t) {
+  std::vector<std::string> out;
+  for (const auto& l : t.observed) out.push_back(location_name(t, l));
+  return out;
+}
+
+// The init block as herd's state grammar has it: `;` separates items and may end the
+// list or be left out, `};` closes the block (herd's program may start with `;`), items
+// are `loc`, `loc=v`, `type loc[=v]`, `_Atomic type loc`, `type loc = ATOMIC_INIT(v)`,
+// registers as `0:EAX` or `P0:EAX` (typed too), memory as `x` or `[x]`.
+TEST(LitmusParse, HerdInitGrammar) {
+  LitmusTest t = parse_litmus(
+      with_parts("\n  int x = 1;\n  uint64_t y=2;\n  _Atomic int z;\n  int64_t w = ATOMIC_INIT(-4);\n"
+                 "  v;\n  [u] = 0x10;\n  int P1:EBX = 3;\n  0:ECX=-1\n",
+                 "exists (0:EAX=0 /\\ 1:EAX=0)", ";"),
+      "init.litmus");
+  auto var = [&](const std::string& n) {
+    auto it = std::find(t.vars.begin(), t.vars.end(), n);
+    EXPECT_NE(it, t.vars.end()) << n;
+    return t.var_init[static_cast<std::size_t>(it - t.vars.begin())];
+  };
+  EXPECT_EQ(var("x"), 1);
+  EXPECT_EQ(var("y"), 2);
+  EXPECT_EQ(var("z"), 0);
+  EXPECT_EQ(var("w"), -4);
+  EXPECT_EQ(var("v"), 0);
+  EXPECT_EQ(var("u"), 16);
+  EXPECT_EQ(t.reg_init[1][1], 3);  // EBX
+  EXPECT_EQ(t.reg_init[0][2], -1);  // ECX
+  ASSERT_EQ(t.threads.size(), 2u);
+  EXPECT_EQ(t.threads[0].size(), 2u);
+  // `{}` empty, a lone `;`, and `};` on its own line.
+  EXPECT_EQ(parse_error(with_parts("", "exists (0:EAX=0)")), "<no error>");
+  EXPECT_EQ(parse_error(with_parts(";", "exists (0:EAX=0)")), "<no error>");
+  EXPECT_EQ(parse_error(with_parts(" x=0; y=0; ", "exists (0:EAX=0)", ";")), "<no error>");
+  EXPECT_EQ(parse_error("X86 T\n{\nx=0;\n}\n;\n P0 ;\n MOV EAX,[x] ;\nexists (0:EAX=0)\n"), "<no error>");
+  // The init block and the header on one line, key=value lines holding braces skipped.
+  EXPECT_EQ(parse_error("X86 T\nCom={not the init}\n{ x=1; } P0 ;\n MOV EAX,[x] ;\nexists (0:EAX=1)\n"),
+            "<no error>");
+}
+
+TEST(LitmusParse, HerdInitErrors) {
+  auto err = [](const std::string& init) { return parse_error(with_parts(init, "exists (0:EAX=0)")); };
+  EXPECT_EQ(err(" x=1; x=2; "), "t.litmus:2:8: x is initialised twice");
+  EXPECT_EQ(err(" 0:EAX=1; P0:EAX=2; "), "t.litmus:2:12: 0:EAX is initialised twice");
+  EXPECT_EQ(err(" 0:EBX=y; "), "t.litmus:2:9: initialising with an address ('y') is not supported");
+  EXPECT_EQ(err(" int *p = &y; "), "t.litmus:2:7: pointers ('*x') are not supported");
+  EXPECT_EQ(err(" int a[2]; "), "t.litmus:2:7: arrays ('a[...]') are not supported");
+  EXPECT_EQ(err(" int x = 1 2; "), "t.litmus:2:13: unexpected '2' in the init block");
+  EXPECT_EQ(err(" x= ; "), "t.litmus:2:6: missing value after '=' in the init block");
+  EXPECT_EQ(err(" 0:EQX=1; "), "t.litmus:2:5: unknown register 'EQX'");
+  EXPECT_EQ(err(" 5:EAX=1; "), "t.litmus:2:3: thread 5 does not exist (the test has 2 threads)");
+  EXPECT_EQ(err(" x:red=1; "), "t.litmus:2:3: tagged locations ('x:...') are not supported");
+  EXPECT_EQ(err(" x={1,2}; "), "t.litmus:2:5: arrays ('{...}') are not supported");
+}
+
+// Locations, filter and condition as herd's grammar has them.
+TEST(LitmusParse, HerdConditionGrammar) {
+  // `locations` with types and an optional last `;`; `filter`; `==`, `!=`, `<>`; `not`;
+  // `=>` binding tighter than `/\`; `true`, `false`.
+  LitmusTest t = parse_litmus(
+      with_parts("", "locations [x int; 1:EBX; y*]\nfilter 1:ECX == 0\n"
+                     "exists (0:EAX<>1 /\\ not 1:EAX != 0 /\\ true => [x]=1 \\/ false)"),
+      "c.litmus");
+  EXPECT_EQ(names_of(t), (std::vector<std::string>{"0:EAX", "1:EAX", "1:EBX", "[x]", "[y]", "1:ECX"}));
+  EXPECT_EQ(t.shown, 5u);  // 1:ECX is the filter's alone
+  EXPECT_TRUE(t.condition.has_filter);
+  EXPECT_EQ(condition_text(t), "exists (~0:EAX=1 /\\ ~~1:EAX=0 /\\ (true => [x]=1) \\/ false)");
+  EXPECT_TRUE(eval_proposition(t, {0, 0, 0, 1, 0}));
+  EXPECT_FALSE(eval_proposition(t, {0, 0, 0, 0, 0}));
+  EXPECT_FALSE(eval_proposition(t, {1, 0, 0, 1, 0}));
+  EXPECT_TRUE(eval_filter(t, {0, 0, 0, 0, 0, 0}));
+  EXPECT_FALSE(eval_filter(t, {0, 0, 0, 0, 0, 7}));
+  // `=>` is right-associative and tighter than `/\`; `~` tightest.
+  LitmusTest imp = parse_litmus(with_parts("", "forall (0:EAX=1 => 1:EAX=1 => ~[x]=2)"), "i.litmus");
+  EXPECT_EQ(condition_text(imp), "forall (0:EAX=1 => 1:EAX=1 => ~[x]=2)");
+  EXPECT_TRUE(eval_proposition(imp, {0, 0, 2}));
+  EXPECT_FALSE(eval_proposition(imp, {1, 1, 2}));
+  // Location against location: [x]=0:EAX.
+  LitmusTest ll = parse_litmus(with_parts("", "exists ([x]=0:EAX /\\ 1:EAX=P0:EAX)"), "l.litmus");
+  EXPECT_EQ(condition_text(ll), "exists ([x]=0:EAX /\\ 1:EAX=0:EAX)");
+  EXPECT_TRUE(eval_proposition(ll, {1, 1, 1}));
+  EXPECT_FALSE(eval_proposition(ll, {1, 0, 1}));
+  // Quantifiers: `~exists`, `~ exists`, `not exists`, `final` (exists), a bare `(P)` after
+  // a locations section, `observed` (a disjunction of conjunctions), `forall`.
+  auto quant = [](const std::string& cond) {
+    LitmusTest q = parse_litmus(with_parts("", cond), "q.litmus");
+    return condition_text(q);
+  };
+  EXPECT_EQ(quant("~exists (0:EAX=0)"), "~exists (0:EAX=0)");
+  EXPECT_EQ(quant("~ exists 0:EAX=0 /\\ 1:EAX=0"), "~exists (0:EAX=0 /\\ 1:EAX=0)");
+  EXPECT_EQ(quant("locations [x;] not exists (0:EAX=0)"), "~exists (0:EAX=0)");
+  EXPECT_EQ(quant("final 0:EAX=0"), "exists (0:EAX=0)");
+  EXPECT_EQ(quant("locations [] (0:EAX=0 \\/ 1:EAX=0)"), "exists (0:EAX=0 \\/ 1:EAX=0)");
+  EXPECT_EQ(quant("observed 0:EAX=0; 1:EAX=1; and 0:EAX=1;"),
+            "exists (0:EAX=0 /\\ 1:EAX=1 \\/ 0:EAX=1)");
+  EXPECT_EQ(quant("forall (0:EAX=0 \\/ 0:EAX=1);"), "forall (0:EAX=0 \\/ 0:EAX=1)");
+}
+
+TEST(LitmusParse, HerdConditionErrors) {
+  auto err = [](const std::string& cond) { return parse_error(with_parts("", cond)); };
+  EXPECT_EQ(err("exists (0:EAX=x)"),
+            "t.litmus:6:15: 'x' here is the address of x, and atomcheck's locations hold integers "
+            "(write [x] for its value)");
+  EXPECT_EQ(err("exists (x[1]=0)"), "t.litmus:6:9: arrays ('x[...]') are not supported");
+  EXPECT_EQ(err("exists (fault(P0,x))"), "t.litmus:6:9: fault(...) atoms are not supported");
+  EXPECT_EQ(err("exists (%EAX=0)"), "t.litmus:6:9: register '%EAX' needs its thread ('0:%EAX')");
+  EXPECT_EQ(err("exists (0:EAX={1,2})"), "t.litmus:6:15: arrays ('{...}') are not supported");
+  EXPECT_EQ(err("cases 0:EAX=0"), "t.litmus:6:1: 'cases' conditions are not supported");
+  EXPECT_EQ(err("locations [0:EAX; 3:EAX]\nexists (0:EAX=0)"),
+            "t.litmus:6:19: thread 3 does not exist (the test has 2 threads)");
+  EXPECT_EQ(err("locations [x\nexists (0:EAX=0)"),
+            "t.litmus:7:8: expected ';' or ']' in 'locations [...]', found '('");
+  EXPECT_EQ(err("filter\n"), "t.litmus:6:7: unexpected end of file in the filter");
+  EXPECT_EQ(err("exists (0:EAX=0) with tso"), "t.litmus:6:23: expected 'name: exists' after 'with', found 'tso'");
+  EXPECT_EQ(err("exists ((0:EAX=0)"), "t.litmus:6:18: unexpected end of file in the condition (missing ')')");
+}
+
+// Labels name positions for jumps atomcheck does not read; herd accepts them, so do we.
+TEST(LitmusParse, LabelsAreNoOps) {
+  LitmusTest t = parse_litmus(
+      "X86 L\n{ }\n P0             | P1 ;\n L0: MOV [x],$1 | L1: ;\n MOV EAX,[x]    | MOV EAX,[x] ;\n"
+      "exists (0:EAX=1)\n",
+      "l.litmus");
+  ASSERT_EQ(t.threads[0].size(), 2u);
+  EXPECT_EQ(t.threads[0][0].op, Opcode::store);
+  EXPECT_EQ(t.threads[1].size(), 1u);
 }
 
 TEST(LitmusParse, CliReportsFileAndLineWithExit2) {
@@ -252,7 +407,7 @@ TEST(LitmusParse, CliReportsFileAndLineWithExit2) {
   std::ofstream(path) << text;
   auto r = atomcheck::testing::run_cli({"run", path});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(path + ":5: unsupported instruction 'ADD EAX,[x]'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path + ":5:16: unsupported instruction 'ADD EAX,[x]'"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   auto missing = atomcheck::testing::run_cli({"run", dir + "/nope.litmus"});
   EXPECT_EQ(missing.exit_code, 2);
