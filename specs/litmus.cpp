@@ -131,6 +131,20 @@ bool is_word_char(char c) {
 }
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
+// Source text quoted in a message: one line (rows may span lines), at most 60 bytes.
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (char c : trim(s)) {
+    if (is_space(c)) {
+      if (out.empty() || out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  if (out.size() > 60) out = out.substr(0, 57) + "...";
+  return out;
+}
+
 struct Token {
   enum class Kind : std::uint8_t { ident, number, sym, end };
   Kind kind = Kind::end;
@@ -615,7 +629,7 @@ class Parser {
       if (cell.size() < 2 || cell[0] != 'P' || !parse_int(cell.substr(1), n) ||
           n != static_cast<std::int64_t>(k))
         fail_at(cell.empty() ? row.substr(start) : cell,
-                fmt::format("expected the thread header 'P0 | P1 | ... ;', found '{}'", trim(row)));
+                fmt::format("expected the thread header 'P0 | P1 | ... ;', found '{}'", one_line(row)));
       ++k;
       if (bar == std::string_view::npos) break;
       start = bar + 1;
@@ -664,21 +678,21 @@ class Parser {
     char open = intel ? '[' : '(', close = intel ? ']' : ')';
     if (s[0] == '[' || s[0] == '(') {
       if (s[0] != open || s.back() != close)
-        fail_at(s, fmt::format("bad memory operand '{}' ({} writes memory as {}x{})", s,
+        fail_at(s, fmt::format("bad memory operand '{}' ({} writes memory as {}x{})", one_line(s),
                                intel ? "X86" : "X86_64", open, close));
       std::string_view inner = trim(s.substr(1, s.size() - 2));
       std::string_view reg_part = inner;
       if (!reg_part.empty() && reg_part[0] == '%') reg_part.remove_prefix(1);
       if (lookup_register(test_.arch, reg_part) >= 0)
-        fail_at(s, fmt::format("indirect addressing '{}' is not supported", s));
-      if (!is_identifier(inner)) fail_at(s, fmt::format("bad memory operand '{}'", s));
+        fail_at(s, fmt::format("indirect addressing '{}' is not supported", one_line(s)));
+      if (!is_identifier(inner)) fail_at(s, fmt::format("bad memory operand '{}'", one_line(s)));
       op.kind = Operand::Kind::mem;
       op.var = intern_var(inner);
       return op;
     }
     if (s[0] == '$' || s[0] == '-' || std::isdigit(static_cast<unsigned char>(s[0]))) {
       std::string_view num = s[0] == '$' ? s.substr(1) : s;
-      if (!parse_int(trim(num), op.imm)) fail_at(s, fmt::format("bad immediate '{}'", s));
+      if (!parse_int(trim(num), op.imm)) fail_at(s, fmt::format("bad immediate '{}'", one_line(s)));
       op.kind = Operand::Kind::imm;
       return op;
     }
@@ -686,12 +700,12 @@ class Parser {
       if (s[0] != '%')
         fail_at(s, fmt::format("bad operand '{}' (X86_64 writes registers as %eax, memory as "
                                "(x), immediates as $1)",
-                               s));
+                               one_line(s)));
       op.reg = lookup_register(test_.arch, s.substr(1));
     } else {
       op.reg = lookup_register(test_.arch, s);
     }
-    if (op.reg < 0) fail_at(s, fmt::format("unknown register '{}'", s));
+    if (op.reg < 0) fail_at(s, fmt::format("unknown register '{}'", one_line(s)));
     op.kind = Operand::Kind::reg;
     return op;
   }
@@ -723,7 +737,7 @@ class Parser {
     if (!known(mnem) && mnem.size() > 1 && std::string_view("bwlq").find(mnem.back()) != std::string_view::npos &&
         known(mnem.substr(0, mnem.size() - 1)) && mnem != "mfence")
       mnem.pop_back();
-    if (!known(mnem)) fail_at(cell, fmt::format("unsupported instruction '{}' ({})", cell, kSubset));
+    if (!known(mnem)) fail_at(cell, fmt::format("unsupported instruction '{}' ({})", one_line(cell), kSubset));
 
     std::vector<Operand> ops;
     if (!rest.empty()) {
@@ -743,7 +757,7 @@ class Parser {
     in.line = line_of(offset_of(cell));
     auto want = [&](std::size_t n) {
       if (ops.size() != n)
-        fail_at(cell, fmt::format("'{}' takes {} operand{}, found {}", cell, n, n == 1 ? "" : "s", ops.size()));
+        fail_at(cell, fmt::format("'{}' takes {} operand{}, found {}", one_line(cell), n, n == 1 ? "" : "s", ops.size()));
     };
     auto to_source = [](const Operand& o) {
       Source s;
@@ -763,8 +777,8 @@ class Parser {
       if (locked) fail_at(cell, "LOCK prefix is not valid on MOV");
       const Operand &dst = ops[0], &src = ops[1];
       if (dst.kind == K::mem && src.kind == K::mem)
-        fail_at(cell, fmt::format("'{}': MOV cannot move memory to memory", cell));
-      if (dst.kind == K::imm) fail_at(cell, fmt::format("'{}': cannot store into an immediate", cell));
+        fail_at(cell, fmt::format("'{}': MOV cannot move memory to memory", one_line(cell)));
+      if (dst.kind == K::imm) fail_at(cell, fmt::format("'{}': cannot store into an immediate", one_line(cell)));
       if (dst.kind == K::mem) {
         in.op = Opcode::store;
         in.var = dst.var;
@@ -790,13 +804,13 @@ class Parser {
       }
       in.op = Opcode::xchg;
     } else {
-      if (!locked) fail_at(cell, fmt::format("'{}' without LOCK is not atomic ({})", cell, kSubset));
+      if (!locked) fail_at(cell, fmt::format("'{}' without LOCK is not atomic ({})", one_line(cell), kSubset));
       if (ops[0].kind == K::mem) mem = &ops[0];
       if (ops[1].kind == K::reg) reg = &ops[1];
       in.op = mnem == "cmpxchg" ? Opcode::cmpxchg : Opcode::xadd;
     }
     if (mem == nullptr || reg == nullptr)
-      fail_at(cell, fmt::format("'{}' needs a memory operand and a register ({})", cell,
+      fail_at(cell, fmt::format("'{}' needs a memory operand and a register ({})", one_line(cell),
                                 test_.arch == Arch::x86 ? "[x],EAX" : "%eax,(x)"));
     in.var = mem->var;
     in.reg = reg->reg;
