@@ -22,7 +22,15 @@ struct CheckerInfo {
   // Predicts for every interleaving of the observed transactions (Wang-Stoller): judged
   // against all executions the exploration found, not the one it saw.
   bool predictive;
+  // Its verdict on a TSO execution depends on the order in which operations were issued
+  // (it reads the trace tau), not only on reads-from and coherence (rf+co): the explorer
+  // must then keep issue order (scheduler/explore.hpp, Equivalence). Checked by
+  // tests/test_equivalence_declarations.cpp.
+  bool needs_issue_order;
 };
+
+// The declaration above for a checker name (true for unknown names: the safe answer).
+bool checker_needs_issue_order(std::string_view name);
 
 const std::vector<CheckerInfo>& checker_catalog();
 

@@ -4,9 +4,12 @@
 // non-atomic writes" (every SC execution conflict serializable; under TSO both ends can
 // take the same element).
 //
-// Mutual exclusion is observed with ghost state: a plain int in the body's frame, changed
-// natively between visible operations, so it is instantaneous and outside the memory
-// model (checking it through shared memory would itself be subject to store buffering).
+// Mutual exclusion is observed through memory the explorer sees: a thread entering the
+// critical section claims it with a locked exchange (x86 xchg: it reaches memory at once,
+// so store buffering cannot hide it), yields inside, and checks that the claim is still
+// its own. A ghost counter changed natively between visible operations would be invisible
+// to the reduction: under TSO's rf+co equivalence two threads' buffered stores and reads
+// commute, so nothing would order one thread's entry against the other's stay inside.
 #include <array>
 
 #include "scheduler/api.hpp"
@@ -21,16 +24,16 @@ using atomcheck::thread;
 constexpr auto relaxed = std::memory_order_relaxed;
 
 struct CriticalSection {
-  int inside = 0;  // ghost: threads currently inside
+  atomic<int> owner{0, "owner"};  // 1 + the thread that last entered
   shared<int> data{0, "data"};
 
-  // A shared increment in the middle, so another thread may be scheduled while this one
-  // is inside.
-  void run() {
-    ++inside;
-    check(inside == 1, "mutual exclusion violated: two threads in the critical section");
+  // A shared read in the middle, so another thread may be scheduled while this one is
+  // inside.
+  void run(int i) {
+    (void)owner.exchange(i + 1);
     (void)data.get();
-    --inside;
+    check(owner.load(std::memory_order_relaxed) == i + 1,
+          "mutual exclusion violated: two threads in the critical section");
   }
 };
 
@@ -64,7 +67,7 @@ void dekker(int i, std::array<atomic<int>, 2>& flag, atomic<int>& turn, Critical
     flag[i].store(1, relaxed);
     if (fenced) mfence();
   }
-  cs.run();
+  cs.run(i);
   turn.store(j, relaxed);
   flag[i].store(0, relaxed);
 }
@@ -89,7 +92,7 @@ void peterson(int i, std::array<atomic<int>, 2>& flag, atomic<int>& turn, Critic
   if (fenced) mfence();
   // await !(flag[j] && turn == j)
   atomcheck::spin_until([&] { return !(flag[j].load(relaxed) != 0 && turn.load(relaxed) == j); });
-  cs.run();
+  cs.run(i);
   flag[i].store(0, relaxed);
 }
 

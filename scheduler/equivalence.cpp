@@ -52,10 +52,13 @@ bool is_var(Action a) {
 
 }  // namespace
 
-std::uint64_t class_key(const History& history) {
+namespace {
+
+std::uint64_t mazurkiewicz_key(const History& history, bool skip_flushes) {
   std::vector<std::uint32_t> index;  // per process: steps so far
   std::vector<PerObject> threads, vars, locks;
   for (const Transition& t : history.chosen) {
+    if (skip_flushes && t.action == Action::flush) continue;
     std::uint32_t proc = 2 * t.thread + (t.action == Action::flush ? 1u : 0u);
     std::uint32_t k = at(index, proc)++;
     std::uint64_t me = name(proc, k, static_cast<std::uint32_t>(t.action));
@@ -80,6 +83,14 @@ std::uint64_t class_key(const History& history) {
   std::uint64_t h = combine(0x5eed, threads, 1);
   h = combine(h, vars, 2);
   return combine(h, locks, 3);
+}
+
+}  // namespace
+
+std::uint64_t class_key(const History& history) { return mazurkiewicz_key(history, false); }
+
+std::uint64_t issue_order_key(const History& history, std::uint64_t rf_co) {
+  return step(mazurkiewicz_key(history, true), rf_co);
 }
 
 std::uint64_t rf_co_key(const Trace& execution) {

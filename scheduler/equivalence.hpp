@@ -18,6 +18,9 @@
 namespace atomcheck {
 
 std::uint64_t class_key(const History& history);
+// The issue-order class under TSO: the rf+co key combined with the order of tau's
+// conflicting operations (class_key over the steps that are not flushes).
+std::uint64_t issue_order_key(const History& history, std::uint64_t rf_co);
 // `execution` with its commit events under TSO.
 std::uint64_t rf_co_key(const Trace& execution);
 

@@ -208,6 +208,7 @@ void Execution::compute_enabled() {
     if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId) continue;
     enabled_.push_back(ts.pending);
     enabled_.back().drains = ts.pending_drains;
+    enabled_.back().local = ts.pending.action == Action::read && memory_->buffer_has(t, ts.pending.target);
   }
   memory_->append_flushes(enabled_);
 }
@@ -318,6 +319,8 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       if (ts.status != Status::announced) continue;
       history_.pending.push_back(ts.pending);
       history_.pending.back().drains = ts.pending_drains;
+      history_.pending.back().local =
+          ts.pending.action == Action::read && memory_->buffer_has(t, ts.pending.target);
     }
     memory_->append_flushes(history_.pending);
   }
@@ -506,6 +509,7 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     note_write(running_, obj_key(h.id, false));
   } else {
     emit(Op::read, h.id, old, 0, line);
+    if (!history_.chosen.empty()) history_.chosen.back().failed = true;
   }
   return {old, wrote};
 }

@@ -47,6 +47,7 @@ std::string_view equivalence_name(Equivalence e) {
     case Equivalence::automatic: return "automatic";
     case Equivalence::rf_co: return "rf+co";
     case Equivalence::issue_order: return "issue-order";
+    case Equivalence::step_order: return "step-order";
   }
   return "?";
 }
@@ -99,6 +100,19 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     r.checkers.push_back(CheckerSummary{name, 0, {}, 0, {}});
   }
 
+  // The coarsest equivalence the observers allow: rf+co, unless a checker reads the
+  // trace tau of a TSO execution (its verdict depends on the order of issues). Under SC
+  // the two coincide. Source-DPOR keeps its own, finer relation under TSO.
+  const bool tso = options.memory == MemoryModelKind::tso;
+  r.equivalence = options.equivalence;
+  if (r.equivalence == Equivalence::automatic || r.equivalence == Equivalence::step_order) {
+    r.equivalence = Equivalence::rf_co;
+    for (const std::string& name : options.checkers)
+      if (checker_needs_issue_order(name)) r.equivalence = Equivalence::issue_order;
+  }
+  if (!tso) r.equivalence = Equivalence::rf_co;
+  if (tso && options.strategy == StrategyKind::dpor) r.equivalence = Equivalence::step_order;
+
   std::unique_ptr<Strategy> strategy;
   std::uint64_t limit = options.max_executions;
   switch (options.strategy) {
@@ -113,7 +127,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       strategy = make_pct_strategy(options.seed, options.pct_depth, limit ? limit : 1000);
       limit = 0;
       break;
-    case StrategyKind::optimal: strategy = make_optimal_strategy(); break;
+    case StrategyKind::optimal: strategy = make_optimal_strategy(r.equivalence, tso); break;
   }
   // A preemption bound prunes DPOR's backtrack sets unsoundly (a bounded execution may
   // be the only representative of its class; Coons et al., OOPSLA 2013), so it is a
@@ -201,8 +215,14 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     const bool redundant = blocked_now != blocked_before;
     blocked_before = blocked_now;
     if (options.count_classes && end != detail::EndKind::aborted) {
-      class_hash = class_key(exec.history());
       rf_co_hash = rf_co_key(exec.trace());
+      // Under SC the reductions keep Mazurkiewicz's classes over dependent(), which are the
+      // rf+co classes but for where a failed try_lock falls: count what they keep.
+      switch (tso ? r.equivalence : Equivalence::step_order) {
+        case Equivalence::step_order: class_hash = class_key(exec.history()); break;
+        case Equivalence::issue_order: class_hash = issue_order_key(exec.history(), rf_co_hash); break;
+        default: class_hash = rf_co_hash; break;
+      }
       class_keys.insert(class_hash);
       rf_co_keys.insert(rf_co_hash);
       r.classes = class_keys.size();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../checkers/checker.hpp"
+#include "strategy.hpp"
 #include "../trace/trace.hpp"
 
 namespace atomcheck {
@@ -49,8 +50,7 @@ std::optional<StrategyKind> strategy_from_name(std::string_view name);
 //    (a TSO store's issue ordered against other threads' accesses of its variable), the
 //    trace tau that SC checkers read from a TSO execution. Under SC it equals rf_co.
 //  - automatic: the coarsest equivalence every attached checker declares it allows.
-enum class Equivalence : std::uint8_t { automatic, rf_co, issue_order };
-std::string_view equivalence_name(Equivalence e);
+// (The enum lives in strategy.hpp, beside the strategies that keep it.)
 
 // What a progress callback sees, about every ExploreOptions::progress_interval seconds.
 struct ExploreProgress {

@@ -21,6 +21,7 @@ class ScMemory final : public MemoryModel {
   std::int64_t read_memory(VarId v) const override { return mem_[v]; }
   void write_memory(VarId v, std::int64_t value) override { mem_[v] = value; }
   bool buffer_empty(ThreadId) const override { return true; }
+  bool buffer_has(ThreadId, VarId) const override { return false; }
   bool all_buffers_empty() const override { return true; }
   void append_flushes(std::vector<Transition>&) const override {}
   Flushed flush(ThreadId) override { return {}; }
@@ -77,6 +78,13 @@ class TsoMemory final : public MemoryModel {
   void write_memory(VarId v, std::int64_t value) override { mem_[v] = value; }
   bool buffer_empty(ThreadId t) const override {
     return t >= buffers_.size() || buffers_[t].empty();
+  }
+  bool buffer_has(ThreadId t, VarId v) const override {
+    if (t >= buffers_.size()) return false;
+    const Buffer& b = buffers_[t];
+    for (std::size_t i = b.head; i < b.entries.size(); ++i)
+      if (b.entries[i].var == v) return true;
+    return false;
   }
   bool all_buffers_empty() const override { return nonempty_ == 0; }
   void append_flushes(std::vector<Transition>& out) const override {

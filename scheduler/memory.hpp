@@ -41,6 +41,8 @@ class MemoryModel {
   virtual std::int64_t read_memory(VarId v) const = 0;
   virtual void write_memory(VarId v, std::int64_t value) = 0;
   virtual bool buffer_empty(ThreadId t) const = 0;
+  // Does t's buffer hold a store to v (a load by t of v would be served by it)?
+  virtual bool buffer_has(ThreadId t, VarId v) const = 0;
   virtual bool all_buffers_empty() const = 0;
   // Appends one flush transition per non-empty buffer, in thread order.
   virtual void append_flushes(std::vector<Transition>& out) const = 0;

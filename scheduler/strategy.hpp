@@ -37,7 +37,16 @@ struct Transition {
   // TSO: enabled only with an empty store buffer (seq_cst store, rmw, fence, lock ops).
   // DPOR needs it to know that such a step cannot move before its thread's flushes.
   bool drains = false;
-  bool operator==(const Transition&) const = default;
+  // TSO read: served by the thread's own store buffer in the state where it is enabled
+  // (or was taken). A label of the state, not of the operation: the same read becomes a
+  // memory read once its thread's buffer flushes the variable, so it is left out of ==.
+  bool local = false;
+  // Set on a taken rmw that did not write (a failed compare-exchange): to the memory it
+  // was a read. Known only once the step ran; also left out of ==.
+  bool failed = false;
+  bool operator==(const Transition& o) const {
+    return thread == o.thread && action == o.action && target == o.target && drains == o.drains;
+  }
 };
 
 // May two transitions of different threads not commute? (Same variable with a write,
@@ -154,9 +163,20 @@ bool is_preemption(const Transition& candidate, std::span<const Transition> enab
                    const History& history);
 // Source-DPOR with sleep sets: one execution per Mazurkiewicz class (plus sleep-blocked ones).
 std::unique_ptr<Strategy> make_dpor_strategy();
+// The equivalence a reduction keeps (ExploreOptions::equivalence; explore.hpp says what
+// each means to observers). automatic is resolved by explore() before a strategy is made.
+// step_order is what source-DPOR keeps under TSO: Mazurkiewicz's over dependent() on
+// steps (a store's issue and its flush ordered against every dependent step), finer
+// than issue_order.
+enum class Equivalence : std::uint8_t { automatic, rf_co, issue_order, step_order };
+std::string_view equivalence_name(Equivalence e);
+
 // Optimal DPOR with wakeup trees (Abdulla et al., JACM 2017): exactly one execution per
-// class of the same equivalence as make_dpor_strategy's, and no sleep-set-blocked ones.
-std::unique_ptr<Strategy> make_optimal_strategy();
+// class, and no sleep-set-blocked ones. Under SC the classes are Mazurkiewicz's over
+// dependent() (= rf_co = issue_order). Under TSO (`tso`) they are the classes of
+// `equivalence` (rf_co or issue_order), see strategy_optimal.cpp.
+std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence = Equivalence::issue_order,
+                                                bool tso = false);
 std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
 // `schedule` is the printable form produced by format_schedule.
 std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);

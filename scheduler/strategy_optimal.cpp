@@ -16,13 +16,36 @@
 //    own buffer's flushes, and a flush cannot move before the store it commits.
 // Spawn and join are not transitions; History::edges adds their happens-before edges,
 // which no race can reverse.
+//
+// Under TSO the classes are coarser, as in Nidhugg's TSO mode (Abdulla et al., TACAS
+// 2015): happens-before is built from what the memory saw, not from labels. Per step we
+// know whether a read was served by its own buffer, which write it read, and which issue
+// each flush commits (compute_facts replays the buffers). The direct edges are
+//  - program order per process (a thread; its buffer's flushes, FIFO);
+//  - a store's issue before its flush, and a flush before its thread's next draining step;
+//  - between threads, on one variable: memory writes (flushes, rmw, seq_cst stores) in
+//    commit order (co); a memory write before a later memory read (rf, or co before the
+//    write read); a read before a later memory write that is co-after the write it read
+//    (fr). A buffer-served read reads its own pending write: it is ordered only before the
+//    memory writes that come after that write's flush. A store's issue touches no memory.
+// A flush and its own thread's later non-draining steps commute, reads of its variable
+// included (a read of the thread's own latest write reads the same write from the buffer
+// or, after the flush, from memory). Only the cross-thread edges are races. Two
+// executions get the same happens-before iff they have the same reads-from and coherence
+// (rf_co). issue_order adds the conflicts of the trace tau between threads (an issue and
+// another thread's access of its variable, one of them a write), which SC checkers see.
+// Sleep sets and wakeup trees compare transitions by label (label_dependent): a read
+// served by its buffer commutes with other threads' flushes, and a sequence that moves it
+// past its own flush of that variable relabels it as a memory read.
 // yield() spin loops are outside the model: their wake-ups are not transitions, so the
 // races that would wake a spinner are invisible; when that makes a replayed prefix
 // diverge, the search stops with an error naming dpor or dfs instead.
 // Threads still blocked on a lock at the end of an execution (deadlock) and the untaken
 // operations of an execution cut short by a failure race as if they came last.
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +70,8 @@ struct WNode {
 
 class OptimalStrategy final : public Strategy {
  public:
+  OptimalStrategy(Equivalence eq, bool tso) : tso_(tso), issue_order_(eq != Equivalence::rf_co) {}
+
   bool begin_execution() override {
     blocked_step_ = kNone;
     if (!started_) {
@@ -104,6 +129,16 @@ class OptimalStrategy final : public Strategy {
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
+  // What a step did to memory, from compute_facts (under SC: its variable and kind).
+  struct Fact {
+    std::uint32_t var = kNoId;
+    bool mem_read = false;   // read memory (a read not served by the buffer, an rmw)
+    bool mem_write = false;  // wrote memory (a flush, an rmw, a seq_cst store; any SC store)
+    bool local = false;      // a read served by its own buffer
+    std::size_t issue_of = kNone;   // flush: the step that issued the entry it commits
+    std::size_t src_flush = kNone;  // local read: the flush of the write it read, if any
+  };
+
   struct Node {
     std::vector<Transition> enabled;
     std::vector<Transition> sleep;
@@ -135,7 +170,60 @@ class OptimalStrategy final : public Strategy {
     return std::find(n.sleep.begin(), n.sleep.end(), t) != n.sleep.end();
   }
   static void add_sleep(Node& n, const Transition& t) {
-    if (!in_sleep(n, t)) n.sleep.push_back(t);
+    if (!in_sleep(n, t)) n.sleep.push_back(relabel(t, n.enabled));
+  }
+  // `t` with the label it has among `enabled` (the state's own view of it).
+  static Transition relabel(const Transition& t, std::span<const Transition> enabled) {
+    for (const Transition& e : enabled)
+      if (e == t) return e;
+    return t;
+  }
+
+  // ---- dependence of labelled transitions (sleep sets, wakeup trees) ----------------
+
+  static bool reads_memory(const Transition& t) {
+    return (t.action == Action::read && !t.local) || t.action == Action::rmw;
+  }
+  bool writes_memory(const Transition& t) const {
+    return t.action == Action::flush || t.action == Action::rmw ||
+           (t.action == Action::write && (t.drains || !tso_));
+  }
+  static bool in_tau(Action a) {
+    return a == Action::read || a == Action::write || a == Action::rmw;
+  }
+  // Might a, followed (at once or later in a sequence) by b, not commute with it?
+  bool label_dependent(const Transition& a, const Transition& b) const {
+    if (!tso_) return dependent(a, b);
+    if (proc_of(a) == proc_of(b)) return true;
+    if (a.thread == b.thread) {
+      // A thread's step and its own buffer's flush commute unless the step waits for the
+      // empty buffer, or the step is a store that the later flush might commit.
+      const Transition& s = a.action == Action::flush ? b : a;
+      return s.drains || (a.action == Action::write && b.action == Action::flush && a.target == b.target);
+    }
+    if (is_lock_action(a.action) && is_lock_action(b.action)) return a.target == b.target;
+    if (a.action == Action::fence || b.action == Action::fence) return false;
+    if (is_lock_action(a.action) || is_lock_action(b.action) || a.target != b.target) return false;
+    if ((writes_memory(a) && (reads_memory(b) || writes_memory(b))) ||
+        (writes_memory(b) && reads_memory(a)))
+      return true;
+    return issue_order_ && in_tau(a.action) && in_tau(b.action) &&
+           (a.action != Action::read || b.action != Action::read);
+  }
+  // q moved past x: a read served by its buffer becomes a memory read once its own
+  // buffer flushes that variable (conservatively: any flush of it).
+  static void pass(Transition& q, const Transition& x) {
+    if (q.local && x.action == Action::flush && x.thread == q.thread && x.target == q.target)
+      q.local = false;
+  }
+  // Can q (enabled where v starts, of no process in v) move past all of v?
+  bool independent_of_all(const Transition& q, std::span<const Transition> v) const {
+    Transition cur = q;
+    for (const Transition& x : v) {
+      if (label_dependent(cur, x)) return false;
+      pass(cur, x);
+    }
+    return true;
   }
 
   // Creates the node of `step` (stack_.size() == step): its sleep set from the parent's,
@@ -147,8 +235,11 @@ class OptimalStrategy final : public Strategy {
     if (step > 0) {
       Node& prev = stack_[step - 1];
       const Transition& taken = history.chosen[step - 1];
+      // Both enabled in one state: a flush there commits an older entry than any store
+      // then enabled, so only the order-free part of label_dependent applies.
       for (const Transition& s : prev.sleep)
-        if (!dependent(s, taken)) n.sleep.push_back(s);
+        if (!(label_dependent(s, taken) && label_dependent(taken, s)))
+          n.sleep.push_back(relabel(s, enabled));
       if (!prev.wut.empty()) n.wut = std::move(prev.wut.front().kids);
       prev.wut.front().kids.clear();
     }
@@ -211,7 +302,8 @@ class OptimalStrategy final : public Strategy {
   // Sweeps the steps before position `jpos` (a step, or len for a pending transition)
   // that race with `b`, given `p` = the steps happening before b for race purposes.
   // Steps ordered before b by a spawn or join edge never race with it.
-  void races_with(const History& h, std::size_t jpos, const Transition& b, const std::uint64_t* p) {
+  void races_with(const History& h, std::size_t jpos, const Transition& b, const Fact& fb,
+                  const std::uint64_t* p) {
     covered_.assign(words_, 0);
     add_edge_sources(h, jpos, b, covered_);
     for (std::size_t i = jpos; i-- > 0;) {
@@ -219,7 +311,7 @@ class OptimalStrategy final : public Strategy {
       if (!in_p) continue;
       bool cov = (covered_[i / 64] >> (i % 64)) & 1u;
       const Transition& a = h.chosen[i];
-      if (!cov && proc_of(a) != proc_of(b) && dependent(a, b) && reversible(h, i, b))
+      if (!cov && proc_of(a) != proc_of(b) && race_edge(i, a, b, fb, jpos) && reversible(h, i, b))
         reverse(h, i, jpos, b);
       const std::uint64_t* pi = &pred_[i * words_];
       for (std::size_t w = 0; w < words_; ++w) covered_[w] |= pi[w];
@@ -232,24 +324,26 @@ class OptimalStrategy final : public Strategy {
     if (b.action == Action::flush) return;
     for (std::size_t e = 0; e < h.edges.size(); ++e) {
       const History::ThreadEdge& edge = h.edges[e];
-      std::size_t src = edge_src_[e];
-      if (edge.to != b.thread || edge.at > jpos || src == kNone) continue;
-      out[src / 64] |= std::uint64_t{1} << (src % 64);
-      const std::uint64_t* ps = &pred_[src * words_];
-      for (std::size_t w = 0; w < words_; ++w) out[w] |= ps[w];
+      if (edge.to != b.thread || edge.at > jpos) continue;
+      for (std::size_t src : edge_src_[e]) {
+        if (src == kNone) continue;
+        out[src / 64] |= std::uint64_t{1} << (src % 64);
+        const std::uint64_t* ps = &pred_[src * words_];
+        for (std::size_t w = 0; w < words_; ++w) out[w] |= ps[w];
+      }
     }
   }
 
   // Fills `out` with the steps before `jpos` happening before b (direct edges, skipping
   // the ones that do not count for races when `race` is set).
-  void preds_of(const History& h, std::size_t jpos, const Transition& b, bool race,
+  void preds_of(const History& h, std::size_t jpos, const Transition& b, const Fact& fb, bool race,
                 std::vector<std::uint64_t>& out) {
     out.assign(words_, 0);
     add_edge_sources(h, jpos, b, out);
     for (std::size_t i = jpos; i-- > 0;) {
       if ((out[i / 64] >> (i % 64)) & 1u) continue;
       const Transition& a = h.chosen[i];
-      if (proc_of(a) != proc_of(b) && !dependent(a, b)) continue;
+      if (!edge(i, a, b, fb, jpos)) continue;
       if (race && waits_for(i, b)) continue;
       out[i / 64] |= std::uint64_t{1} << (i % 64);
       const std::uint64_t* pi = &pred_[i * words_];
@@ -276,30 +370,136 @@ class OptimalStrategy final : public Strategy {
         try_ok_[i] = true;
       }
     }
-    // The source of each spawn/join edge: the last step of `from` before `at` (a join
-    // also waits for the child's buffer to drain).
-    edge_src_.assign(h.edges.size(), kNone);
+    // The sources of each spawn/join edge: the last step of `from` before `at`, and for a
+    // join, which also waits for the child's buffer to drain, its last flush.
+    edge_src_.assign(h.edges.size(), {kNone, kNone});
     for (std::size_t e = 0; e < h.edges.size(); ++e) {
       const History::ThreadEdge& edge = h.edges[e];
       for (std::size_t i = std::min<std::size_t>(edge.at, len); i-- > 0;) {
-        if (h.chosen[i].thread == edge.from && (edge.join || h.chosen[i].action != Action::flush)) {
-          edge_src_[e] = i;
-          break;
-        }
+        const Transition& t = h.chosen[i];
+        if (t.thread != edge.from || (!edge.join && t.action == Action::flush)) continue;
+        std::size_t& slot = edge_src_[e][t.action == Action::flush ? 1 : 0];
+        if (slot == kNone) slot = i;
+        if (edge_src_[e][0] != kNone && (!edge.join || edge_src_[e][1] != kNone)) break;
       }
     }
+    compute_facts(h, len);
     for (std::size_t j = 0; j < len; ++j) {
       const Transition& b = h.chosen[j];
-      preds_of(h, j, b, false, tmp_);
+      preds_of(h, j, b, facts_[j], false, tmp_);
       std::copy(tmp_.begin(), tmp_.end(), pred_.begin() + static_cast<std::ptrdiff_t>(j * words_));
-      if (b.action == Action::acquire) preds_of(h, j, b, true, tmp_);
-      races_with(h, j, b, tmp_.data());
+      if (b.action == Action::acquire) preds_of(h, j, b, facts_[j], true, tmp_);
+      races_with(h, j, b, facts_[j], tmp_.data());
     }
     if (!with_pending) return;
     for (const Transition& b : h.pending) {
-      preds_of(h, len, b, true, tmp_);
-      races_with(h, len, b, tmp_.data());
+      Fact fb = pending_fact(b);
+      preds_of(h, len, b, fb, true, tmp_);
+      races_with(h, len, b, fb, tmp_.data());
     }
+  }
+
+  // ---- happens-before of the executed steps -----------------------------------------
+
+  // Replays the store buffers over the steps: which reads the buffer served (and the
+  // write each read), which issue each flush commits.
+  void compute_facts(const History& h, std::size_t len) {
+    facts_.assign(len, Fact{});
+    fifo_.clear();
+    src_issue_.assign(len, kNone);
+    flush_of_.assign(len, kNone);
+    for (std::size_t k = 0; k < len; ++k) {
+      const Transition& t = h.chosen[k];
+      Fact& f = facts_[k];
+      f = basic_fact(t);
+      if (!tso_) continue;
+      if (t.thread >= fifo_.size()) fifo_.resize(t.thread + 1);
+      auto& q = fifo_[t.thread];
+      if (t.action == Action::write && !t.drains) {
+        q.push_back({k, t.target});
+      } else if (t.action == Action::flush && !q.empty()) {
+        f.issue_of = q.front().first;
+        flush_of_[f.issue_of] = k;
+        q.pop_front();
+      } else if (t.action == Action::read) {
+        for (std::size_t e = q.size(); e-- > 0;)
+          if (q[e].second == t.target) {
+            src_issue_[k] = q[e].first;
+            break;
+          }
+        f.local = src_issue_[k] != kNone;
+        f.mem_read = !f.local;
+      }
+    }
+    for (std::size_t k = 0; k < len; ++k)
+      if (facts_[k].local) facts_[k].src_flush = flush_of_[src_issue_[k]];
+  }
+
+  Fact basic_fact(const Transition& t) const {
+    Fact f;
+    switch (t.action) {
+      case Action::read:
+        f.var = t.target;
+        f.mem_read = true;
+        break;
+      case Action::write:
+        f.var = t.target;
+        f.mem_write = t.drains || !tso_;
+        break;
+      case Action::rmw:  // a failed compare-exchange only read
+        f.var = t.target;
+        f.mem_read = true;
+        f.mem_write = !(tso_ && t.failed);
+        break;
+      case Action::flush:
+        f.var = t.target;
+        f.mem_write = true;
+        break;
+      default: break;
+    }
+    return f;
+  }
+
+  // The fact of a transition still pending at the end, as if it came next.
+  Fact pending_fact(const Transition& t) const {
+    Fact f = basic_fact(t);
+    if (!tso_ || t.thread >= fifo_.size()) return f;
+    const auto& q = fifo_[t.thread];
+    if (t.action == Action::read) {
+      for (const auto& entry : q) f.local = f.local || entry.second == t.target;
+      f.mem_read = !f.local;
+    }
+    if (t.action == Action::flush && !q.empty()) f.issue_of = q.front().first;
+    return f;
+  }
+
+  // A direct happens-before edge from step i (transition a) to b at position jpos.
+  bool edge(std::size_t i, const Transition& a, const Transition& b, const Fact& fb, std::size_t jpos) const {
+    if (!tso_) return proc_of(a) == proc_of(b) || dependent(a, b);
+    if (proc_of(a) == proc_of(b)) return true;
+    if (a.thread == b.thread) {
+      if (b.action == Action::flush) return fb.issue_of == i;  // its own issue
+      return b.drains;  // a is a flush: before the thread's next draining step
+    }
+    return cross_edge(i, a, b, fb, jpos);
+  }
+  // The edges between threads: locks, and co, rf and fr on one variable (plus tau's
+  // conflicts for issue_order). These are the races.
+  bool cross_edge(std::size_t i, const Transition& a, const Transition& b, const Fact& fb,
+                  std::size_t jpos) const {
+    if (is_lock_action(a.action) && is_lock_action(b.action)) return a.target == b.target;
+    const Fact& fa = facts_[i];
+    if (fa.var == kNoId || fa.var != fb.var) return false;
+    if (fa.mem_write && (fb.mem_write || fb.mem_read)) return true;
+    if (fb.mem_write && fa.mem_read) return true;
+    if (fb.mem_write && fa.local && fa.src_flush != kNone && fa.src_flush < jpos) return true;
+    return issue_order_ && in_tau(a.action) && in_tau(b.action) &&
+           (a.action != Action::read || b.action != Action::read);
+  }
+  bool race_edge(std::size_t i, const Transition& a, const Transition& b, const Fact& fb,
+                 std::size_t jpos) const {
+    if (!tso_) return dependent(a, b);
+    return a.thread != b.thread && cross_edge(i, a, b, fb, jpos);
   }
 
   // v = the steps after i (before jpos) not happening after i, then b: the start of an
@@ -317,15 +517,17 @@ class OptimalStrategy final : public Strategy {
   }
 
   // Could `q` (enabled where v starts) start an execution equivalent to an extension of v?
-  static bool weak_initial(const Transition& q, const std::vector<Transition>& v) {
+  bool weak_initial(const Transition& q, const std::vector<Transition>& v) const {
     Proc p = proc_of(q);
+    Transition cur = q;
     for (std::size_t k = 0; k < v.size(); ++k) {
       if (proc_of(v[k]) == p) {
         for (std::size_t m = 0; m < k; ++m)
-          if (dependent(v[m], v[k])) return false;
+          if (label_dependent(v[m], v[k])) return false;
         return true;
       }
-      if (dependent(q, v[k])) return false;
+      if (label_dependent(cur, v[k])) return false;
+      pass(cur, v[k]);
     }
     return true;
   }
@@ -333,7 +535,7 @@ class OptimalStrategy final : public Strategy {
   // Wakeup tree insertion: follow the first child compatible with v (its transition is
   // an initial of v, which is consumed, or independent of all of v); stop at a leaf
   // (some explored extension of it covers v); else hang the rest of v as a new branch.
-  static void insert(std::vector<WNode>& root, std::vector<Transition>& v) {
+  void insert(std::vector<WNode>& root, std::vector<Transition>& v) const {
     std::vector<WNode>* level = &root;
     bool top = true;
     for (;;) {
@@ -347,14 +549,12 @@ class OptimalStrategy final : public Strategy {
         if (k < v.size()) {
           if (!(v[k] == w.t)) continue;
           bool initial = true;
-          for (std::size_t m = 0; m < k && initial; ++m) initial = !dependent(v[m], v[k]);
+          for (std::size_t m = 0; m < k && initial; ++m) initial = !label_dependent(v[m], v[k]);
           if (!initial) continue;
           v.erase(v.begin() + static_cast<std::ptrdiff_t>(k));
           next = &w;
         } else {
-          bool indep = true;
-          for (const Transition& x : v) indep = indep && !dependent(w.t, x);
-          if (indep) next = &w;
+          if (independent_of_all(w.t, v)) next = &w;
         }
       }
       if (!next) {
@@ -382,13 +582,20 @@ class OptimalStrategy final : public Strategy {
   std::size_t words_ = 0;
   std::vector<std::uint64_t> tmp_, covered_;
   std::vector<bool> try_ok_;
-  std::vector<std::size_t> edge_src_;
+  std::vector<std::array<std::size_t, 2>> edge_src_;
+  std::vector<Fact> facts_;
+  std::vector<std::deque<std::pair<std::size_t, VarId>>> fifo_;  // per thread: (issue step, var)
+  std::vector<std::size_t> src_issue_, flush_of_;
+  bool tso_ = false;
+  bool issue_order_ = true;
   std::vector<ThreadId> owner_;
   std::vector<Transition> v_;
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_optimal_strategy() { return std::make_unique<OptimalStrategy>(); }
+std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence, bool tso) {
+  return std::make_unique<OptimalStrategy>(equivalence, tso);
+}
 
 }  // namespace atomcheck
