@@ -230,5 +230,24 @@ TEST(Report, CommandsWriteBothFiles) {
   EXPECT_NE(r.err.find("cannot write"), std::string::npos);
 }
 
+// Without --replay, run draws the search's first failure (else the first flagged execution);
+// a search that finds neither writes nothing and says so.
+TEST(Report, RunWithoutReplayDrawsTheFirstProblem) {
+  std::string dir = testing::temp_dir();
+  auto r = testing::run_cli({"run", "lost-update", "--strategy", "dfs", "--checker", "velodrome",
+                             "--html", dir + "/c.html", "--dot", dir + "/c.dot"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::string html = read_all(dir + "/c.html"), dot = read_all(dir + "/c.dot");
+  EXPECT_NE(html.find("lost-update"), std::string::npos);
+  EXPECT_NE(html.find("atomcheck run lost-update --replay &#39;"), std::string::npos) << html;
+  EXPECT_GE(count(html, "<g class=\"event"), 10u);
+  EXPECT_NE(dot.find("digraph"), std::string::npos);
+
+  r = testing::run_cli({"run", "locked-counter", "--html", dir + "/d.html"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no failing or flagged execution"), std::string::npos) << r.err;
+  EXPECT_TRUE(read_all(dir + "/d.html").empty());
+}
+
 }  // namespace
 }  // namespace atomcheck
