@@ -8,6 +8,7 @@
 // and the report window on long traces.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -126,8 +127,11 @@ void compare_with_memory(std::uint64_t seed, const RandomTraceParams& params, st
 // The random-trace property corpus: small, varied traces (the checkers' own property
 // tests use the same generator), and longer ones where witnesses reach far back.
 TEST(CheckTraceStream, WitnessesEqualInMemoryOnRandomTraces) {
+  // Each trace is one child process: fewer under the sanitizers, whose start is slow.
+  const bool sanitized = std::getenv("ATOMCHECK_SANITIZED") != nullptr;
+  const std::uint64_t small = sanitized ? 40 : 120, large = sanitized ? 10 : 30;
   int violations = 0;
-  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+  for (std::uint64_t seed = 1; seed <= small; ++seed) {
     RandomTraceParams p = random_small_params(seed, 40);
     compare_with_memory(seed, p, seed % 3 + 1, seed % 4 == 0);
     if (HasFatalFailure()) return;
@@ -136,8 +140,7 @@ TEST(CheckTraceStream, WitnessesEqualInMemoryOnRandomTraces) {
     for (const Event& e : t.events) v->on_event(e);
     violations += v->verdict().serializable ? 0 : 1;
   }
-  EXPECT_GT(violations, 10);  // the corpus exercises witnesses, not only "serializable"
-  for (std::uint64_t seed = 1000; seed < 1030; ++seed) {
+  for (std::uint64_t seed = 1000; seed < 1000 + large; ++seed) {
     RandomTraceParams p;
     p.threads = 4;
     p.vars = 6;
@@ -146,7 +149,13 @@ TEST(CheckTraceStream, WitnessesEqualInMemoryOnRandomTraces) {
     p.max_txn_len = 12;
     compare_with_memory(seed, p, 1 + seed % 5, seed % 2 == 0);
     if (HasFatalFailure()) return;
+    Trace t = random_trace(p, seed);
+    auto v = make_checker("velodrome", CheckerOptions{});
+    for (const Event& e : t.events) v->on_event(e);
+    violations += v->verdict().serializable ? 0 : 1;
   }
+  // The corpus exercises witnesses, not only "serializable".
+  EXPECT_GE(violations, sanitized ? 8 : 20);
 }
 
 // A serializable stream of locked transactions (two-phase locking), as in the issue's
