@@ -361,8 +361,8 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   if (!sampling(a.strategy)) {
     fmt::print("blocked        {}   (sleep-set blocked {}, pruned by assume or spin_until {})\n",
                r.sleep_blocked + r.pruned, r.sleep_blocked, r.pruned);
-    fmt::print("classes        {}   rf+co classes {}   distinct outcomes {}\n", r.classes,
-               r.rf_co_classes, r.outcomes.size());
+    fmt::print("classes        {} ({})   rf+co classes {}   distinct outcomes {}\n", r.classes,
+               equivalence_name(r.equivalence), r.rf_co_classes, r.outcomes.size());
   }
   if (r.bound_cut) fmt::print("depth-cut      {}\n", r.bound_cut);
   fmt::print("completed      {}\n", r.completed);
@@ -415,6 +415,7 @@ void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) 
   j["sleep_blocked"] = r.sleep_blocked;
   j["classes"] = r.classes;
   j["rf_co_classes"] = r.rf_co_classes;
+  j["equivalence"] = std::string(equivalence_name(r.equivalence));
   j["distinct_outcomes"] = r.outcomes.size();
   j["bounded"] = r.bounded;
   j["bound_cut"] = r.bound_cut;

@@ -338,10 +338,11 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
   for (const Skipped& s : skipped) fmt::print("not validated: {} ({})\n", s.name, s.reason);
   for (const MemoryRun& run : runs) {
     const ExploreResult& r = run.result;
-    fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s\n", memory_name(run.memory), r.executions,
+    fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s, equivalence {}\n", memory_name(run.memory),
+               r.executions,
                r.exhausted() ? (a.strategy == "random" ? "" : " (exhaustive)")
                              : fmt::format(" (stopped: {})", stop_reason_name(r.stop)),
-               run.judged, r.elapsed_seconds);
+               run.judged, r.elapsed_seconds, equivalence_name(r.equivalence));
     std::size_t width = 7;
     for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
     std::size_t jwidth = 5;
@@ -428,6 +429,7 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
     const ExploreResult& r = run.result;
     rj["memory"] = std::string(memory_name(run.memory));
     rj["executions"] = r.executions;
+    rj["equivalence"] = std::string(equivalence_name(r.equivalence));
     rj["judged"] = run.judged;
     rj["exhaustive"] = run.complete;
     rj["stop"] = std::string(stop_reason_name(r.stop));

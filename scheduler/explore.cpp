@@ -109,6 +109,11 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     r.equivalence = Equivalence::rf_co;
     for (const std::string& name : options.checkers)
       if (checker_needs_issue_order(name)) r.equivalence = Equivalence::issue_order;
+    // The trace TSO deciders were seen to change verdict within an issue-order class (a
+    // random program with failed compare-exchanges; tests/test_dpor_optimal.cpp): until
+    // that is understood they get the step order, the relation of the previous releases.
+    for (const std::string& name : options.checkers)
+      if (name.rfind("trace-tso", 0) == 0) r.equivalence = Equivalence::step_order;
   }
   if (!tso) r.equivalence = Equivalence::rf_co;
   if (tso && options.strategy == StrategyKind::dpor) r.equivalence = Equivalence::step_order;

@@ -70,7 +70,9 @@ struct WNode {
 
 class OptimalStrategy final : public Strategy {
  public:
-  OptimalStrategy(Equivalence eq, bool tso) : tso_(tso), issue_order_(eq != Equivalence::rf_co) {}
+  // step_order under TSO is the plain Mazurkiewicz relation over dependent() (tso_ off).
+  OptimalStrategy(Equivalence eq, bool tso)
+      : tso_(tso && eq != Equivalence::step_order), issue_order_(eq != Equivalence::rf_co) {}
 
   bool begin_execution() override {
     blocked_step_ = kNone;
