@@ -21,22 +21,23 @@ using atomcheck::outcome;
 using atomcheck::thread;
 constexpr auto rlx = std::memory_order_relaxed;
 
+// [w mine] [r other]: a store and a later load of another variable, each its own
+// transaction (the thread both programs share).
+void write_then_read(atomic<int>& mine, atomic<int>& other, const char* w_label,
+                     const char* r_label, const char* reg) {
+  { atomic_block b(w_label); mine.store(1, rlx); }
+  atomic_block b(r_label);
+  outcome(reg, other.load(rlx));
+}
+
 }  // namespace
 
 ATOMCHECK_PROGRAM("tso-thm2-left",
                   "TSO paper after Theorem 2, left: store buffering, every event its own transaction "
                   "(TSO-serializable, not robust)") {
   atomic<int> x(0, "x"), y(0, "y");
-  thread t1([&] {
-    { atomic_block b("w x"); x.store(1, rlx); }
-    atomic_block b("r y");
-    outcome("r0", y.load(rlx));
-  });
-  thread t2([&] {
-    { atomic_block b("w y"); y.store(1, rlx); }
-    atomic_block b("r x");
-    outcome("r1", x.load(rlx));
-  });
+  thread t1([&] { write_then_read(x, y, "w x", "r y", "r0"); });
+  thread t2([&] { write_then_read(y, x, "w y", "r x", "r1"); });
   t1.join();
   t2.join();
 }
@@ -45,11 +46,7 @@ ATOMCHECK_PROGRAM("tso-thm2-right",
                   "TSO paper after Theorem 2, right: [w x] [r y] || [r x; w y] "
                   "(TSO-serializable, not SC-serializable)") {
   atomic<int> x(0, "x"), y(0, "y");
-  thread t1([&] {
-    { atomic_block b("w x"); x.store(1, rlx); }
-    atomic_block b("r y");
-    outcome("r0", y.load(rlx));
-  });
+  thread t1([&] { write_then_read(x, y, "w x", "r y", "r0"); });
   thread t2([&] {
     atomic_block b("r x; w y");
     outcome("r1", x.load(rlx));
