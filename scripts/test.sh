@@ -15,6 +15,10 @@ if ! ctest --test-dir build/release -LE long -R 'Properties\.' -V > build/releas
   exit 1
 fi
 grep -E 'random (traces|programs)' build/release/properties.log | sed 's/^[0-9]*: /property test: /'
+# atomcheck as a dependency: tests/consumer/ built from outside the tree by add_subdirectory,
+# FetchContent and find_package (installed from build/release), each running its tests,
+# a failing model's report and its own cli_main binary.
+bash scripts/test-consumer.sh
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOMCHECK_SANITIZE=ON \
       -DATOMCHECK_BENCH=OFF >/dev/null
 cmake --build build/asan -j "$jobs"
