@@ -1,6 +1,8 @@
-// The README's example, kept compiling and true: a user's GoogleTest test calls
-// explore() and asserts on counts, failures with schedules and checker verdicts; and the
-// std_types/model_types bundles let one data structure run under both.
+// The README's example inside the tree: a user's GoogleTest test calls explore() and
+// asserts on counts, failures with schedules and checker verdicts; and the
+// std_types/model_types bundles let one data structure run under both. The README quotes
+// tests/consumer/my_tests.cpp, which scripts/test-consumer.sh builds from outside the
+// tree with <atomcheck/...> includes (what this in-tree test cannot check).
 #include <gtest/gtest.h>
 
 #include "scheduler/api.hpp"
