@@ -73,6 +73,11 @@ for way in $ways; do
         fail "the install has no atomcheckConfigVersion.cmake"
       test -f "$work/prefix/include/atomcheck/atomcheck.hpp" || fail "the install has no atomcheck/atomcheck.hpp"
       if [ -e "$work/prefix/include/scheduler" ]; then fail "the install put scheduler/ at the top of include/"; fi
+      # Every installed header, from the prefix alone: a header that includes a sibling by
+      # a tree path ("trace/trace.hpp") instead of a relative one fails here.
+      (cd "$work/prefix/include" && find atomcheck -name '*.hpp' | sort | sed 's|.*|#include <&>|') > "$work/headers.cpp"
+      "${CXX:-c++}" -std=c++20 -fsyntax-only -I "$work/prefix/include" "$work/headers.cpp" ||
+        fail "an installed header does not compile from the install prefix"
       args+=(-DCMAKE_PREFIX_PATH="$work/prefix") ;;
     *) fail "unknown way '$way'" ;;
   esac
