@@ -419,9 +419,13 @@ TEST(OptimalDporProperties, CheckerDeclarationsHoldOnDfsClasses) {
       for (const auto& [key, seen] : rf[k]) split_by_rf_co[names[k]] += seen.size() > 1;
     }
   }
-  EXPECT_GT(programs, 50u);
-  for (const char* n : {"oracle", "velodrome"})
-    EXPECT_GT(split_by_rf_co[n], 0u) << n << ": declaring rf+co would go unnoticed";
+  EXPECT_GT(programs, scaled(150) / 3);
+  // The sanitizer run sees a sixth of the programs, too few to meet a split class; the
+  // Release run is the one that shows this test could tell rf+co from issue order.
+  if (scaled(150) == 150) {
+    for (const char* n : {"oracle", "velodrome"})
+      EXPECT_GT(split_by_rf_co[n], 0u) << n << ": declaring rf+co would go unnoticed";
+  }
   for (const char* n : {"tso-exec", "tso-robust", "tso-monitor"}) EXPECT_EQ(split_by_rf_co[n], 0u) << n;
   std::printf("checked %zu random programs (tso, %zu executions): every checker's verdict is a class invariant of its declared equivalence; rf+co classes with two verdicts: oracle %llu, velodrome %llu\n",
               programs, executions, static_cast<unsigned long long>(split_by_rf_co["oracle"]),
