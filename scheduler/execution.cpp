@@ -209,6 +209,7 @@ void Execution::compute_enabled() {
     enabled_.push_back(ts.pending);
     enabled_.back().drains = ts.pending_drains;
     enabled_.back().local = ts.pending.action == Action::read && memory_->buffer_has(t, ts.pending.target);
+    if (ts.pending.action == Action::write && !ts.pending_drains) enabled_.back().seq = memory_->next_store_seq(t);
   }
   memory_->append_flushes(enabled_);
 }
@@ -308,7 +309,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       running_ = tr.thread;
       emit(Op::commit, f.var, f.value, 0, 0, false, f.issue);
       running_ = kNoId;
-      note_write(tr.thread, obj_key(f.var, false));
+      note_write(tr.thread, obj_key(f.var, false), f.var);
     } else {
       run_thread(tr.thread);
     }
@@ -321,6 +322,8 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       history_.pending.back().drains = ts.pending_drains;
       history_.pending.back().local =
           ts.pending.action == Action::read && memory_->buffer_has(t, ts.pending.target);
+      if (ts.pending.action == Action::write && !ts.pending_drains)
+        history_.pending.back().seq = memory_->next_store_seq(t);
     }
     memory_->append_flushes(history_.pending);
   }
@@ -489,7 +492,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   memory_->write_memory(h.id, value);
   // Under TSO an unbuffered (xchg) store reaches memory in the same step as its issue.
   if (memory_kind_ == MemoryModelKind::tso) emit(Op::commit, h.id, value, 0, line, false, issue);
-  note_write(running_, obj_key(h.id, false));
+  note_write(running_, obj_key(h.id, false), h.id);
 }
 
 RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line) {
@@ -506,7 +509,7 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     memory_->write_memory(h.id, next);
     emit(Op::rmw, h.id, old, next, line);
     ++self().effects;
-    note_write(running_, obj_key(h.id, false));
+    note_write(running_, obj_key(h.id, false), h.id);
   } else {
     emit(Op::read, h.id, old, 0, line);
     if (!history_.chosen.empty()) history_.chosen.back().failed = true;
@@ -705,10 +708,17 @@ void Execution::note_read(std::uint32_t key) {
   ts.spin_touched.push_back(key);
 }
 
-void Execution::note_write(ThreadId by, std::uint32_t key) {
+// A write reaching memory changes what a spinning thread would read again, unless (TSO)
+// that thread's own buffer still holds a store to the variable: its reads are served by
+// the buffer, and this write is coherence-before that store, so they never see it.
+// Counting such a write as a change made the livelock verdict ("spins forever") depend
+// on where the flush fell, not on reads-from and coherence, and rf+co DPOR lost it.
+void Execution::note_write(ThreadId by, std::uint32_t key, VarId var) {
   for (ThreadId t = 0; t < nthreads_; ++t) {
     ThreadState& ts = *threads_[t];
-    if (t != by && key < ts.spin_marks.size() && ts.spin_marks[key]) ts.stale = true;
+    if (t == by || key >= ts.spin_marks.size() || !ts.spin_marks[key]) continue;
+    if (var != kNoId && memory_->buffer_has(t, var)) continue;
+    ts.stale = true;
   }
 }
 

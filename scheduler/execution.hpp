@@ -204,7 +204,8 @@ class Execution {
   // Spin-loop bookkeeping (yield()): objects are keyed as variables 2v, locks 2l + 1.
   static std::uint32_t obj_key(std::uint32_t target, bool lock) { return 2 * target + (lock ? 1 : 0); }
   void note_read(std::uint32_t key);             // by the running thread
-  void note_write(ThreadId by, std::uint32_t key);  // a store, rmw, unlock or buffer flush
+  // A store, rmw, unlock or buffer flush; `var`: the variable written (kNoId: a lock).
+  void note_write(ThreadId by, std::uint32_t key, VarId var = kNoId);
   void new_spin_iteration(ThreadState& ts);
 
   bool failed_ = false;

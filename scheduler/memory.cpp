@@ -26,6 +26,7 @@ class ScMemory final : public MemoryModel {
   void append_flushes(std::vector<Transition>&) const override {}
   Flushed flush(ThreadId) override { return {}; }
   std::size_t buffered_count(ThreadId) const override { return 0; }
+  std::uint32_t next_store_seq(ThreadId) const override { return 0; }
 
  private:
   std::vector<std::int64_t> mem_;
@@ -35,7 +36,10 @@ class TsoMemory final : public MemoryModel {
  public:
   void reset() override {
     mem_.clear();
-    for (Buffer& b : buffers_) b.clear();
+    for (Buffer& b : buffers_) {
+      b.clear();
+      b.flushed = 0;
+    }
     nonempty_ = 0;
   }
   void add_var(std::int64_t initial) override { mem_.push_back(initial); }
@@ -91,13 +95,16 @@ class TsoMemory final : public MemoryModel {
     if (nonempty_ == 0) return;
     for (std::size_t t = 0; t < buffers_.size(); ++t) {
       const Buffer& b = buffers_[t];
-      if (!b.empty())
+      if (!b.empty()) {
         out.push_back(Transition{static_cast<ThreadId>(t), Action::flush, b.entries[b.head].var});
+        out.back().seq = b.flushed;
+      }
     }
   }
   Flushed flush(ThreadId t) override {
     Buffer& b = buffers_[t];
     const Entry e = b.entries[b.head++];
+    ++b.flushed;
     if (b.empty()) {
       b.clear();
       --nonempty_;
@@ -107,6 +114,9 @@ class TsoMemory final : public MemoryModel {
   }
   std::size_t buffered_count(ThreadId t) const override {
     return t < buffers_.size() ? buffers_[t].entries.size() - buffers_[t].head : 0;
+  }
+  std::uint32_t next_store_seq(ThreadId t) const override {
+    return t < buffers_.size() ? buffers_[t].flushed + static_cast<std::uint32_t>(buffered_count(t)) : 0;
   }
 
  private:
@@ -118,6 +128,7 @@ class TsoMemory final : public MemoryModel {
   struct Buffer {
     std::vector<Entry> entries;
     std::size_t head = 0;
+    std::uint32_t flushed = 0;  // stores of this thread committed so far in the execution
     bool empty() const { return head == entries.size(); }
     void clear() {
       entries.clear();

@@ -50,6 +50,9 @@ class MemoryModel {
   virtual Flushed flush(ThreadId t) = 0;
   // Number of entries in t's buffer (for reports).
   virtual std::size_t buffered_count(ThreadId t) const = 0;
+  // The index, among t's buffered stores of this execution, that t's next buffered store
+  // gets (Transition::seq); a flush's seq is the index of the store it commits.
+  virtual std::uint32_t next_store_seq(ThreadId t) const = 0;
 };
 
 std::unique_ptr<MemoryModel> make_memory_model(MemoryModelKind kind);

@@ -44,6 +44,12 @@ struct Transition {
   // Set on a taken rmw that did not write (a failed compare-exchange): to the memory it
   // was a read. Known only once the step ran; also left out of ==.
   bool failed = false;
+  // TSO: a buffered store's index among its thread's buffered stores in this execution,
+  // and a flush's: the index of the store it commits. A store and a later flush of its
+  // thread commute unless the flush commits that store, which a variable cannot tell
+  // (the buffer may hold an older store of it). Fixed by the thread's own past, like
+  // the operation itself; left out of == all the same.
+  std::uint32_t seq = 0;
   bool operator==(const Transition& o) const {
     return thread == o.thread && action == o.action && target == o.target && drains == o.drains;
   }

@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -199,9 +200,9 @@ class OptimalStrategy final : public Strategy {
     if (proc_of(a) == proc_of(b)) return true;
     if (a.thread == b.thread) {
       // A thread's step and its own buffer's flush commute unless the step waits for the
-      // empty buffer, or the step is a store that the later flush might commit.
+      // empty buffer, or the step is the store that the later flush commits.
       const Transition& s = a.action == Action::flush ? b : a;
-      return s.drains || (a.action == Action::write && b.action == Action::flush && a.target == b.target);
+      return s.drains || (a.action == Action::write && b.action == Action::flush && a.seq == b.seq);
     }
     if (is_lock_action(a.action) && is_lock_action(b.action)) return a.target == b.target;
     if (a.action == Action::fence || b.action == Action::fence) return false;
@@ -237,10 +238,8 @@ class OptimalStrategy final : public Strategy {
     if (step > 0) {
       Node& prev = stack_[step - 1];
       const Transition& taken = history.chosen[step - 1];
-      // Both enabled in one state: a flush there commits an older entry than any store
-      // then enabled, so only the order-free part of label_dependent applies.
       for (const Transition& s : prev.sleep)
-        if (!(label_dependent(s, taken) && label_dependent(taken, s)))
+        if (!label_dependent(s, taken))
           n.sleep.push_back(relabel(s, enabled));
       if (!prev.wut.empty()) n.wut = std::move(prev.wut.front().kids);
       prev.wut.front().kids.clear();
@@ -410,6 +409,8 @@ class OptimalStrategy final : public Strategy {
     fifo_.clear();
     src_issue_.assign(len, kNone);
     flush_of_.assign(len, kNone);
+    last_issue_.assign(len, kNone);
+    latest_.clear();
     for (std::size_t k = 0; k < len; ++k) {
       const Transition& t = h.chosen[k];
       Fact& f = facts_[k];
@@ -417,7 +418,12 @@ class OptimalStrategy final : public Strategy {
       if (!tso_) continue;
       if (t.thread >= fifo_.size()) fifo_.resize(t.thread + 1);
       auto& q = fifo_[t.thread];
+      if (t.action == Action::read) {
+        auto it = latest_.find(key_of(t));
+        if (it != latest_.end()) last_issue_[k] = it->second;
+      }
       if (t.action == Action::write && !t.drains) {
+        latest_[key_of(t)] = k;
         q.push_back({k, t.target});
       } else if (t.action == Action::flush && !q.empty()) {
         f.issue_of = q.front().first;
@@ -511,11 +517,38 @@ class OptimalStrategy final : public Strategy {
     Node& n = stack_[i];
     v_.clear();
     for (std::size_t k = i + 1; k < jpos; ++k)
-      if (!hb(k, i)) v_.push_back(h.chosen[k]);
+      if (!hb(k, i)) {
+        v_.push_back(h.chosen[k]);
+        if (tso_ && v_.back().action == Action::read) v_.back().local = local_in_v(i, k, last_issue_[k]);
+      }
     v_.push_back(b);
+    if (tso_ && b.action == Action::read)
+      v_.back().local = local_in_v(i, jpos, jpos < last_issue_.size() ? last_issue_[jpos] : pending_issue(h, b));
     for (const Transition& q : n.sleep)
       if (weak_initial(q, v_)) return;
     insert(n.wut, v_);
+  }
+
+  // Is the read at position k (moved into the sequence v that reverses the race at step
+  // i) served by its buffer where v puts it? `issue`: its thread's latest earlier store
+  // of the variable. Step i and the steps after it are gone from v, and with them maybe
+  // the flush that made the read a memory read in the execution; a label kept from the
+  // execution would make v look dependent where it is not, and the wakeup tree would grow
+  // a branch that the sleep set then blocks (tso-peterson did).
+  bool local_in_v(std::size_t i, std::size_t k, std::size_t issue) const {
+    if (issue == kNone) return false;
+    std::size_t f = flush_of_[issue];
+    if (f == kNone || f >= k) return true;
+    if (f < i) return false;
+    return f == i || hb(f, i);
+  }
+  // The latest store of a pending read's thread to its variable, if any.
+  std::size_t pending_issue(const History& h, const Transition& b) const {
+    for (std::size_t k = last_issue_.size(); k-- > 0;) {
+      const Transition& t = h.chosen[k];
+      if (t.thread == b.thread && t.action == Action::write && !t.drains && t.target == b.target) return k;
+    }
+    return kNone;
   }
 
   // Could `q` (enabled where v starts) start an execution equivalent to an extension of v?
@@ -588,6 +621,9 @@ class OptimalStrategy final : public Strategy {
   std::vector<Fact> facts_;
   std::vector<std::deque<std::pair<std::size_t, VarId>>> fifo_;  // per thread: (issue step, var)
   std::vector<std::size_t> src_issue_, flush_of_;
+  std::vector<std::size_t> last_issue_;  // read: its thread's latest earlier buffered store of its variable
+  std::unordered_map<std::uint64_t, std::size_t> latest_;  // (thread, variable) -> latest buffered store
+  static std::uint64_t key_of(const Transition& t) { return (std::uint64_t{t.thread} << 32) | t.target; }
   bool tso_ = false;
   bool issue_order_ = true;
   std::vector<ThreadId> owner_;

@@ -114,6 +114,74 @@ TEST(OptimalDpor, NidhuggTsoTraceSets) {
   }, MemoryModelKind::tso, 11);
 }
 
+// The spin-await mutexes under TSO: one execution per rf+co class, none sleep-blocked, with
+// the TSO execution checkers attached too (they declare rf+co). Two label bugs made
+// tso-peterson run 32 for 30 classes and tso-dekker 19 for 18: a read moved into a
+// reversing sequence kept the "memory read" label of the execution, though the flush
+// that made it one was left behind; and a store was taken to be dependent with every
+// later flush of its variable by its thread, not just the one that commits it.
+TEST(OptimalDpor, SpinMutexesRunOncePerRfCoClassUnderTso) {
+  for (const char* name : {"tso-peterson", "tso-dekker", "tso-peterson-fenced", "tso-dekker-fenced",
+                           "lock-bakery-fenced", "lock-ttas", "spsc-ring"}) {
+    const ProgramInfo* info = find_program(name);
+    ASSERT_NE(info, nullptr) << name;
+    for (bool checkers : {false, true}) {
+      ExploreOptions o;
+      o.memory = MemoryModelKind::tso;
+      o.count_classes = true;
+      if (checkers) o.checkers = {"tso-exec", "tso-robust"};
+      o.strategy = StrategyKind::dpor;
+      ExploreResult source = explore(info->body, o);
+      o.strategy = StrategyKind::optimal;
+      ExploreResult opt = explore(info->body, o);
+      ASSERT_TRUE(opt.exhausted() && source.exhausted()) << name;
+      EXPECT_EQ(opt.equivalence, Equivalence::rf_co) << name;
+      EXPECT_EQ(opt.sleep_blocked, 0u) << name;
+      EXPECT_EQ(opt.executions, opt.rf_co_classes) << name;
+      EXPECT_EQ(opt.rf_co_classes, source.rf_co_classes) << name << ": source-DPOR finds other classes";
+    }
+  }
+}
+
+// T1 awaits, on its own buffered store, a value no thread writes: it spins forever in
+// every execution. Whether T2's flush of v lands before or after T1's read does not
+// change what T1 reads (its own store, coherence-last), yet it was taken for a change,
+// so DFS called some executions "blocked" and rf+co DPOR, which runs one of them per
+// class, called the others "spins forever": their keys and verdicts differed.
+TEST(OptimalDpor, SpinVerdictIsAnRfCoInvariantUnderTso) {
+  Program p = [] {
+    atomic<int> u(0, "u"), v(0, "v");
+    thread t1([&] {
+      v.store(2, kRelaxed);
+      (void)u.load(kRelaxed);
+      spin_until([&] { return v.load(kRelaxed) != 2; });
+    });
+    thread t2([&] { v.store(2, kRelaxed); });
+    thread t3([&] {
+      (void)v.load(kRelaxed);
+      u.store(2, kRelaxed);
+    });
+    t1.join();
+    t2.join();
+    t3.join();
+  };
+  std::map<StrategyKind, std::set<std::pair<std::uint64_t, bool>>> seen;
+  for (StrategyKind s : {StrategyKind::dfs, StrategyKind::optimal}) {
+    ExploreOptions o;
+    o.strategy = s;
+    o.memory = MemoryModelKind::tso;
+    o.count_classes = true;
+    ExploreResult r = explore(p, o, [&](const ExecutionView& v) {
+      if (!v.sleep_blocked) seen[s].insert({v.rf_co_key, v.failure != nullptr});
+    });
+    ASSERT_TRUE(r.exhausted());
+  }
+  EXPECT_EQ(seen[StrategyKind::optimal], seen[StrategyKind::dfs]);
+  std::size_t spins_forever = 0;
+  for (const auto& [key, failed] : seen[StrategyKind::dfs]) spins_forever += failed;
+  EXPECT_GT(spins_forever, 0u) << "T1 never leaves its await";
+}
+
 TEST(OptimalDpor, ScClosedForms) {
   expect_rf_co("sb", [] {
     atomic<int> x(0, "x"), y(0, "y");
