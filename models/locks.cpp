@@ -1,8 +1,9 @@
 // Spin locks from the textbook, as models: test-and-set, test-and-test-and-set, a ticket
 // lock and Lamport's bakery (with and without the fences it needs under TSO), plus a
 // broken "check then set" lock. Each guards a plain shared counter incremented by two
-// threads inside an atomic block "critical"; mutual exclusion is checked twice: a ghost
-// occupancy count inside the section and the final counter value (a lost update).
+// threads inside an atomic block "critical"; mutual exclusion is checked twice: a claim
+// of the section that must still be the thread's own when it leaves, and the final
+// counter value (a lost update).
 // Spin loops whose failed iterations only read are spin_until() awaits: the search stays
 // finite and every strategy, DPOR included, explores them exactly.
 #include <algorithm>
@@ -24,18 +25,22 @@ constexpr auto rel = std::memory_order_release;
 
 void mfence() { atomcheck::atomic_thread_fence(std::memory_order_seq_cst); }
 
-// The protected state: a racy counter (read and write are separate steps) and a ghost
-// occupancy count kept natively (not a shared object, so it adds no scheduling points).
+// The protected state: a racy counter (read and write are separate steps), and the
+// claim: a thread entering writes its id to `owner` with a locked exchange (it reaches
+// memory at once) and checks on leaving that the claim is still its own. A ghost count
+// kept natively was tried first: the reduction cannot see native state, so an assertion
+// over it is not a function of the execution's class, and rf+co DPOR, which runs one
+// execution per class, missed completed classes whose representative failed it.
 struct Section {
-  int inside = 0;
+  atomic<int> owner{0, "owner"};  // 1 + the thread that last entered
   shared<int> counter{0, "counter"};
 
-  void enter_and_increment() {
+  void enter_and_increment(int i) {
     atomic_block b("critical");
-    ++inside;
-    check(inside == 1, "mutual exclusion violated: two threads in the critical section");
+    (void)owner.exchange(i + 1);
     counter += 1;
-    --inside;
+    check(owner.load(std::memory_order_relaxed) == i + 1,
+          "mutual exclusion violated: two threads in the critical section");
   }
   void check_final() { check(counter.get() == 2, "lost update: counter != 2"); }
 };
@@ -55,12 +60,12 @@ void two_threads(Section& s, Body body) {
 ATOMCHECK_PROGRAM("lock-tas", "test-and-set spinlock (exchange) around a shared counter") {
   Section s;
   atomic<int> flag(0, "flag");
-  two_threads(s, [&](int) {
+  two_threads(s, [&](int i) {
     // A failed exchange writes back the 1 it read, which yield() would count as a change
     // and so never block; the spin is an await instead: a failed attempt changes nothing,
     // so executions where it fails are covered by those where it is tried later.
     atomcheck::assume(flag.exchange(1, acq) == 0);
-    s.enter_and_increment();
+    s.enter_and_increment(i);
     flag.store(0, rel);
   });
 }
@@ -70,10 +75,10 @@ ATOMCHECK_PROGRAM("lock-tas", "test-and-set spinlock (exchange) around a shared 
 ATOMCHECK_PROGRAM("lock-tas-broken", "spinlock whose test and set are separate steps: broken") {
   Section s;
   atomic<int> flag(0, "flag");
-  two_threads(s, [&](int) {
+  two_threads(s, [&](int i) {
     atomcheck::spin_until([&] { return flag.load(acq) == 0; });
     flag.store(1, rlx);
-    s.enter_and_increment();
+    s.enter_and_increment(i);
     flag.store(0, rel);
   });
 }
@@ -81,12 +86,12 @@ ATOMCHECK_PROGRAM("lock-tas-broken", "spinlock whose test and set are separate s
 ATOMCHECK_PROGRAM("lock-ttas", "test-and-test-and-set spinlock around a shared counter") {
   Section s;
   atomic<int> flag(0, "flag");
-  two_threads(s, [&](int) {
+  two_threads(s, [&](int i) {
     for (;;) {
       atomcheck::spin_until([&] { return flag.load(rlx) == 0; });
       if (flag.exchange(1, acq) == 0) break;
     }
-    s.enter_and_increment();
+    s.enter_and_increment(i);
     flag.store(0, rel);
   });
 }
@@ -94,10 +99,10 @@ ATOMCHECK_PROGRAM("lock-ttas", "test-and-test-and-set spinlock around a shared c
 ATOMCHECK_PROGRAM("lock-ticket", "ticket lock (fetch_add ticket, spin on now-serving)") {
   Section s;
   atomic<int> next(0, "next"), serving(0, "serving");
-  two_threads(s, [&](int) {
+  two_threads(s, [&](int i) {
     const int mine = next.fetch_add(1, rlx);
     atomcheck::spin_until([&] { return serving.load(acq) == mine; });
-    s.enter_and_increment();
+    s.enter_and_increment(i);
     serving.store(mine + 1, rel);
   });
 }
@@ -125,7 +130,7 @@ void bakery(bool fenced) {
       const int theirs = number[j].load(rlx);
       return theirs == 0 || theirs > mine || (theirs == mine && j > i);
     });
-    s.enter_and_increment();
+    s.enter_and_increment(i);
     number[i].store(0, rlx);
   });
 }

@@ -80,14 +80,14 @@ const std::vector<Expectation> kTable = {
     // Locks (models/locks.cpp, models/tso_mutex.cpp).
     {"lock-tas",                    SC,  false, false, 20000,  true},
     {"lock-tas",                    TSO, false, false, 20000,  true,  DFS},
-    {"lock-tas-broken",             SC,  true,  false, 20000,  true},
-    {"lock-tas-broken",             TSO, true,  false, 20000,  true,  DPOR},
+    {"lock-tas-broken",             SC,  true,  true,  20000,  true},
+    {"lock-tas-broken",             TSO, true,  true,  20000,  true,  DPOR},
     {"lock-ttas",                   SC,  false, false, 20000,  true},
     {"lock-ttas",                   TSO, false, false, 20000,  true,  DPOR},
     {"lock-ticket",                 SC,  false, false, 20000,  true},
     {"lock-ticket",                 TSO, false, false, 20000,  true,  DPOR},
     {"lock-bakery",                 SC,  false, false, 200000, true},
-    {"lock-bakery",                 TSO, true,  false, 2000,   false, DPOR},
+    {"lock-bakery",                 TSO, true,  true,  2000,   false, DPOR},
     // DFS would need ~6e5 (SC) and ~2e9 (TSO, estimated) executions; optimal DPOR
     // exhausts them in 22 and 816 (spin_until awaits).
     {"lock-bakery-fenced",          SC,  false, false, 20000,  true},
