@@ -576,9 +576,9 @@ int run_check_trace(const CheckTraceOptions& opt) {
   if (report) {
     if (!window_note.empty() && !opt.json) fmt::print("note: {}\n", window_note);
     std::string error;
-    report::HtmlHeader h{shown, "",
-                         fmt::format("atomcheck check-trace '{}' --checker {}", opt.file,
-                                     report_verdict.checker)};
+    report::HtmlHeader h;
+    h.title = shown;
+    h.command = fmt::format("atomcheck check-trace '{}' --checker {}", opt.file, report_verdict.checker);
     if ((!opt.html.empty() &&
          !report::write_text_file(opt.html, report::render_html(report_trace, report_verdict, h), error)) ||
         (!opt.dot.empty() &&

@@ -208,6 +208,31 @@ std::string replay_command(const RunArgs& a, const std::string& schedule) {
   return cmd;
 }
 
+// How a replayed execution ended, in the words every report uses.
+std::string ending_of(const ReplayResult& r) {
+  if (r.failed) return fmt::format("failed ({}): {}", failure_kind_name(r.failure.kind), r.failure.message);
+  if (r.blocked)
+    return "blocked in spin_until, then another thread changed what it read: the search "
+           "discards it (covered by an execution where the read comes later)";
+  return "completed";
+}
+
+// Under TSO, the stores issued but never committed (an execution cut short by a failure
+// ends with full buffers).
+std::vector<std::string> pending_stores(const ReplayResult& r, const std::string& memory) {
+  std::vector<std::string> out;
+  if (memory != "tso") return out;
+  const auto& ev = r.trace.events;
+  std::vector<bool> committed(ev.size(), false);
+  for (const Event& e : ev)
+    if (e.op == Op::commit && e.issue < ev.size()) committed[e.issue] = true;
+  for (std::size_t i = 0; i < ev.size(); ++i)
+    if (ev[i].op == Op::write && !committed[i])
+      out.push_back(fmt::format("{}: {} = {} (event {})", r.trace.names.thread(ev[i].thread),
+                                r.trace.names.var(ev[i].target), ev[i].value, i));
+  return out;
+}
+
 // --html / --dot: the replayed execution of `schedule` as a page and as a graph, drawn
 // for the first checker that flags it (else the first checker). False after printing a
 // one-line error when a file cannot be written.
@@ -223,9 +248,15 @@ bool write_reports(const RunArgs& a, const std::string& schedule, const ReplayRe
   std::string cmd = replay_command(a, schedule);
   if (!v.checker.empty()) cmd += " --checker " + v.checker;
   std::string error;
-  report::HtmlHeader h{a.name, schedule, cmd};
+  report::HtmlHeader h;
+  h.title = a.name;
+  h.schedule = schedule;
+  h.command = cmd;
+  h.ending = ending_of(r);
+  h.ending_bad = r.failed;
+  h.pending = pending_stores(r, a.memory);
   if ((!a.html.empty() && !report::write_text_file(a.html, report::render_html(r.trace, v, h), error)) ||
-      (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v), error))) {
+      (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v, h.ending), error))) {
     fmt::print(stderr, "{}\n", error);
     return false;
   }
@@ -281,6 +312,8 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
       j["failure"] = {{"kind", std::string(failure_kind_name(r.failure.kind))},
                       {"message", r.failure.message}};
     }
+    j["ending"] = r.failed ? "failed" : r.blocked ? "blocked" : "completed";
+    j["pending_stores"] = pending_stores(r, a.memory);
     j["outcome"] = format_outcome(r.outcome);
     j["checkers"] = nlohmann::json::array();
     for (std::size_t k = 0; k < r.verdicts.size(); ++k)
@@ -298,15 +331,17 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
                  describe_event(r.trace, e), line);
     }
     if (!r.outcome.empty()) fmt::print("outcome: {}\n", format_outcome(r.outcome));
+    // How it ended first, then what the checkers say of it.
+    for (const std::string& p : pending_stores(r, a.memory)) fmt::print("still in a store buffer: {}\n", p);
+    if (r.failed)
+      fmt::print("failure ({}): {}\n", failure_kind_name(r.failure.kind), r.failure.message);
+    else
+      fmt::print("execution {}\n", ending_of(r));
     for (std::size_t k = 0; k < r.verdicts.size(); ++k)
       fmt::print("checker {}: {}\n", options.checkers[k],
                  !r.verdicts[k].serializable ? "not serializable"
                  : !r.verdicts[k].blamed.empty() ? "atomicity violation blamed"
                                                  : "ok");
-    if (r.failed)
-      fmt::print("failure ({}): {}\n", failure_kind_name(r.failure.kind), r.failure.message);
-    else
-      fmt::print("execution completed\n");
   }
   return r.failed || flagged ? kExitProblem : kExitOk;
 }

@@ -221,14 +221,18 @@ Verdict verdict_on_execution(const Trace& execution, Verdict v) {
   return v;
 }
 
-std::string render_dot(const Trace& trace, const Verdict& verdict) {
+std::string render_dot(const Trace& trace, const Verdict& verdict, const std::string& ending) {
   TxnGraph g = build_graph(trace, verdict);
   std::string out = "digraph transactions {\n";
-  out += fmt::format("  label=\"{}\";\n", dot_escape(fmt::format(
-                                              "{}: {}", verdict.checker,
-                                              !verdict.serializable ? "not serializable"
-                                              : !verdict.blamed.empty() ? "atomicity violation"
-                                                                        : "no violation")));
+  std::string label = ending.empty() ? "" : "execution " + ending;
+  if (!verdict.checker.empty()) {
+    if (!label.empty()) label += "; ";
+    label += fmt::format("{}: {}", verdict.checker,
+                         !verdict.serializable       ? "not serializable"
+                         : !verdict.blamed.empty()   ? "atomicity violation"
+                                                     : "no violation");
+  }
+  out += fmt::format("  label=\"{}\";\n", dot_escape(label));
   out += "  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
   out += "  edge [fontname=\"Helvetica\", fontsize=10];\n";
   for (std::uint32_t t = 0; t < g.txns.size(); ++t) {

@@ -54,7 +54,9 @@ std::string txn_text(const Trace& trace, const TxnNode& t);
 
 // The Graphviz rendering: one node per transaction, conflict edges labelled with their
 // events, the witness cycle in red, blamed transactions filled.
-std::string render_dot(const Trace& trace, const Verdict& verdict);
+// `ending`: how the execution ended, put in the graph's label before the verdict (empty
+// for trace files).
+std::string render_dot(const Trace& trace, const Verdict& verdict, const std::string& ending = "");
 
 // Writes `text` to `path`; on failure returns false with a one-line reason in `error`.
 bool write_text_file(const std::string& path, const std::string& text, std::string& error);

@@ -194,9 +194,19 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
   out += fmt::format("<title>atomcheck: {}</title>\n<style>{}</style></head><body>\n",
                      html_escape(header.title), kStyle);
   out += fmt::format("<h1>{}</h1>\n", html_escape(header.title));
-  out += fmt::format("<p>Checker <b>{}</b>: <span class=\"verdict {}\">{}</span>; {} events.</p>\n",
-                     html_escape(verdict.checker.empty() ? "(none)" : verdict.checker),
-                     bad ? "bad" : "ok", html_escape(verdict_text), n);
+  if (!header.ending.empty())
+    out += fmt::format("<p>Execution: <span class=\"verdict {}\">{}</span></p>\n",
+                       header.ending_bad ? "bad" : "ok", html_escape(header.ending));
+  if (!header.pending.empty()) {
+    out += "<p>Still in a store buffer at the end (issued, never committed):</p>\n<ul class=\"pending\">\n";
+    for (const std::string& p : header.pending) out += "<li>" + html_escape(p) + "</li>\n";
+    out += "</ul>\n";
+  }
+  if (verdict.checker.empty())
+    out += fmt::format("<p>No checker attached; {} events.</p>\n", n);
+  else
+    out += fmt::format("<p>Checker <b>{}</b>: <span class=\"verdict {}\">{}</span>; {} events.</p>\n",
+                       html_escape(verdict.checker), bad ? "bad" : "ok", html_escape(verdict_text), n);
   if (!header.schedule.empty())
     out += fmt::format("<p>Schedule: <code class=\"schedule\">{}</code></p>\n", html_escape(header.schedule));
   if (!header.command.empty())

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../checkers/checker.hpp"
 #include "../trace/trace.hpp"
@@ -17,6 +18,11 @@ struct HtmlHeader {
   std::string title;     // e.g. the program or file name
   std::string schedule;  // the replay string; empty for trace files
   std::string command;   // a command line that reproduces the verdict
+  // How the execution ended ("completed", "failed (assertion): ...", ...), shown before
+  // any checker verdict; empty for trace files. `ending_bad`: it is a problem.
+  std::string ending;
+  bool ending_bad = false;
+  std::vector<std::string> pending;  // TSO: stores still in a buffer at the end
 };
 
 // Escapes text for HTML element content and attribute values.

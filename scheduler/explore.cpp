@@ -351,6 +351,7 @@ ReplayResult replay(const Program& program, std::string_view schedule,
       out.failure = *v.failure;
     }
     if (v.outcome) out.outcome = *v.outcome;
+    out.blocked = !v.failure && !v.outcome;
     out.verdicts = *v.verdicts;
   });
   if (!r.error.empty()) throw std::invalid_argument(r.error);

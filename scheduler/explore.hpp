@@ -205,6 +205,9 @@ struct ReplayResult {
   Trace trace;               // the execution, names included (commits kept under TSO)
   bool failed = false;       // the execution ended in a failure, described by `failure`
   Failure failure;
+  // Neither completed nor failed: a thread blocked in spin_until on reads another thread
+  // changed later, so the search discards the execution (it is covered by others).
+  bool blocked = false;
   Outcome outcome;
   std::vector<Verdict> verdicts;  // one per options.checkers
 };

@@ -3,6 +3,7 @@
 // node, user-supplied names are escaped, TSO executions get store-buffer lanes, and both
 // commands write the files.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 
 #include <fstream>
@@ -59,6 +60,14 @@ const char* kPaperTraces[] = {"aerodrome-fig2-rho2.std", "aerodrome-fig3-rho3.st
                               "aerodrome-fig4-rho1prime.std", "regiontrack-fig1a-alpha1.std",
                               "regiontrack-fig1c-alpha3.std"};
 
+report::HtmlHeader header(std::string title, std::string schedule, std::string command) {
+  report::HtmlHeader h;
+  h.title = std::move(title);
+  h.schedule = std::move(schedule);
+  h.command = std::move(command);
+  return h;
+}
+
 TEST(Report, PaperCounterexamplesHaveEveryEventAndTheCycleHighlighted) {
   int with_cycle = 0, with_blame = 0;
   for (const char* file : kPaperTraces) {
@@ -69,7 +78,7 @@ TEST(Report, PaperCounterexamplesHaveEveryEventAndTheCycleHighlighted) {
       Verdict v = check(t, checker);
       with_cycle += !v.cycle.empty();
       with_blame += !v.blamed.empty();
-      std::string html = report::render_html(t, v, {file, "", "atomcheck check-trace x"});
+      std::string html = report::render_html(t, v, header(file, "", "atomcheck check-trace x"));
       EXPECT_EQ(count(html, "<g class=\"event"), t.size());
       EXPECT_EQ(count(html, "class=\"cycle-edge\""), v.cycle.size());
       EXPECT_EQ(count(html, "<rect class=\"txn"), transaction_count(t));
@@ -146,7 +155,7 @@ TEST(Report, NamesFromInputAreEscaped) {
               Event{Op::read, false, a, x},      Event{Op::end, false, a, l}};
   Verdict v = check(t, "velodrome");
   ASSERT_FALSE(v.serializable);
-  std::string html = report::render_html(t, v, {"<b>title</b>", "1<2", "run '<x>'"});
+  std::string html = report::render_html(t, v, header("<b>title</b>", "1<2", "run '<x>'"));
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<b>title"), std::string::npos);
   EXPECT_EQ(html.find("x&<y>"), std::string::npos);
@@ -179,7 +188,7 @@ TEST(Report, TsoExecutionGetsStoreBufferLanesAndTauIndicesAreMapped) {
   c.issue = 2;
   t.events = {Event{Op::begin, false, a}, Event{Op::read, false, a, x}, w,
               Event{Op::read, false, b, x}, c, Event{Op::end, false, a}};
-  std::string html = report::render_html(t, Verdict{}, {"tso", "", ""});
+  std::string html = report::render_html(t, Verdict{}, header("tso", "", ""));
   EXPECT_NE(html.find(">A buffer</text>"), std::string::npos);
   EXPECT_EQ(html.find(">B buffer</text>"), std::string::npos);
   EXPECT_EQ(count(html, "<g class=\"event"), t.size());
@@ -228,6 +237,51 @@ TEST(Report, CommandsWriteBothFiles) {
                         "--html", dir + "/no/such/dir/a.html"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot write"), std::string::npos);
+}
+
+// Every report says how the execution ended before any checker verdict: a failed TSO
+// execution with a store still in T1's buffer, replayed with velodrome attached (which
+// finds nothing), in text, JSON, HTML and DOT; and a spin-blocked one is not "completed".
+TEST(Report, ReportsShowHowTheExecutionEnded) {
+  std::string dir = testing::temp_dir();
+  const std::string schedule = "111222!1!1!2!22111122";
+  const std::string failure = "mutual exclusion violated: two threads in the critical section";
+  auto r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", schedule,
+                             "--checker", "velodrome", "--html", dir + "/e.html", "--dot",
+                             dir + "/e.dot"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::size_t ended = r.out.find("failure (assertion): T2: assertion failed: " + failure);
+  ASSERT_NE(ended, std::string::npos) << r.out;
+  EXPECT_LT(ended, r.out.find("checker velodrome: ok")) << r.out;
+  EXPECT_NE(r.out.find("still in a store buffer: T1: flag0 = 0"), std::string::npos) << r.out;
+  std::string html = read_all(dir + "/e.html"), dot = read_all(dir + "/e.dot");
+  ended = html.find("Execution: <span class=\"verdict bad\">failed (assertion)");
+  ASSERT_NE(ended, std::string::npos) << html;
+  EXPECT_LT(ended, html.find("Checker <b>velodrome</b>"));
+  EXPECT_NE(html.find(failure), std::string::npos);
+  EXPECT_NE(html.find("<li>T1: flag0 = 0"), std::string::npos) << html;
+  EXPECT_NE(dot.find("label=\"execution failed (assertion): T2: assertion failed: " + failure),
+            std::string::npos) << dot;
+
+  r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", schedule, "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ending"], "failed");
+  EXPECT_NE(j["failure"]["message"].get<std::string>().find(failure), std::string::npos);
+  ASSERT_EQ(j["pending_stores"].size(), 1u) << r.out;
+  EXPECT_NE(j["pending_stores"][0].get<std::string>().find("T1: flag0 = 0"), std::string::npos);
+
+  // No checker: the page says so instead of "Checker (none): no violation found".
+  r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", schedule, "--html",
+                        dir + "/f.html"});
+  html = read_all(dir + "/f.html");
+  EXPECT_NE(html.find("No checker attached"), std::string::npos);
+  EXPECT_EQ(html.find("(none)"), std::string::npos);
+
+  r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", "11222!1!211!22222!1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("execution blocked in spin_until"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("execution completed"), std::string::npos) << r.out;
 }
 
 // Without --replay, run draws the search's first failure (else the first flagged execution);
