@@ -1,5 +1,5 @@
 // `atomcheck check-trace FILE`: streams a trace file once through the well-formedness
-// validator and the chosen checkers (all registered ones by default) and prints, per
+// validator and the chosen checkers (by default every SC conflict checker) and prints, per
 // checker, its verdict, its witness by name (threads, variables, event indices, file
 // lines) and the time it took. `atomcheck checkers` lists the catalogue.
 //
@@ -624,8 +624,8 @@ void add_check_trace_command(CLI::App& app, int& rc) {
       "check-trace", "Check a trace file (STD or JSONL) for conflict-serializability violations");
   cmd->add_option("file", opt->file, "Trace file; '-' reads standard input")->required();
   cmd->add_option("--checker", opt->checkers,
-                  "Comma-separated checker names (default: every registered checker; "
-                  "`atomcheck checkers` lists them)")
+                  "Comma-separated checker names (default: every SC conflict checker; the TSO "
+                  "and predictive ones run only when named; `atomcheck checkers` lists them)")
       ->delimiter(',');
   cmd->add_option("--format", opt->format,
                   "std or jsonl (default: from the file name, .jsonl/.json being JSONL)")

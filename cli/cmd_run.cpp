@@ -19,6 +19,7 @@
 #include "cli/progress.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
+#include "cli/target.hpp"
 #include "scheduler/api.hpp"
 #include "specs/litmus.hpp"
 #include "specs/spec.hpp"
@@ -504,7 +505,7 @@ int run_command(RunArgs a) {
   }
   const ProgramInfo* p = find_program(a.name);
   if (!p) {
-    fmt::print(stderr, "{}: unknown program (see `atomcheck list`)\n", a.name);
+    fmt::print(stderr, "{}\n", unknown_program_message(a.name));
     return kExitBadInput;
   }
   ExploreOptions o;
@@ -590,7 +591,7 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->each([a](const std::string&) { a->budget_given = true; });
   run->add_option("--max-steps", a->max_steps,
                   "Steps per execution before it is reported as not terminating")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one);
   run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
       ->each([a](const std::string&) { a->replay_given = true; });
   run->add_option("--strategy", a->strategy,
@@ -599,6 +600,7 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"dfs", "dpor", "optimal", "random", "pct"}))
       ->each([a](const std::string&) { a->strategy_given = true; });
   run->add_option("--seed", a->seed, "Seed of the random and pct strategies (and of the estimate)")
+      ->check(unsigned_integer)
       ->each([a](const std::string&) { a->seed_given = true; });
   run->add_option("--pct-depth", a->pct_depth, "PCT: the bug depth d targeted (d - 1 change points), default 3")
       ->each([a](const std::string&) { a->pct_depth_given = true; });

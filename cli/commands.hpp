@@ -2,6 +2,8 @@
 // CLI11 subcommand whose callback stores the process exit code in `rc`.
 #pragma once
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace atomcheck::cli {
@@ -11,6 +13,24 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblem = 1;   // a property, expectation or checker found a problem
 inline constexpr int kExitBadInput = 2;  // bad input or usage
 inline constexpr int kExitBudget = 3;    // a budget or bound stopped the search early
+
+// Option checks whose messages fit on one line (CLI11's PositiveNumber prints the range
+// of a double, and an unsigned option takes "-1" as 2^64 - 1).
+inline const CLI::Validator unsigned_integer(
+    [](std::string& s) -> std::string {
+      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+        return "'" + s + "' is not a non-negative whole number";
+      return "";
+    },
+    "UINT");
+inline const CLI::Validator at_least_one(
+    [](std::string& s) -> std::string {
+      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos ||
+          s.find_first_not_of('0') == std::string::npos)
+        return "'" + s + "' is not a whole number of at least 1";
+      return "";
+    },
+    "UINT>0");
 
 void add_trace_info_command(CLI::App& app, int& rc);
 void add_check_trace_command(CLI::App& app, int& rc);

@@ -2,6 +2,9 @@
 // `.json` files to the spec loader, `.litmus` files to the herd7 parser.
 #include "cli/target.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 #include <fmt/core.h>
 
 #include "specs/litmus.hpp"
@@ -66,13 +69,23 @@ bool resolve_target(const std::string& name, Target& out, std::string& error) {
   }
   const ProgramInfo* p = find_program(name);
   if (!p) {
-    error = fmt::format("{}: unknown program (see `atomcheck list`)", name);
+    error = unknown_program_message(name);
     return false;
   }
   out.kind = "program";
   out.description = p->description;
   out.program = p->body;
   return true;
+}
+
+std::string unknown_program_message(const std::string& name) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(name, ec))
+    return fmt::format("{}: is a directory, not a program, .litmus or .json file", name);
+  if (std::filesystem::exists(name, ec))
+    return fmt::format("{}: a file, but neither .litmus nor .json, and no program has that name "
+                       "(see `atomcheck list`)", name);
+  return fmt::format("{}: unknown program (see `atomcheck list`)", name);
 }
 
 }  // namespace atomcheck::cli

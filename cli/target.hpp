@@ -38,4 +38,7 @@ struct Target {
 // false with a one-line message (`FILE:LINE[:COL]: what is wrong`) in `error`.
 bool resolve_target(const std::string& name, Target& out, std::string& error);
 
+// Why `name` names nothing to run: a directory, a file of another kind, or no program.
+std::string unknown_program_message(const std::string& name);
+
 }  // namespace atomcheck::cli

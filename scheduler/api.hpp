@@ -156,8 +156,10 @@ class atomic {
   using Loc = std::source_location;
 
   atomic() : atomic(T{}) {}
+  // Not explicit, so `atomic<int> x = 0;` compiles as it does for std::atomic.
+  atomic(T initial) : atomic(initial, std::string_view{}) {}  // NOLINT(google-explicit-constructor)
   // `name` shows in traces and reports; by default "x<id>".
-  explicit atomic(T initial, std::string_view name = {})
+  atomic(T initial, std::string_view name)
       : h_(detail::create_object(detail::ObjKind::atomic_var, detail::to_bits(initial), name)) {}
   atomic(const atomic&) = delete;
   atomic& operator=(const atomic&) = delete;
@@ -269,7 +271,8 @@ class shared {
   using Loc = std::source_location;
 
   shared() : shared(T{}) {}
-  explicit shared(T initial, std::string_view name = {})
+  shared(T initial) : shared(initial, std::string_view{}) {}  // NOLINT(google-explicit-constructor)
+  shared(T initial, std::string_view name)
       : h_(detail::create_object(detail::ObjKind::plain_var, detail::to_bits(initial), name)) {}
   shared(const shared&) = delete;
   shared& operator=(const shared&) = delete;

@@ -276,9 +276,13 @@ class Loader {
     std::string n = string_of(at);
     const auto& ix = reg_ix_[ctx.index];
     if (auto it = ix.find(n); it != ix.end()) return it->second;
+    // A quoted number is the likeliest slip: strings name registers, numbers are bare.
+    bool numeric = !n.empty() && n.find_first_not_of("-0123456789") == std::string::npos;
     fail(at, fmt::format("undefined register \"{}\" (declare it in \"regs\" or assign it before "
-                         "this use)",
-                         n));
+                         "this use){}",
+                         n, numeric ? fmt::format("; strings name registers: for the number write {} "
+                                                  "without quotes", n)
+                                    : ""));
   }
 
   std::uint32_t reg_def(const At& at, ThreadCtx& ctx) {

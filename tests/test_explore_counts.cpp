@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "scheduler/api.hpp"
@@ -37,6 +38,27 @@ Program independent_threads(int k, int n) {
     }
     for (auto& th : threads) th.join();
   };
+}
+
+// Copy-initialisation from a value, as with std::atomic (issue 21, item 7): the
+// variables are created with that value and default names.
+TEST(ExploreCounts, CopyInitialisedVariables) {
+  ExploreOptions o;
+  o.strategy = StrategyKind::dfs;
+  std::vector<std::string> names;
+  ExploreResult r = explore(
+      [] {
+        atomic<int> x = 7;
+        shared<long> y = 5;
+        outcome("sum", x.load() + y.get());
+      },
+      o, [&](const ExecutionView& v) {
+        for (const Event& e : v.trace->events)
+          if (e.op == Op::read) names.push_back(v.trace->names.var(e.target));
+      });
+  ASSERT_EQ(r.outcomes.size(), 1u);
+  EXPECT_EQ(r.outcomes.begin()->first, (Outcome{{"sum", 12}}));
+  EXPECT_EQ(names, (std::vector<std::string>{"x0", "x1"}));
 }
 
 TEST(ExploreCounts, Multinomial) {

@@ -129,6 +129,25 @@ TEST(RunCli, BadInputExits2WithOneLine) {
   EXPECT_EQ(m.exit_code, 2);
 }
 
+// The small slips a newcomer hit (issue 21, item 8): each is one short line and exit 2.
+TEST(RunCli, SlipsGetOneShortLine) {
+  auto steps = run_cli({"run", "sb", "--max-steps", "0"});
+  EXPECT_EQ(steps.exit_code, 2);
+  EXPECT_NE(steps.err.find("--max-steps: '0' is not a whole number of at least 1"), std::string::npos)
+      << steps.err;
+  EXPECT_LT(steps.err.size(), 120u) << steps.err;
+  auto seed = run_cli({"run", "sb", "--strategy", "random", "--seed", "-1"});
+  EXPECT_EQ(seed.exit_code, 2) << seed.out;
+  EXPECT_NE(seed.err.find("--seed: '-1' is not a non-negative whole number"), std::string::npos)
+      << seed.err;
+  std::string dir = testing::temp_dir();
+  auto d = run_cli({"run", dir});
+  EXPECT_EQ(d.exit_code, 2);
+  EXPECT_EQ(d.err, dir + ": is a directory, not a program, .litmus or .json file\n");
+  auto check = run_cli({"check-trace", "--help"});
+  EXPECT_NE(check.out.find("default: every SC conflict checker"), std::string::npos) << check.out;
+}
+
 TEST(RunCli, CtrlCPrintsPartialSummaryAndExits3) {
   std::string dir = testing::temp_dir();
   std::string out_path = dir + "/out";

@@ -85,6 +85,12 @@ TEST(SpecLoaderErrors, UndefinedRegister) {
 {"name": "B", "ops": [{"op": "assert", "cond": "r"}]}]})"),
             "t.json:3:48: /threads/1/ops/0/cond: undefined register \"r\" (declare it in \"regs\" "
             "or assign it before this use)");
+  // A quoted number: the message says how strings and numbers differ.
+  EXPECT_EQ(error_of(R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [
+{"name": "A", "ops": [{"op": "store", "var": "x", "value": "42"}]}]})"),
+            "t.json:2:60: /threads/0/ops/0/value: undefined register \"42\" (declare it in "
+            "\"regs\" or assign it before this use); strings name registers: for the number write "
+            "42 without quotes");
 }
 
 TEST(SpecLoaderErrors, EndWithoutBegin) {
