@@ -55,6 +55,7 @@ struct RunArgs {
   std::size_t stack_kib = 0;
   bool stop_on_failure = false;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
   std::string html, dot;  // --replay: report files for the first flagging checker
 };
 
@@ -523,7 +524,7 @@ int run_command(RunArgs a) {
 
   SigintScope sigint;
   o.interrupt = &g_interrupted;
-  ProgressDisplay progress;  // stderr, terminals only
+  ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   o.progress = progress.callback();
   ExploreResult r = explore(p->body, o);
   if (r.reduction_incomplete && !a.strategy_given && !g_interrupted.load()) {
@@ -615,6 +616,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");
+  run->add_flag("--quiet", a->quiet, "No progress on stderr (a line redrawn on a terminal, else a line every 10 s)");
   run->add_option("--html", a->html,
                   "Write an execution as a self-contained HTML page: the replayed one, else the "
                   "first failing or flagged one");

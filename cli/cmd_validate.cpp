@@ -42,6 +42,7 @@ struct ValidateArgs {
   std::string replay;
   bool replay_given = false;
   bool json = false;
+  bool quiet = false;  // no progress on stderr
 };
 
 // Set by SIGINT while a search runs; a handler may only touch a lock-free atomic with
@@ -573,7 +574,7 @@ int validate_command(const ValidateArgs& a) {
   if (a.memory == "tso" || a.memory == "both") memories.push_back(MemoryModelKind::tso);
 
   SigintScope sigint;
-  ProgressDisplay progress;
+  ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   std::vector<MemoryRun> runs;
   for (MemoryModelKind m : memories) {
     MemoryRun run;
@@ -643,6 +644,7 @@ void add_validate_command(CLI::App& app, int& rc) {
                   "Re-run one execution and print each checker's answer beside its judge's")
       ->each([a](const std::string&) { a->replay_given = true; });
   cmd->add_flag("--json", a->json, "Print one JSON object instead of the matrix");
+  cmd->add_flag("--quiet", a->quiet, "No progress on stderr (a line redrawn on a terminal, else a line every 10 s)");
   cmd->footer(
       "Positive means \"violation\". Each checker is compared with its judge (`atomcheck checkers`)\n"
       "on every execution; predictive checkers with whether any explored execution is a\n"

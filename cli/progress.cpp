@@ -8,8 +8,17 @@
 
 namespace atomcheck::cli {
 
-ProgressDisplay::ProgressDisplay(std::FILE* out, bool force)
-    : out_(out), active_(force || (out != nullptr && ::isatty(::fileno(out)) == 1)) {}
+namespace {
+ProgressMode resolve(std::FILE* out, ProgressMode mode) {
+  if (out == nullptr) return ProgressMode::off;
+  if (mode != ProgressMode::automatic) return mode;
+  return ::isatty(::fileno(out)) == 1 ? ProgressMode::terminal : ProgressMode::lines;
+}
+}  // namespace
+
+ProgressDisplay::ProgressDisplay(std::FILE* out, ProgressMode mode)
+    : out_(out), mode_(resolve(out, mode)), active_(mode_ != ProgressMode::off),
+      next_line_at_(kProgressLineSeconds) {}
 
 ProgressDisplay::~ProgressDisplay() { clear(); }
 
@@ -32,6 +41,13 @@ std::string ProgressDisplay::format(const ExploreProgress& p, const std::string&
 }
 
 void ProgressDisplay::draw(const ExploreProgress& p) {
+  if (mode_ == ProgressMode::lines) {
+    if (p.elapsed_seconds < next_line_at_) return;
+    while (next_line_at_ <= p.elapsed_seconds) next_line_at_ += kProgressLineSeconds;
+    fmt::print(out_, "{}\n", format(p, label_));
+    std::fflush(out_);
+    return;
+  }
   if (p.elapsed_seconds < kProgressDelaySeconds) return;
   std::string line = format(p, label_);
   if (line.size() < drawn_) line.append(drawn_ - line.size(), ' ');

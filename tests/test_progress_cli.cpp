@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -128,7 +129,7 @@ TEST(ProgressCli, DrawsOnlyAfterASecondAndClears) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   {
-    cli::ProgressDisplay d(f, /*force=*/true);
+    cli::ProgressDisplay d(f, cli::ProgressMode::terminal);
     auto cb = d.callback();
     ASSERT_TRUE(static_cast<bool>(cb));
     ExploreProgress p;
@@ -155,12 +156,45 @@ TEST(ProgressCli, DrawsOnlyAfterASecondAndClears) {
             std::string::npos)
       << out;
   EXPECT_EQ(out.back(), '\r');  // cleared: the cursor is back at the start of a blank line
-  // Not a terminal and not forced: no callback at all.
+  // Off (--quiet): no callback at all.
   std::FILE* g = std::tmpfile();
-  cli::ProgressDisplay quiet(g);
+  cli::ProgressDisplay quiet(g, cli::ProgressMode::off);
   EXPECT_FALSE(quiet.active());
   EXPECT_FALSE(static_cast<bool>(quiet.callback()));
   std::fclose(g);
+}
+
+// Not a terminal (a file, a pipe): plain lines, one per kProgressLineSeconds, no \r, so
+// a long search in CI says it is alive.
+TEST(ProgressCli, PipedGetsAPlainLineEveryTenSeconds) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    cli::ProgressDisplay d(f);  // automatic: a file is not a terminal
+    auto cb = d.callback();
+    ASSERT_TRUE(static_cast<bool>(cb));
+    ExploreProgress p;
+    for (double t : {0.5, 9.9, 10.2, 12.0, 19.0, 31.0, 32.0}) {
+      p.elapsed_seconds = t;
+      p.executions = static_cast<std::uint64_t>(std::llround(t * 100));
+      cb(p);
+    }
+  }
+  std::rewind(f);
+  std::string out;
+  char buf[512];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  std::fclose(f);
+  EXPECT_EQ(out, "1020 executions  100/s  elapsed 10.2 s  depth 0\n"
+                 "3100 executions  100/s  elapsed 31.0 s  depth 0\n");
+}
+
+TEST(ProgressCli, QuietSilencesTheTerminalLine) {
+  std::vector<std::string> args = kLongRun;
+  args.push_back("--quiet");
+  std::string out = run_in_terminal(args);
+  EXPECT_TRUE(progress_counts(out).empty()) << out;
+  EXPECT_NE(out.find("elapsed        "), std::string::npos) << out;
 }
 
 }  // namespace
