@@ -313,6 +313,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
     } else {
       run_thread(tr.thread);
     }
+    history_.step_events_end.push_back(static_cast<std::uint32_t>(trace_.events.size()));
   }
   if (end != EndKind::completed && end != EndKind::aborted) {
     for (ThreadId t = 0; t < nthreads_; ++t) {

@@ -58,6 +58,13 @@ class Execution {
   Outcome outcome() const;
   std::uint64_t steps() const { return history_.steps(); }
   const History& history() const { return history_; }
+  // Exchanges the history and events of the last execution with `h` and `events` (their
+  // old contents are cleared by the next run): the determinism check keeps the previous
+  // execution without copying it.
+  void swap_record(History& h, std::vector<Event>& events) {
+    std::swap(history_, h);
+    std::swap(trace_.events, events);
+  }
   std::size_t stacks_allocated() const { return pool_.allocated(); }
 
   // ---- called from the API (inside fibers) ----

@@ -83,6 +83,58 @@ bool flags(const Verdict& v) { return !v.serializable || !v.blamed.empty(); }
 // (the estimator's variance is large on unbalanced trees; later walks refine it).
 constexpr int kInitialWalks = 16;
 
+std::string transition_text(const Transition& t) {
+  return fmt::format("T{} {} #{}", t.thread, action_name(t.action), t.target);
+}
+std::string events_text(const std::vector<Event>& ev, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to && i < ev.size(); ++i) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("T{} {} #{}", ev[i].thread, op_name(ev[i].op), ev[i].target);
+    if (is_access(ev[i].op)) out += fmt::format(" = {}", ev[i].value);
+  }
+  return out.empty() ? "nothing" : out;
+}
+bool same_event(const Event& a, const Event& b) {
+  return a.op == b.op && a.thread == b.thread && a.target == b.target && a.value == b.value &&
+         a.value2 == b.value2;
+}
+
+// The program must behave the same on the same schedule: while two executions take the
+// same transitions, each step must offer the same enabled transitions and do the same
+// things (events, values read). Comparing choice counts alone missed a body that changed
+// a static: its second execution took a path with no choice at the point that differed.
+// Returns a one-line error naming the step and both versions, or "".
+std::string compare_with_previous(const History& prev, const std::vector<Event>& prev_ev,
+                                  const History& now, const std::vector<Event>& now_ev) {
+  const std::size_t n = std::min(prev.steps(), now.steps());
+  auto text_of = [](std::span<const Transition> ts) {
+    std::string out;
+    for (const Transition& t : ts) out += (out.empty() ? "" : ", ") + transition_text(t);
+    return out;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    auto a = prev.enabled_at(i), b = now.enabled_at(i);
+    if (!std::equal(a.begin(), a.end(), b.begin(), b.end()))
+      return fmt::format("the program is not deterministic: at step {} the enabled transitions were "
+                         "[{}] in the previous execution and are [{}] now, after the same steps "
+                         "(does some state outlive an execution?)",
+                         i, text_of(a), text_of(b));
+    if (!(prev.chosen[i] == now.chosen[i])) break;
+    std::size_t pa = i ? prev.step_events_end[i - 1] : 0, pb = prev.step_events_end[i];
+    std::size_t na = i ? now.step_events_end[i - 1] : 0, nb = now.step_events_end[i];
+    bool same = pb - pa == nb - na;
+    for (std::size_t k = 0; same && k < pb - pa; ++k) same = same_event(prev_ev[pa + k], now_ev[na + k]);
+    if (!same)
+      return fmt::format("the program is not deterministic: step {} ({}) did [{}] in the previous "
+                         "execution and does [{}] now, after the same steps (does some state "
+                         "outlive an execution?)",
+                         i, transition_text(now.chosen[i]), events_text(prev_ev, pa, pb),
+                         events_text(now_ev, na, nb));
+  }
+  return "";
+}
+
 }  // namespace
 
 ExploreResult explore(const Program& program, const ExploreOptions& options,
@@ -167,6 +219,10 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
   std::vector<Verdict> verdicts(checkers.size());
   std::unordered_set<std::uint64_t> class_keys, rf_co_keys;
   std::uint64_t blocked_before = 0;
+  // The previous execution, for the determinism check.
+  History previous;
+  std::vector<Event> previous_events;
+  bool have_previous = false, last_is_strategy_run = false;
   auto last_progress = start;
 
   for (;;) {
@@ -198,6 +254,13 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     // The walks start after the first execution, so that one is the program's very
     // first run (a program that is not deterministic is caught on the second); a few
     // first, the rest once the search proves not tiny, so small searches pay little.
+    // The last execution becomes the previous one: swapped, not copied (the search's
+    // inner loop), before any estimator walk reuses the execution's buffers.
+    if (last_is_strategy_run) {
+      exec.swap_record(previous, previous_events);
+      have_previous = true;
+      last_is_strategy_run = false;
+    }
     if (estimator && r.executions == 1) walk(4);
     if (estimator && r.executions == 16) walk(kInitialWalks - 4);
     if (estimator && r.executions > 64 && r.executions % 64 == 0) walk(1);
@@ -213,6 +276,18 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
                    ? StopReason::nondeterministic
                                                      : StopReason::bad_schedule;
       break;
+    }
+    if (end != detail::EndKind::aborted && options.strategy != StrategyKind::replay) {
+      const History& h = exec.history();
+      if (have_previous) {
+        std::string why = compare_with_previous(previous, previous_events, h, exec.trace().events);
+        if (!why.empty()) {
+          r.error = std::move(why);
+          r.stop = StopReason::nondeterministic;
+          break;
+        }
+      }
+      last_is_strategy_run = true;
     }
     const std::uint64_t index = r.executions++;
     std::uint64_t class_hash = 0, rf_co_hash = 0;

@@ -88,6 +88,9 @@ struct History {
     bool join;
   };
   std::vector<ThreadEdge> edges;
+  // Per step: the number of trace events once the step (and the eager operations after
+  // it) ran; the events of step i are [step_events_end[i-1], step_events_end[i]).
+  std::vector<std::uint32_t> step_events_end;
   // Some thread called yield() (a spin loop): its wake-up is no transition, so DPOR's
   // races cannot see what it waits for.
   bool spins = false;
@@ -103,6 +106,7 @@ struct History {
     enabled.clear();
     pending.clear();
     edges.clear();
+    step_events_end.clear();
     spins = false;
   }
 };

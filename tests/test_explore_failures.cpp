@@ -326,6 +326,46 @@ TEST(ExploreFailures, NondeterministicProgramIsReported) {
   EXPECT_NE(r.error.find("not deterministic"), std::string::npos) << r.error;
 }
 
+// Issue 21, item 2: a body reading a counter that outlives the execution. When that
+// changes which operations run (T1 stores only when the counter is odd) or only the
+// values written (T1 stores the counter), every exhaustive strategy stops: the search
+// compares what each step did with the previous execution's same step, values included.
+// Comparing the number of enabled transitions at choice points caught the first kind
+// only, and the second kind silently produced outcomes no single program has.
+TEST(ExploreFailures, StateOutlivingAnExecutionIsCaughtByEveryStrategy) {
+  for (bool values_only : {false, true}) {
+    for (StrategyKind s : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
+      int counter = 0;
+      ExploreOptions o;
+      o.strategy = s;
+      ExploreResult r = explore(
+          [&] {
+            atomic<int> x(0, "x"), y(0, "y");
+            const int now = ++counter;
+            thread t1([&] {
+              if (values_only)
+                x.store(now);
+              else if (now % 2 == 1)
+                x.store(1);
+              y.store(1);
+            });
+            thread t2([&] { outcome("y", y.load()); });
+            t1.join();
+            t2.join();
+          },
+          o);
+      EXPECT_EQ(r.stop, StopReason::nondeterministic) << static_cast<int>(s) << ": " << r.executions;
+      EXPECT_NE(r.error.find("not deterministic"), std::string::npos) << r.error;
+      if (values_only) {
+        // The estimator's random walks run the body too, so the second value is not 2.
+        EXPECT_NE(r.error.find("step 0 (T1 write #0) did [T0 fork #1, T0 fork #2, T1 write #0 = 1] in "
+                               "the previous execution and does [T0 fork #1, T0 fork #2, T1 write #0 = "),
+                  std::string::npos) << r.error;
+      }
+    }
+  }
+}
+
 TEST(ExploreFailures, UnknownCheckerThrows) {
   ExploreOptions o;
   o.checkers = {"no-such-checker"};
