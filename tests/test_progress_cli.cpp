@@ -73,6 +73,16 @@ std::vector<std::uint64_t> progress_counts(const std::string& out) {
   return counts;
 }
 
+// Everything written to the temporary file `f`, which is closed.
+std::string read_and_close(std::FILE* f) {
+  std::rewind(f);
+  std::string out;
+  char buf[512];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
 const std::vector<std::string> kLongRun = {"run", "tso-peterson", "--memory", "tso", "--strategy", "dfs",
                                            "--checker", "oracle,velodrome", "--time-limit", "2.5"};
 
@@ -143,11 +153,7 @@ TEST(ProgressCli, DrawsOnlyAfterASecondAndClears) {
     p.elapsed_seconds = 1.75;
     cb(p);
   }
-  std::rewind(f);
-  std::string out;
-  char buf[512];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  std::fclose(f);
+  std::string out = read_and_close(f);
   auto counts = progress_counts(out);
   ASSERT_EQ(counts, (std::vector<std::uint64_t>{1000, 9})) << out;
   const std::string first = "1000 executions  667/s  elapsed 1.5 s  depth 0";
@@ -180,11 +186,7 @@ TEST(ProgressCli, PipedGetsAPlainLineEveryTenSeconds) {
       cb(p);
     }
   }
-  std::rewind(f);
-  std::string out;
-  char buf[512];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  std::fclose(f);
+  std::string out = read_and_close(f);
   EXPECT_EQ(out, "1020 executions  100/s  elapsed 10.2 s  depth 0\n"
                  "3100 executions  100/s  elapsed 31.0 s  depth 0\n");
 }
