@@ -205,7 +205,8 @@ struct ExpectationResult {
 struct ModelReport {
   MemoryModelKind memory = MemoryModelKind::sc;
   ExploreResult result;
-  bool exhaustive = false;  // every execution was explored (DFS ran to its end)
+  bool exhaustive = false;  // every class was explored (DFS, or a DPOR that covers the program)
+  std::string not_exhaustive_why;  // when not: sampled, a budget, a bound, a reduction gap
   std::vector<std::pair<std::string, std::uint64_t>> outcomes;  // formatted, count
   std::vector<ExpectationResult> expectations;
   std::string error;  // the model or the exploration could not run (one line)

@@ -346,7 +346,11 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   } catch (const std::exception& e) {
     rep.error = fmt::format("memory model {} could not be explored: {}", mname, e.what());
   }
-  if (rep.error.empty() && !rep.result.error.empty())
+  // DPOR that met a yield() wait it cannot follow stopped early: that is an incomplete
+  // search (exit 3), not a broken model.
+  const bool dpor_strategy = eo.strategy == StrategyKind::dpor || eo.strategy == StrategyKind::optimal;
+  const bool reduction_gap = dpor_strategy && rep.result.reduction_incomplete;
+  if (rep.error.empty() && !rep.result.error.empty() && !reduction_gap)
     rep.error = fmt::format("exploration under {} failed: {}", mname, rep.result.error);
 
   for (const auto& [st, n] : outcomes) {
@@ -357,9 +361,16 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
 
   // Only an exhaustive search decides "never" and "every": random sampling that ran its
   // course is still a sample.
-  const bool exhausted =
-      rep.result.exhausted() && !rep.result.bounded && eo.strategy == StrategyKind::dfs;
+  const bool systematic = eo.strategy == StrategyKind::dfs || (dpor_strategy && !reduction_gap);
+  const bool exhausted = rep.result.exhausted() && rep.result.error.empty() && !rep.result.bounded && systematic;
   rep.exhaustive = exhausted;
+  if (!exhausted)
+    rep.not_exhaustive_why =
+        reduction_gap ? fmt::format("{} does not follow this program's yield() waits; use --strategy dfs",
+                                    eo.strategy == StrategyKind::dpor ? "dpor" : "optimal DPOR")
+        : rep.result.bounded ? std::string("a bound cut it")
+        : rep.result.exhausted() ? std::string("sampled")
+                                 : std::string(stop_reason_name(rep.result.stop));
   const std::uint64_t completed = judged - failed;
   auto add = [&](std::string what, const Origin& origin, ExpectationResult r) {
     r.what = fmt::format("{}: {}", mname, what);
@@ -368,8 +379,7 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
       r.holds = false;
       if (r.detail.empty())
         r.detail = fmt::format("holds in the {} executions explored, but the search was not exhaustive ({})",
-                               rep.result.executions,
-                               rep.result.exhausted() ? "sampled" : stop_reason_name(rep.result.stop));
+                               rep.result.executions, rep.not_exhaustive_why);
     }
     if (!rep.error.empty()) {
       r.holds = false;
@@ -520,9 +530,7 @@ std::string format_report(const Spec& spec, const RunReport& report) {
     const ExploreResult& r = m.result;
     out += fmt::format("{}: {} executions ({} completed, {} failed, {} cut by assume), {}, {:.3f} s\n",
                        model_name(m.memory), r.executions, r.completed, r.failures_total(), r.pruned,
-                       m.exhaustive          ? std::string("exhaustive")
-                       : r.exhausted()       ? std::string("sampled, not exhaustive")
-                                             : fmt::format("stopped: {}", stop_reason_name(r.stop)),
+                       m.exhaustive ? std::string("exhaustive") : "not exhaustive: " + m.not_exhaustive_why,
                        r.elapsed_seconds);
     for (const CheckerSummary& c : r.checkers)
       out += fmt::format("  checker {}: flagged {} of {} executions\n", c.name, c.flagged, r.executions);
