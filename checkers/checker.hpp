@@ -64,6 +64,25 @@ struct Verdict {
   std::vector<EventIndex> witness_execution;
 };
 
+// Calls f(EventIndex&) on every trace event index the verdict names (detection point,
+// cycle edges, blames), so a report can renumber them; witness_execution is left out
+// (it indexes an execution, not the trace).
+template <class F>
+void for_each_event_index(Verdict& v, F&& f) {
+  f(v.detected_at);
+  for (CycleEdge& e : v.cycle) {
+    f(e.from.first);
+    f(e.to.first);
+    f(e.from_event);
+    f(e.to_event);
+  }
+  for (Blame& b : v.blamed) {
+    f(b.txn.first);
+    f(b.interfering);
+    f(b.at);
+  }
+}
+
 // Atomic sets and units of work (Hammer et al., ICSE 2008) in the dense ids of the
 // trace being checked; only the atomic-set checkers read it. They reach a checker through
 // CheckerOptions because checkers see neither names nor the program: the explorer fills

@@ -166,21 +166,11 @@ bool found_problem(const Run& r) {
   return !r.skipped && (!r.verdict.serializable || !r.verdict.blamed.empty());
 }
 
-// Every event index a verdict names, so each can be converted and looked up.
+// Every event index a verdict names, the witness execution's included, so each can be
+// converted and looked up.
 template <class F>
 void for_each_index(Verdict& v, F&& f) {
-  f(v.detected_at);
-  for (CycleEdge& e : v.cycle) {
-    f(e.from.first);
-    f(e.to.first);
-    f(e.from_event);
-    f(e.to_event);
-  }
-  for (Blame& b : v.blamed) {
-    f(b.txn.first);
-    f(b.interfering);
-    f(b.at);
-  }
+  for_each_event_index(v, f);
   for (EventIndex& k : v.witness_execution) f(k);
 }
 

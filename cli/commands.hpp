@@ -16,19 +16,19 @@ inline constexpr int kExitBudget = 3;    // a budget or bound stopped the search
 
 // Option checks whose messages fit on one line (CLI11's PositiveNumber prints the range
 // of a double, and an unsigned option takes "-1" as 2^64 - 1).
+inline bool all_digits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
 inline const CLI::Validator unsigned_integer(
     [](std::string& s) -> std::string {
-      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-        return "'" + s + "' is not a non-negative whole number";
-      return "";
+      return all_digits(s) ? "" : "'" + s + "' is not a non-negative whole number";
     },
     "UINT");
 inline const CLI::Validator at_least_one(
     [](std::string& s) -> std::string {
-      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos ||
-          s.find_first_not_of('0') == std::string::npos)
-        return "'" + s + "' is not a whole number of at least 1";
-      return "";
+      return all_digits(s) && s.find_first_not_of('0') != std::string::npos
+                 ? ""
+                 : "'" + s + "' is not a whole number of at least 1";
     },
     "UINT>0");
 

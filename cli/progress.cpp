@@ -17,13 +17,12 @@ ProgressMode resolve(std::FILE* out, ProgressMode mode) {
 }  // namespace
 
 ProgressDisplay::ProgressDisplay(std::FILE* out, ProgressMode mode)
-    : out_(out), mode_(resolve(out, mode)), active_(mode_ != ProgressMode::off),
-      next_line_at_(kProgressLineSeconds) {}
+    : out_(out), mode_(resolve(out, mode)), next_line_at_(kProgressLineSeconds) {}
 
 ProgressDisplay::~ProgressDisplay() { clear(); }
 
 std::function<void(const ExploreProgress&)> ProgressDisplay::callback() {
-  if (!active_) return {};
+  if (!active()) return {};
   return [this](const ExploreProgress& p) { draw(p); };
 }
 

@@ -28,7 +28,7 @@ class ProgressDisplay {
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
-  bool active() const { return active_; }
+  bool active() const { return mode_ != ProgressMode::off; }
   // Empty when inactive, so the explorer does not even poll the clock for it.
   std::function<void(const ExploreProgress&)> callback();
   // A text prefix for the line ("sc: ") when one command runs several searches.
@@ -42,7 +42,6 @@ class ProgressDisplay {
   void draw(const ExploreProgress& p);
   std::FILE* out_;
   ProgressMode mode_;
-  bool active_;
   double next_line_at_ = 0;  // lines mode: elapsed seconds of the next line
   std::size_t drawn_ = 0;  // width of the line on screen; 0: nothing drawn
   std::string label_;

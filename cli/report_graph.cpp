@@ -206,18 +206,7 @@ Verdict verdict_on_execution(const Trace& execution, Verdict v) {
   auto map = [&](EventIndex& i) {
     if (i != kNoEvent) i = i < index.size() ? index[i] : kNoEvent;
   };
-  map(v.detected_at);
-  for (CycleEdge& c : v.cycle) {
-    map(c.from.first);
-    map(c.to.first);
-    map(c.from_event);
-    map(c.to_event);
-  }
-  for (Blame& b : v.blamed) {
-    map(b.txn.first);
-    map(b.interfering);
-    map(b.at);
-  }
+  for_each_event_index(v, map);
   return v;
 }
 

@@ -47,7 +47,6 @@
 #include <cstdint>
 #include <deque>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -410,7 +409,7 @@ class OptimalStrategy final : public Strategy {
     src_issue_.assign(len, kNone);
     flush_of_.assign(len, kNone);
     last_issue_.assign(len, kNone);
-    latest_.clear();
+    for (auto& per_var : latest_) std::fill(per_var.begin(), per_var.end(), kNone);
     for (std::size_t k = 0; k < len; ++k) {
       const Transition& t = h.chosen[k];
       Fact& f = facts_[k];
@@ -419,11 +418,13 @@ class OptimalStrategy final : public Strategy {
       if (t.thread >= fifo_.size()) fifo_.resize(t.thread + 1);
       auto& q = fifo_[t.thread];
       if (t.action == Action::read) {
-        auto it = latest_.find(key_of(t));
-        if (it != latest_.end()) last_issue_[k] = it->second;
+        if (t.thread < latest_.size() && t.target < latest_[t.thread].size())
+          last_issue_[k] = latest_[t.thread][t.target];
       }
       if (t.action == Action::write && !t.drains) {
-        latest_[key_of(t)] = k;
+        if (t.thread >= latest_.size()) latest_.resize(t.thread + 1);
+        if (t.target >= latest_[t.thread].size()) latest_[t.thread].resize(t.target + 1, kNone);
+        latest_[t.thread][t.target] = k;
         q.push_back({k, t.target});
       } else if (t.action == Action::flush && !q.empty()) {
         f.issue_of = q.front().first;
@@ -622,8 +623,9 @@ class OptimalStrategy final : public Strategy {
   std::vector<std::deque<std::pair<std::size_t, VarId>>> fifo_;  // per thread: (issue step, var)
   std::vector<std::size_t> src_issue_, flush_of_;
   std::vector<std::size_t> last_issue_;  // read: its thread's latest earlier buffered store of its variable
-  std::unordered_map<std::uint64_t, std::size_t> latest_;  // (thread, variable) -> latest buffered store
-  static std::uint64_t key_of(const Transition& t) { return (std::uint64_t{t.thread} << 32) | t.target; }
+  // Per thread, per variable: its latest buffered store so far (flat, reused across
+  // executions: no allocation per store).
+  std::vector<std::vector<std::size_t>> latest_;
   bool tso_ = false;
   bool issue_order_ = true;
   std::vector<ThreadId> owner_;

@@ -27,9 +27,8 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// The README's counter: two unlocked increments in atomic blocks.
-void lost_update() {
-  atomic<int> x(0, "x");
+// Two unlocked increments of x in atomic blocks, from two threads.
+void increment_twice(atomic<int>& x) {
   auto inc = [&] {
     atomic_block b("inc");
     x.store(x.load() + 1);
@@ -37,18 +36,18 @@ void lost_update() {
   thread t1(inc), t2(inc);
   t1.join();
   t2.join();
+}
+
+// The README's counter.
+void lost_update() {
+  atomic<int> x(0, "x");
+  increment_twice(x);
   check(x.load() == 2, "lost update");
 }
 
 void unlocked_increments() {  // no check: only a checker can object
   atomic<int> x(0, "x");
-  auto inc = [&] {
-    atomic_block b("inc");
-    x.store(x.load() + 1);
-  };
-  thread t1(inc), t2(inc);
-  t1.join();
-  t2.join();
+  increment_twice(x);
 }
 
 void locked_counter() {
