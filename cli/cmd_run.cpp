@@ -53,6 +53,7 @@ struct RunArgs {
   std::string memory = "sc";
   bool memory_given = false;  // JSON specs default to the models their expectations name
   std::size_t stack_kib = 0;
+  unsigned jobs = 1;
   bool stop_on_failure = false;
   bool json = false;
   bool quiet = false;  // no progress on stderr
@@ -84,6 +85,7 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   o.preemption_bound = a.preemption_bound;
   o.depth_bound = a.depth_bound;
   o.count_classes = !sampling(a.strategy);
+  o.jobs = a.jobs;
 }
 
 // One line for bad flag combinations, "" when fine.
@@ -613,6 +615,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus and .json files only)")
       ->check(CLI::IsMember({"sc", "tso", "both"}))
       ->each([a](const std::string&) { a->memory_given = true; });
+  run->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
   run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");

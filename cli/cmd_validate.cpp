@@ -39,6 +39,7 @@ struct ValidateArgs {
   double time_limit = 0;
   std::uint64_t max_steps = 100000;
   std::size_t stack_kib = 0;
+  unsigned jobs = 1;
   std::string replay;
   bool replay_given = false;
   bool json = false;
@@ -307,6 +308,7 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   o.time_limit_seconds = a.time_limit;
   o.max_steps = t.max_steps ? t.max_steps : a.max_steps;
   o.stack_size = a.stack_kib * 1024;
+  o.jobs = a.jobs;
   return o;
 }
 
@@ -640,6 +642,7 @@ void add_validate_command(CLI::App& app, int& rc) {
   cmd->add_option("--max-steps", a->max_steps, "Steps per execution before it is reported as not terminating")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB");
+  cmd->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
   cmd->add_option("--replay", a->replay,
                   "Re-run one execution and print each checker's answer beside its judge's")
       ->each([a](const std::string&) { a->replay_given = true; });

@@ -32,6 +32,11 @@ inline const CLI::Validator at_least_one(
     },
     "UINT>0");
 
+// --jobs: worker threads add no speed yet on 2 cores (README, "Parallel exploration"),
+// so the default stays one thread.
+inline constexpr const char* kJobsHelp =
+    "Exploring threads, default 1 (optimal DPOR; the result is the same for every value)";
+
 void add_trace_info_command(CLI::App& app, int& rc);
 void add_check_trace_command(CLI::App& app, int& rc);
 void add_run_commands(CLI::App& app, int& rc);

@@ -6,7 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_set>
 
 #include <fmt/core.h>
@@ -135,6 +141,346 @@ std::string compare_with_previous(const History& prev, const std::vector<Event>&
   return "";
 }
 
+// The checkers of one Execution (each exploring thread has its own), remade when the
+// atomic sets a program declares change (in practice after its first execution only).
+struct Judges {
+  std::vector<std::unique_ptr<Checker>> checkers;
+  CheckerOptions options;
+  std::vector<Verdict> verdicts;
+
+  Judges(const ExploreOptions& o) : options(o.checker_options) {
+    for (const std::string& name : o.checkers) {
+      auto c = make_checker(name, o.checker_options);
+      if (!c) throw std::invalid_argument(fmt::format("unknown checker '{}'", name));
+      checkers.push_back(std::move(c));
+    }
+    verdicts.resize(checkers.size());
+  }
+  // Judges the execution (verdicts), or clears the verdicts of one no checker may judge.
+  void judge(const ExploreOptions& o, detail::Execution& exec, bool judged) {
+    if (!judged) {
+      std::fill(verdicts.begin(), verdicts.end(), Verdict{});
+      return;
+    }
+    if (!checkers.empty()) {
+      const AtomicSets& declared = exec.atomic_sets();
+      const AtomicSets& sets = declared == AtomicSets{} ? o.checker_options.atomic_sets : declared;
+      if (!(sets == options.atomic_sets)) {
+        options.atomic_sets = sets;
+        for (std::size_t k = 0; k < checkers.size(); ++k) checkers[k] = make_checker(o.checkers[k], options);
+      }
+    }
+    // SC checkers read the trace tau: the execution without its commits; TSO checkers
+    // read the execution eta.
+    for (std::size_t k = 0; k < checkers.size(); ++k) {
+      Checker& c = *checkers[k];
+      c.reset();
+      for (const Event& e : exec.trace().events)
+        if (e.op != Op::commit || c.wants_commits()) c.on_event(e);
+      verdicts[k] = c.verdict();
+    }
+  }
+};
+
+// A depth-cut execution is a prefix, a pruned one is discarded: no checker judges them.
+bool judged_end(detail::EndKind end) {
+  return end != detail::EndKind::pruned && end != detail::EndKind::depth_cut &&
+         end != detail::EndKind::spin_blocked;
+}
+bool failed_end(detail::EndKind end) {
+  return end == detail::EndKind::failed || end == detail::EndKind::deadlock ||
+         end == detail::EndKind::step_bound;
+}
+
+// The class keys of the execution `exec` holds (count_classes).
+std::pair<std::uint64_t, std::uint64_t> class_keys_of(const detail::Execution& exec, bool tso,
+                                                      Equivalence eq) {
+  const std::uint64_t rf_co_hash = rf_co_key(exec.trace());
+  // Under SC the reductions keep Mazurkiewicz's classes over dependent(), which are the
+  // rf+co classes but for where a failed try_lock falls: count what they keep.
+  switch (tso ? eq : Equivalence::step_order) {
+    case Equivalence::step_order: return {class_key(exec.history()), rf_co_hash};
+    case Equivalence::issue_order: return {issue_order_key(exec.history(), rf_co_hash), rf_co_hash};
+    default: return {rf_co_hash, rf_co_hash};
+  }
+}
+
+// What one execution adds to the result, wherever it ran.
+struct RunFacts {
+  detail::EndKind end = detail::EndKind::completed;
+  std::uint64_t class_hash = 0, rf_co_hash = 0;
+  std::uint64_t steps = 0, events = 0;
+  Failure failure;          // failed ends: with its schedule
+  Outcome outcome;          // completed ends
+  std::vector<Verdict> verdicts;
+  std::string schedule;     // set when a verdict flags or a callback needs it
+};
+
+// Adds one execution to the result. `counted` keeps the class keys seen.
+void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index, RunFacts& f,
+           std::unordered_set<std::uint64_t>& class_set, std::unordered_set<std::uint64_t>& rf_co_set) {
+  if (options.count_classes && f.end != detail::EndKind::aborted) {
+    class_set.insert(f.class_hash);
+    rf_co_set.insert(f.rf_co_hash);
+    r.classes = class_set.size();
+    r.rf_co_classes = rf_co_set.size();
+  }
+  r.steps += f.steps;
+  r.events += f.events;
+  switch (f.end) {
+    case detail::EndKind::completed: ++r.completed; break;
+    case detail::EndKind::failed: ++r.failed; break;
+    case detail::EndKind::deadlock: ++r.deadlocks; break;
+    case detail::EndKind::step_bound: ++r.step_bounded; break;
+    case detail::EndKind::pruned:
+    case detail::EndKind::spin_blocked: ++r.pruned; break;
+    case detail::EndKind::aborted: break;
+    case detail::EndKind::depth_cut:
+      ++r.bound_cut;
+      r.bounded = true;
+      break;
+  }
+  if (failed_end(f.end)) {
+    f.failure.execution = index;
+    if (r.failures.size() < options.keep_failures) r.failures.push_back(f.failure);
+  }
+  if (f.end == detail::EndKind::completed) ++r.outcomes[f.outcome];
+  for (std::size_t k = 0; k < f.verdicts.size(); ++k) {
+    if (!flags(f.verdicts[k])) continue;
+    CheckerSummary& s = r.checkers[k];
+    if (s.flagged++ == 0) {
+      s.first_schedule = f.schedule;
+      s.first_execution = index;
+      s.first_verdict = f.verdicts[k];
+    }
+  }
+}
+
+// Fills `f` from the execution `exec` just ran (checkers judged into `judges`).
+void collect(RunFacts& f, detail::EndKind end, detail::Execution& exec, Judges& judges,
+             const ExploreOptions& options, bool tso, Equivalence eq, bool need_schedule) {
+  f.end = end;
+  f.class_hash = f.rf_co_hash = 0;
+  if (options.count_classes && end != detail::EndKind::aborted)
+    std::tie(f.class_hash, f.rf_co_hash) = class_keys_of(exec, tso, eq);
+  f.steps = exec.steps();
+  f.events = exec.trace().size();
+  if (failed_end(end)) {
+    f.failure = exec.failure();
+    f.failure.schedule = exec.schedule();
+  }
+  f.outcome.clear();
+  if (end == detail::EndKind::completed) f.outcome = exec.outcome();
+  judges.judge(options, exec, judged_end(end));
+  f.verdicts = judges.verdicts;
+  f.schedule.clear();
+  if (need_schedule || std::any_of(f.verdicts.begin(), f.verdicts.end(), flags)) f.schedule = exec.schedule();
+}
+
+}  // namespace
+
+namespace {
+
+// A worker's run of a plan, waiting for the coordinator to take it. Records are
+// recycled, so their vectors keep their capacity (allocating them per execution, on
+// one thread and freeing them on another, cost more than the runs).
+struct PlanRecord {
+  Plan plan;
+  std::uint64_t key = 0;
+  std::atomic<bool> done{false};
+  detail::EndKind end = detail::EndKind::completed;
+  bool strategy_error = false;  // the worker's strategy stopped the run (not adoptable)
+  History history;
+  std::vector<Event> events;
+  PlanNotes notes;
+  RunFacts facts;
+  Trace trace;  // with names, when the caller's callback needs it
+};
+
+// The coordinator of a parallel search (ExploreOptions::jobs > 1, a strategy with plans):
+// the sequential search runs on the calling thread, unchanged, and takes each execution
+// from a worker that ran its plan ahead of time when the strategy's adopt() accepts it
+// (else it runs it itself). So the executions, their order, the counts and the report
+// are those of one job; workers only move the cost of running programs, checkers, class
+// keys and race analysis off the critical path. Workers take plans in the order the
+// search will need them; plans live in a map by key (Plan::key, the forced prefix).
+class Pool {
+ public:
+  Pool(const Program& program, const ExploreOptions& options, const Strategy& strategy, bool tso,
+       Equivalence eq, bool want_trace)
+      : program_(program), options_(options), strategy_(strategy), tso_(tso), eq_(eq), want_trace_(want_trace) {
+    for (unsigned w = 0; w + 1 < options.jobs; ++w) {
+      auto st = strategy.make_worker();
+      auto judges = std::make_unique<Judges>(options);
+      threads_.emplace_back([this, st = std::move(st), judges = std::move(judges)]() mutable {
+        work(*st, *judges);
+      });
+    }
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+      stop_flag_.store(true);
+    }
+    work_cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+  // Queues the plans of `strategy`'s next executions that no worker has yet.
+  void refill(const Strategy& strategy) {
+    if (queued_.load(std::memory_order_relaxed) >= 4 * threads_.size()) return;
+    plans_.clear();
+    strategy.predict(plans_, 16 * threads_.size() + 8);
+    std::size_t added = 0;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      for (Plan& p : plans_) {
+        const std::uint64_t key = p.key();
+        if (records_.count(key)) continue;
+        std::unique_ptr<PlanRecord> rec;
+        if (free_.empty()) {
+          rec = std::make_unique<PlanRecord>();
+        } else {
+          rec = std::move(free_.back());
+          free_.pop_back();
+        }
+        std::swap(rec->plan, p);
+        rec->key = key;
+        rec->done.store(false, std::memory_order_relaxed);
+        queue_.push_back(rec.get());
+        records_.emplace(key, std::move(rec));
+        ++added;
+      }
+      queued_.store(queue_.size(), std::memory_order_relaxed);
+    }
+    if (added) work_cv_.notify_all();
+  }
+
+  // The worker's run of `plan`, if one was queued: waits while it runs; nullptr when
+  // no worker has it (it is then withdrawn from the queue).
+  std::unique_ptr<PlanRecord> take(const Plan& plan) {
+    const std::uint64_t key = plan.key();
+    std::unique_lock<std::mutex> lock(m_);
+    auto it = records_.find(key);
+    if (it == records_.end() || !(it->second->plan.forced == plan.forced)) return nullptr;
+    PlanRecord* rec = it->second.get();
+    auto q = std::find(queue_.begin(), queue_.end(), rec);
+    if (q != queue_.end()) {
+      queue_.erase(q);
+      queued_.store(queue_.size(), std::memory_order_relaxed);
+      free_.push_back(std::move(it->second));
+      records_.erase(it);
+      return nullptr;
+    }
+    // While a worker runs it, run the plan needed last (from the back of the queue), as
+    // a worker would: waiting would leave this core idle. Runs are short (micro- to
+    // milliseconds): with nothing queued, spin a little before sleeping.
+    while (!rec->done.load(std::memory_order_acquire)) {
+      if (!queue_.empty()) {
+        PlanRecord* mine = queue_.back();
+        queue_.pop_back();
+        queued_.store(queue_.size(), std::memory_order_relaxed);
+        lock.unlock();
+        if (!helper_) {
+          helper_ = std::make_unique<Helper>(options_, strategy_);
+        }
+        run_plan(*mine, helper_->exec, *helper_->strategy, helper_->judges);
+        lock.lock();
+        continue;
+      }
+      lock.unlock();
+      for (int i = 0; i < spin_ && !rec->done.load(std::memory_order_acquire); ++i) pause();
+      lock.lock();
+      done_cv_.wait(lock, [&] { return rec->done.load(std::memory_order_acquire); });
+    }
+    std::unique_ptr<PlanRecord> out = std::move(it->second);
+    records_.erase(it);
+    return out;
+  }
+  // A record the coordinator has finished with, for reuse.
+  void give_back(std::unique_ptr<PlanRecord> rec) {
+    if (!rec) return;
+    std::lock_guard<std::mutex> lock(m_);
+    free_.push_back(std::move(rec));
+  }
+
+ private:
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  void work(Strategy& strategy, Judges& judges) {
+    detail::Execution exec(options_.memory, options_.stack_size, options_.max_steps);
+    exec.set_depth_bound(options_.depth_bound);
+    for (;;) {
+      PlanRecord* rec = nullptr;
+      {
+        for (int i = 0; i < spin_ && queued_.load(std::memory_order_relaxed) == 0 &&
+                        !stop_flag_.load(std::memory_order_relaxed);
+             ++i)
+          pause();
+        std::unique_lock<std::mutex> lock(m_);
+        work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        rec = queue_.front();
+        queue_.pop_front();
+        queued_.store(queue_.size(), std::memory_order_relaxed);
+      }
+      run_plan(*rec, exec, strategy, judges);
+    }
+  }
+  void run_plan(PlanRecord& rec, detail::Execution& exec, Strategy& strategy, Judges& judges) {
+    strategy.set_plan(rec.plan);
+    rec.end = exec.run(program_, strategy);
+    rec.strategy_error = !strategy.error().empty();
+    rec.notes = strategy.notes();
+    collect(rec.facts, rec.end, exec, judges, options_, tso_, eq_, want_trace_);
+    if (want_trace_) {
+      exec.materialize_names();
+      rec.trace = exec.trace();
+    }
+    exec.swap_record(rec.history, rec.events);
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      rec.done.store(true, std::memory_order_release);
+    }
+    done_cv_.notify_all();
+  }
+  // What the coordinator runs plans with while it waits.
+  struct Helper {
+    detail::Execution exec;
+    std::unique_ptr<Strategy> strategy;
+    Judges judges;
+    Helper(const ExploreOptions& o, const Strategy& s)
+        : exec(o.memory, o.stack_size, o.max_steps), strategy(s.make_worker()), judges(o) {
+      exec.set_depth_bound(o.depth_bound);
+    }
+  };
+
+  const Program& program_;
+  const ExploreOptions& options_;
+  const Strategy& strategy_;
+  // Spin iterations before sleeping: none when there are more threads than cores (a
+  // spinning thread would take the core of the one it waits for).
+  int spin_ = std::thread::hardware_concurrency() >= options_.jobs ? 20000 : 0;
+  std::unique_ptr<Helper> helper_;
+  bool tso_;
+  Equivalence eq_;
+  bool want_trace_;
+  std::vector<Plan> plans_;
+  std::mutex m_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<PlanRecord*> queue_;
+  std::atomic<std::size_t> queued_{0};
+  std::unordered_map<std::uint64_t, std::unique_ptr<PlanRecord>> records_;
+  std::vector<std::unique_ptr<PlanRecord>> free_;
+  bool stop_ = false;
+  std::atomic<bool> stop_flag_{false};
+  std::vector<std::thread> threads_;
+};
+
 }  // namespace
 
 ExploreResult explore(const Program& program, const ExploreOptions& options,
@@ -143,14 +489,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
   const auto start = Clock::now();
   ExploreResult r;
 
-  std::vector<std::unique_ptr<Checker>> checkers;
-  CheckerOptions checker_options = options.checker_options;
-  for (const std::string& name : options.checkers) {
-    auto c = make_checker(name, options.checker_options);
-    if (!c) throw std::invalid_argument(fmt::format("unknown checker '{}'", name));
-    checkers.push_back(std::move(c));
-    r.checkers.push_back(CheckerSummary{name, 0, {}, 0, {}});
-  }
+  Judges judges(options);
+  for (const std::string& name : options.checkers) r.checkers.push_back(CheckerSummary{name, 0, {}, 0, {}});
 
   // The coarsest equivalence the observers allow: rf+co, unless a checker reads the
   // trace tau of a TSO execution (its verdict depends on the order of issues). Under SC
@@ -216,13 +556,17 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     walker->set_depth_bound(options.depth_bound);
     estimator = std::make_unique<EstimateStrategy>(options.seed, options.preemption_bound);
   }
-  std::vector<Verdict> verdicts(checkers.size());
-  std::unordered_set<std::uint64_t> class_keys, rf_co_keys;
+  std::unique_ptr<Pool> pool;
+  if (options.jobs > 1 && strategy->plans())
+    pool = std::make_unique<Pool>(program, options, *strategy, tso, r.equivalence, bool(on_execution));
+  std::unordered_set<std::uint64_t> class_set, rf_co_set;
   std::uint64_t blocked_before = 0;
   // The previous execution, for the determinism check.
   History previous;
   std::vector<Event> previous_events;
   bool have_previous = false, last_is_strategy_run = false;
+  std::unique_ptr<PlanRecord> last_adopted;
+  RunFacts facts;
   auto last_progress = start;
 
   for (;;) {
@@ -257,7 +601,13 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     // The last execution becomes the previous one: swapped, not copied (the search's
     // inner loop), before any estimator walk reuses the execution's buffers.
     if (last_is_strategy_run) {
-      exec.swap_record(previous, previous_events);
+      if (last_adopted) {
+        std::swap(previous, last_adopted->history);
+        std::swap(previous_events, last_adopted->events);
+        pool->give_back(std::move(last_adopted));
+      } else {
+        exec.swap_record(previous, previous_events);
+      }
       have_previous = true;
       last_is_strategy_run = false;
     }
@@ -265,22 +615,37 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     if (estimator && r.executions == 16) walk(kInitialWalks - 4);
     if (estimator && r.executions > 64 && r.executions % 64 == 0) walk(1);
     if (!strategy->begin_execution()) break;
-    detail::EndKind end = exec.run(program, *strategy);
+
+    // Parallel: the worker's run of this execution, when the strategy accepts it.
+    std::unique_ptr<PlanRecord> rec;
+    if (pool) {
+      pool->refill(*strategy);
+      rec = pool->take(strategy->current_plan());
+      if (rec) ++r.parallel.taken;
+      if (rec && (rec->strategy_error || !strategy->adopt(rec->history, rec->notes))) {
+        pool->give_back(std::move(rec));
+        ++r.parallel.refused;
+      }
+    }
+    detail::EndKind end;
+    if (rec) {
+      end = rec->end;
+    } else {
+      end = exec.run(program, *strategy);
+    }
+    const History& h = rec ? rec->history : exec.history();
+    const std::vector<Event>& events = rec ? rec->events : exec.trace().events;
     if ((options.strategy == StrategyKind::dpor || options.strategy == StrategyKind::optimal) &&
-        (end == detail::EndKind::pruned || exec.history().spins))
+        (end == detail::EndKind::pruned || h.spins))
       r.reduction_incomplete = true;
     if (!strategy->error().empty()) {
       r.error = strategy->error();
-      r.stop = options.strategy == StrategyKind::dfs || options.strategy == StrategyKind::dpor ||
-                       options.strategy == StrategyKind::optimal
-                   ? StopReason::nondeterministic
-                                                     : StopReason::bad_schedule;
+      r.stop = exhaustive ? StopReason::nondeterministic : StopReason::bad_schedule;
       break;
     }
     if (end != detail::EndKind::aborted && options.strategy != StrategyKind::replay) {
-      const History& h = exec.history();
       if (have_previous) {
-        std::string why = compare_with_previous(previous, previous_events, h, exec.trace().events);
+        std::string why = compare_with_previous(previous, previous_events, h, events);
         if (!why.empty()) {
           r.error = std::move(why);
           r.stop = StopReason::nondeterministic;
@@ -290,113 +655,36 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
       last_is_strategy_run = true;
     }
     const std::uint64_t index = r.executions++;
-    std::uint64_t class_hash = 0, rf_co_hash = 0;
     const std::uint64_t blocked_now = strategy->sleep_blocked();
     const bool redundant = blocked_now != blocked_before;
     blocked_before = blocked_now;
-    if (options.count_classes && end != detail::EndKind::aborted) {
-      rf_co_hash = rf_co_key(exec.trace());
-      // Under SC the reductions keep Mazurkiewicz's classes over dependent(), which are the
-      // rf+co classes but for where a failed try_lock falls: count what they keep.
-      switch (tso ? r.equivalence : Equivalence::step_order) {
-        case Equivalence::step_order: class_hash = class_key(exec.history()); break;
-        case Equivalence::issue_order: class_hash = issue_order_key(exec.history(), rf_co_hash); break;
-        default: class_hash = rf_co_hash; break;
-      }
-      class_keys.insert(class_hash);
-      rf_co_keys.insert(rf_co_hash);
-      r.classes = class_keys.size();
-      r.rf_co_classes = rf_co_keys.size();
-    }
-    r.steps += exec.steps();
-    r.events += exec.trace().size();
 
-    bool failed = false;
-    switch (end) {
-      case detail::EndKind::completed: ++r.completed; break;
-      case detail::EndKind::failed: ++r.failed; failed = true; break;
-      case detail::EndKind::deadlock: ++r.deadlocks; failed = true; break;
-      case detail::EndKind::step_bound: ++r.step_bounded; failed = true; break;
-      case detail::EndKind::pruned:
-      case detail::EndKind::spin_blocked: ++r.pruned; break;
-      case detail::EndKind::aborted: break;
-      case detail::EndKind::depth_cut:
-        ++r.bound_cut;
-        r.bounded = true;
-        break;
-    }
-    Failure failure;
-    if (failed) {
-      failure = exec.failure();
-      failure.schedule = exec.schedule();
-      failure.execution = index;
-      if (r.failures.size() < options.keep_failures) r.failures.push_back(failure);
-    }
-    Outcome outcome;
-    if (end == detail::EndKind::completed) {
-      outcome = exec.outcome();
-      ++r.outcomes[outcome];
-    }
-
-    // A depth-cut execution is a prefix, a pruned one is discarded: no checker verdict on
-    // them (and none left over from the previous execution).
-    const bool judged = end != detail::EndKind::pruned && end != detail::EndKind::depth_cut &&
-                        end != detail::EndKind::spin_blocked;
-    if (!judged) std::fill(verdicts.begin(), verdicts.end(), Verdict{});
-    if (judged) {
-      // The atomic-set checkers take the atomic sets this execution declared (in its
-      // ids) at construction: remake the checkers when the declarations change, which
-      // in practice happens after the first execution only.
-      if (!checkers.empty()) {
-        const AtomicSets& declared = exec.atomic_sets();
-        const AtomicSets& sets =
-            declared == AtomicSets{} ? options.checker_options.atomic_sets : declared;
-        if (!(sets == checker_options.atomic_sets)) {
-          checker_options.atomic_sets = sets;
-          for (std::size_t k = 0; k < checkers.size(); ++k)
-            checkers[k] = make_checker(options.checkers[k], checker_options);
-        }
-      }
-      // SC checkers read the trace tau: the execution without its commits; TSO
-      // checkers read the execution eta.
-      for (std::size_t k = 0; k < checkers.size(); ++k) {
-        Checker& c = *checkers[k];
-        c.reset();
-        for (const Event& e : exec.trace().events)
-          if (e.op != Op::commit || c.wants_commits()) c.on_event(e);
-        verdicts[k] = c.verdict();
-        if (flags(verdicts[k])) {
-          CheckerSummary& s = r.checkers[k];
-          if (s.flagged++ == 0) {
-            s.first_schedule = exec.schedule();
-            s.first_execution = index;
-            s.first_verdict = verdicts[k];
-          }
-        }
-      }
-    }
+    if (!rec) collect(facts, end, exec, judges, options, tso, r.equivalence, bool(on_execution));
+    RunFacts& f = rec ? rec->facts : facts;
+    tally(r, options, index, f, class_set, rf_co_set);
 
     if (on_execution) {
-      exec.materialize_names();
-      std::string schedule = exec.schedule();
+      if (!rec) exec.materialize_names();
       ExecutionView view;
       view.index = index;
-      view.trace = &exec.trace();
-      view.schedule = schedule;
-      view.failure = failed ? &failure : nullptr;
-      view.outcome = end == detail::EndKind::completed ? &outcome : nullptr;
-      view.verdicts = &verdicts;
-      view.class_key = class_hash;
-      view.rf_co_key = rf_co_hash;
+      view.trace = rec ? &rec->trace : &exec.trace();
+      view.schedule = f.schedule;
+      view.failure = failed_end(end) ? &f.failure : nullptr;
+      view.outcome = end == detail::EndKind::completed ? &f.outcome : nullptr;
+      view.verdicts = &f.verdicts;
+      view.class_key = f.class_hash;
+      view.rf_co_key = f.rf_co_hash;
       view.sleep_blocked = redundant;
       on_execution(view);
     }
+    if (rec) last_adopted = std::move(rec);
 
-    if (options.stop_on_failure && failed) {
+    if (options.stop_on_failure && failed_end(end)) {
       r.stop = StopReason::failure;
       break;
     }
   }
+  pool.reset();
   if (r.error.empty() && !strategy->error().empty()) {
     r.error = strategy->error();
     r.stop = StopReason::bad_schedule;
@@ -407,6 +695,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
   r.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
 }
+
 
 ReplayResult replay(const Program& program, std::string_view schedule,
                     const ExploreOptions& options) {

@@ -92,6 +92,11 @@ struct ExploreOptions {
   // Called from the exploring thread every progress_interval seconds (never when unset).
   std::function<void(const ExploreProgress&)> progress{};
   double progress_interval = 0.25;
+  // Threads exploring (--jobs): 1 explores on the calling thread alone; more add
+  // workers that run the executions the search will need ahead of it (optimal DPOR; the
+  // other strategies explore on one thread). The result is the same for every value
+  // (see Pool in explore.cpp for why).
+  unsigned jobs = 1;
 };
 
 // How an execution ended badly.
@@ -167,6 +172,12 @@ struct ExploreResult {
   StopReason stop = StopReason::none;
   std::string error;               // bad_schedule or unknown checker: one line
   double elapsed_seconds = 0;
+  // jobs > 1: executions a worker ran ahead of the search and the search took, and
+  // those of them adopt() refused (run again by the search; expected 0).
+  struct Parallel {
+    std::uint64_t taken = 0;
+    std::uint64_t refused = 0;
+  } parallel;
 
   // The strategy ran out of executions (for DFS: the space was exhausted).
   bool exhausted() const { return stop == StopReason::none && !reduction_incomplete; }

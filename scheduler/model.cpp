@@ -300,6 +300,7 @@ bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string
       return false;
     }
     e.jobs = static_cast<unsigned>(n);
+    o.jobs = e.jobs;
   }
   if (const char* v = env("ATOMCHECK_REPLAY")) e.replay = v;
   if (const char* v = env("ATOMCHECK_REPORT_FILE")) e.report_file = v;

@@ -18,7 +18,7 @@
 //   ATOMCHECK_SEED=N               seed of random and pct
 //   ATOMCHECK_MEMORY=sc|tso        memory model
 //   ATOMCHECK_PREEMPTION_BOUND=N   at most N preemptions per execution (implies dfs)
-//   ATOMCHECK_JOBS=N               accepted (N >= 1); exploration is sequential for now
+//   ATOMCHECK_JOBS=N               exploring threads (ExploreOptions::jobs); same result
 //   ATOMCHECK_REPLAY=SCHEDULE      run only that execution and print it
 //   ATOMCHECK_REPORT_FILE=PATH     append every report (failures, replays) to PATH
 // A malformed value makes the model fail with one line naming the variable.
@@ -67,7 +67,7 @@ ExploreResult model(const Program& body, const ExploreOptions& options = {},
 struct ModelEnvironment {
   std::string replay;        // ATOMCHECK_REPLAY
   std::string report_file;   // ATOMCHECK_REPORT_FILE
-  unsigned jobs = 1;         // ATOMCHECK_JOBS (not used yet)
+  unsigned jobs = 1;         // ATOMCHECK_JOBS, also set in the options
 };
 bool apply_model_environment(ExploreOptions& options, ModelEnvironment& env, std::string& error);
 

@@ -111,6 +111,44 @@ struct History {
   }
 };
 
+// Parallel exploration (--jobs, issue 17). A plan is an execution the strategy will
+// certainly run later, as plain data, so a worker can run it ahead of time (and could
+// on another process): the transition of every step of its forced prefix and, from step
+// `base` on, what the strategy needs below it. Optimal DPOR: the sleep set at `base`
+// (the children explored before the path included) and, per later step of the prefix,
+// the siblings explored before the path there. DFS: nothing beyond the prefix (a new
+// choice point takes its first alternative).
+struct Plan {
+  std::vector<Transition> forced;
+  std::uint32_t base = 0;
+  std::vector<Transition> sleep;
+  std::vector<std::uint32_t> extra_begin;  // per step in (base, forced.size()): offsets into extra
+  std::vector<Transition> extra;
+  std::uint64_t key() const;               // a hash of `forced`
+};
+
+// What a worker's strategy learnt from running a plan, for the strategy that adopts the
+// execution: optimal DPOR's race reversals (the sequences its analysis would insert, by
+// step) and the sleep set it used at every step of the forced prefix from `base` on.
+struct PlanNotes {
+  bool usable = false;                  // the run followed the plan to its end, unblocked
+  std::vector<std::uint32_t> reversal_at;     // node of each reversal
+  std::vector<std::uint32_t> reversal_begin;  // offsets into reversals
+  std::vector<Transition> reversals;
+  std::uint32_t sleep_base = 0;
+  std::vector<std::uint32_t> sleep_begin;     // per step from sleep_base: offsets into sleeps
+  std::vector<Transition> sleeps;
+  void clear() {
+    usable = false;
+    reversal_at.clear();
+    reversal_begin.clear();
+    reversals.clear();
+    sleep_base = 0;
+    sleep_begin.clear();
+    sleeps.clear();
+  }
+};
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
@@ -130,6 +168,26 @@ class Strategy {
   virtual std::uint64_t sleep_blocked() const { return 0; }
   // Bounded search: true once a bound (the preemption bound) excluded some alternative.
   virtual bool bounded() const { return false; }
+
+  // ---- parallel exploration (explore.cpp's coordinator; see Plan) -------------------
+  // Whether this strategy offers plans; the others explore on one core.
+  virtual bool plans() const { return false; }
+  // After begin_execution: the plan of the execution about to run.
+  virtual Plan current_plan() const { return {}; }
+  // After begin_execution: up to `max` plans of later executions, soonest first.
+  virtual void predict(std::vector<Plan>& out, std::size_t max) const { (void)out; (void)max; }
+  // A strategy of the same kind and settings that runs one plan per execution.
+  virtual std::unique_ptr<Strategy> make_worker() const { return nullptr; }
+  // Worker: the next execution follows `plan`; after it, notes() says what it learnt.
+  virtual void set_plan(const Plan& plan) { (void)plan; }
+  virtual const PlanNotes& notes() const {
+    static const PlanNotes none;
+    return none;
+  }
+  // After begin_execution: takes `h`, a worker's run of current_plan(), as the execution
+  // this strategy would have run, given the worker's notes. False (nothing changed) when
+  // the notes do not prove that; then the caller runs the execution itself.
+  virtual bool adopt(const History& h, const PlanNotes& notes) { (void)h; (void)notes; return false; }
 };
 
 std::unique_ptr<Strategy> make_dfs_strategy();

@@ -97,6 +97,7 @@ class OptimalStrategy final : public Strategy {
   std::size_t choose(std::span<const Transition> enabled, const History& history) override {
     std::size_t step = history.steps();
     spins_ = spins_ || history.spins;
+    if (worker_) return worker_choose(enabled, history, step);
     if (step < stack_.size()) {
       const Node& n = stack_[step];
       if (n.enabled.size() != enabled.size() ||
@@ -114,6 +115,13 @@ class OptimalStrategy final : public Strategy {
 
   void end_execution(const History& history) override {
     spins_ = spins_ || history.spins;
+    if (worker_) {
+      notes_.usable = error_.empty() && blocked_step_ == kNone && history.steps() >= plan_.forced.size();
+      if (notes_.usable && !plan_.forced.empty() && wstep_ < plan_.forced.size())
+        advance_sleep(history, plan_.forced.size() - 1, history.enabled_at(plan_.forced.size() - 1));
+      if (notes_.usable) analyse(history, history.steps(), true);
+      return;
+    }
     if (!error_.empty()) return;
     if (blocked_step_ == kNone) extend(history, history.steps());
     if (!error_.empty()) return;
@@ -127,6 +135,104 @@ class OptimalStrategy final : public Strategy {
 
   std::string error() const override { return error_; }
   std::uint64_t sleep_blocked() const override { return blocked_; }
+
+  // ---- parallel exploration -----------------------------------------------------------
+  // Why a plan is exact (the argument explore.cpp relies on): a pending leaf of a wakeup
+  // tree is run later exactly as predicted. Insertions only add: a new branch goes to the
+  // right of the existing children, and a sequence that reaches a leaf is dropped, so
+  // the path to a pending leaf and the siblings left of it never change; those siblings
+  // are explored before it and join the sleep sets, and below the path a new node takes
+  // the first enabled transition not asleep, a function of the prefix and those sleep
+  // sets. And the race analysis of an execution reads its history only; what depends on
+  // the state (the sleep-set test and the insertion) is left to adopt(), run at the point
+  // of the sequential search where the execution comes. adopt() checks the worker's sleep
+  // set at the deepest node it shares with the plan, so an argument that failed would
+  // cost a re-run, never a wrong answer.
+  bool plans() const override { return true; }
+
+  Plan current_plan() const override {
+    Plan p;
+    if (stack_.empty()) return p;
+    const std::size_t d = stack_.size() - 1;
+    for (std::size_t i = 0; i <= d; ++i) p.forced.push_back(stack_[i].wut.front().t);
+    for (const WNode* w = &stack_[d].wut.front(); !w->kids.empty(); w = &w->kids.front())
+      p.forced.push_back(w->kids.front().t);
+    p.base = static_cast<std::uint32_t>(d);
+    p.sleep = stack_[d].sleep;
+    p.extra_begin.assign(p.forced.size() > d + 1 ? p.forced.size() - d - 1 : 0, 0);
+    return p;
+  }
+
+  void predict(std::vector<Plan>& out, std::size_t max) const override {
+    if (stack_.empty()) return;
+    const std::size_t d = stack_.size() - 1;
+    Plan p;
+    Node at;
+    for (std::size_t n = d + 1; n-- > 0 && out.size() < max;) {
+      const Node& node = stack_[n];
+      // At the deepest node the first child is the next execution; above it, the first
+      // child is on the current path and its subtree lives in the nodes below.
+      if (node.wut.size() < 2 && n != d) continue;
+      p.forced.clear();
+      for (std::size_t i = 0; i < n; ++i) p.forced.push_back(stack_[i].wut.front().t);
+      at.enabled = node.enabled;
+      at.sleep = node.sleep;
+      for (std::size_t k = 0; k < node.wut.size() && out.size() < max; ++k) {
+        if (k > 0 || n == d) {
+          p.base = static_cast<std::uint32_t>(n);
+          p.sleep = at.sleep;
+          p.extra_begin.clear();
+          p.extra.clear();
+          leaves(node.wut[k], p, n == d && k == 0, out, max);
+        }
+        add_sleep(at, node.wut[k].t);
+      }
+    }
+  }
+
+  std::unique_ptr<Strategy> make_worker() const override {
+    auto w = std::make_unique<OptimalStrategy>(Equivalence::rf_co, false);
+    w->tso_ = tso_;
+    w->issue_order_ = issue_order_;
+    w->worker_ = true;
+    return w;
+  }
+
+  void set_plan(const Plan& plan) override {
+    plan_ = plan;
+    notes_.clear();
+    notes_.sleep_base = plan.base;
+    wstep_ = 0;
+    wsleep_.clear();
+    blocked_step_ = kNone;
+    error_.clear();
+    spins_ = false;
+  }
+  const PlanNotes& notes() const override { return notes_; }
+
+  bool adopt(const History& h, const PlanNotes& notes) override {
+    if (!notes.usable || stack_.empty() || !error_.empty()) return false;
+    const std::size_t d = stack_.size() - 1;
+    if (d < notes.sleep_base || d - notes.sleep_base >= notes.sleep_begin.size()) return false;
+    const std::size_t k = d - notes.sleep_base;
+    const std::size_t b = notes.sleep_begin[k];
+    const std::size_t e = k + 1 < notes.sleep_begin.size() ? notes.sleep_begin[k + 1] : notes.sleeps.size();
+    const Node& n = stack_[d];
+    if (e - b != n.sleep.size()) return false;
+    for (std::size_t i = b; i < e; ++i)
+      if (!in_sleep(n, notes.sleeps[i])) return false;
+    spins_ = spins_ || h.spins;
+    extend(h, h.steps());
+    if (!error_.empty() || blocked_step_ != kNone) return true;  // as the run would have
+    for (std::size_t r = 0; r < notes.reversal_at.size(); ++r) {
+      const std::size_t rb = notes.reversal_begin[r];
+      const std::size_t re = r + 1 < notes.reversal_at.size() ? notes.reversal_begin[r + 1] : notes.reversals.size();
+      v_.assign(notes.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
+                notes.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+      place(stack_[notes.reversal_at[r]], v_);
+    }
+    return true;
+  }
 
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -515,7 +621,6 @@ class OptimalStrategy final : public Strategy {
   // execution that reverses the race. Inserted into node i's wakeup tree unless a
   // process asleep there could start it (then it was explored already).
   void reverse(const History& h, std::size_t i, std::size_t jpos, const Transition& b) {
-    Node& n = stack_[i];
     v_.clear();
     for (std::size_t k = i + 1; k < jpos; ++k)
       if (!hb(k, i)) {
@@ -525,9 +630,82 @@ class OptimalStrategy final : public Strategy {
     v_.push_back(b);
     if (tso_ && b.action == Action::read)
       v_.back().local = local_in_v(i, jpos, jpos < last_issue_.size() ? last_issue_[jpos] : pending_issue(h, b));
+    if (worker_) {
+      notes_.reversal_at.push_back(static_cast<std::uint32_t>(i));
+      notes_.reversal_begin.push_back(static_cast<std::uint32_t>(notes_.reversals.size()));
+      notes_.reversals.insert(notes_.reversals.end(), v_.begin(), v_.end());
+      return;
+    }
+    place(stack_[i], v_);
+  }
+  // The part of a reversal that reads the search's state: skipped when a process asleep
+  // at the node could start v (it was explored already), else inserted.
+  void place(Node& n, std::vector<Transition>& v) const {
     for (const Transition& q : n.sleep)
-      if (weak_initial(q, v_)) return;
-    insert(n.wut, v_);
+      if (weak_initial(q, v)) return;
+    insert(n.wut, v);
+  }
+
+  // Appends to `out` the plans of the leaves of `w` (hung below p.forced, whose sleep set
+  // at step p.base is p.sleep), leftmost first, skipping the leftmost when `skip_first`.
+  void leaves(const WNode& w, Plan& p, bool skip_first, std::vector<Plan>& out, std::size_t max) const {
+    p.forced.push_back(w.t);
+    if (w.kids.empty()) {
+      if (!skip_first && out.size() < max) out.push_back(p);
+    } else {
+      for (std::size_t c = 0; c < w.kids.size() && out.size() < max; ++c) {
+        // The siblings left of kid c are explored before it: asleep at its step.
+        const std::size_t mark_b = p.extra_begin.size(), mark_e = p.extra.size();
+        p.extra_begin.push_back(static_cast<std::uint32_t>(p.extra.size()));
+        for (std::size_t l = 0; l < c; ++l) p.extra.push_back(w.kids[l].t);
+        leaves(w.kids[c], p, skip_first && c == 0, out, max);
+        p.extra_begin.resize(mark_b);
+        p.extra.resize(mark_e);
+      }
+    }
+    p.forced.pop_back();
+  }
+
+  // Worker: follows the plan's prefix, then takes the first enabled transition not
+  // asleep, with the sleep sets push_node would compute (and records them for adopt()).
+  std::size_t worker_choose(std::span<const Transition> enabled, const History& history, std::size_t step) {
+    advance_sleep(history, step, enabled);
+    if (step < plan_.forced.size()) return index_of(enabled, plan_.forced[step], step);
+    for (std::size_t k = 0; k < enabled.size(); ++k)
+      if (!in_list(wsleep_, enabled[k])) return k;
+    blocked_step_ = step;
+    return 0;
+  }
+  static bool in_list(const std::vector<Transition>& l, const Transition& t) {
+    return std::find(l.begin(), l.end(), t) != l.end();
+  }
+  // The worker's sleep set through step `upto` (enabled there: `now`).
+  void advance_sleep(const History& h, std::size_t upto, std::span<const Transition> now) {
+    for (; wstep_ <= upto; ++wstep_) {
+      const std::size_t s = wstep_;
+      if (s < plan_.base) continue;
+      std::span<const Transition> en = s == upto ? now : h.enabled_at(s);
+      if (s == plan_.base) {
+        wsleep_.clear();
+        for (const Transition& t : plan_.sleep) wsleep_.push_back(relabel(t, en));
+      } else {
+        tmp_sleep_.clear();
+        for (const Transition& t : wsleep_)
+          if (!label_dependent(t, h.chosen[s - 1])) tmp_sleep_.push_back(relabel(t, en));
+        wsleep_.swap(tmp_sleep_);
+        const std::size_t x = s - plan_.base - 1;
+        if (x < plan_.extra_begin.size()) {
+          const std::size_t xb = plan_.extra_begin[x];
+          const std::size_t xe = x + 1 < plan_.extra_begin.size() ? plan_.extra_begin[x + 1] : plan_.extra.size();
+          for (std::size_t i = xb; i < xe; ++i)
+            if (!in_list(wsleep_, plan_.extra[i])) wsleep_.push_back(relabel(plan_.extra[i], en));
+        }
+      }
+      if (s < plan_.forced.size()) {
+        notes_.sleep_begin.push_back(static_cast<std::uint32_t>(notes_.sleeps.size()));
+        notes_.sleeps.insert(notes_.sleeps.end(), wsleep_.begin(), wsleep_.end());
+      }
+    }
   }
 
   // Is the read at position k (moved into the sequence v that reverses the race at step
@@ -630,6 +808,12 @@ class OptimalStrategy final : public Strategy {
   bool issue_order_ = true;
   std::vector<ThreadId> owner_;
   std::vector<Transition> v_;
+  // Worker mode (make_worker): the plan being run, its sleep set so far, what it learnt.
+  bool worker_ = false;
+  Plan plan_;
+  std::size_t wstep_ = 0;
+  std::vector<Transition> wsleep_, tmp_sleep_;
+  PlanNotes notes_;
 };
 
 }  // namespace

@@ -257,6 +257,7 @@ TEST(ModelEnv, BudgetStrategyAndSeed) {
     ModelReport rep = check_model(locked_counter);
     EXPECT_DOUBLE_EQ(rep.options.time_limit_seconds, 2.5);
     EXPECT_EQ(rep.options.memory, MemoryModelKind::tso);
+    EXPECT_EQ(rep.options.jobs, 2u);
     ModelEnvironment e;
     ExploreOptions o;
     std::string error;

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Wall time of `atomcheck run MODEL --jobs N` against --jobs 1 (median of RUNS), for the
+# DPOR benchmarks and a TSO model; prints the ratio. Usage: bench/jobs_scaling.sh [BUILD]
+# [RUNS] (default build/release, 5). The counts must be equal: the script checks.
+set -euo pipefail
+build=${1:-build/release}
+runs=${2:-5}
+bin="$build/atomcheck"
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+printf '%-16s %-6s %6s %10s %10s %7s\n' model memory jobs "wall 1" "wall N" ratio
+for spec in "lastzero-12 sc" "readers-15 sc" "indexer-15 sc" "lock-bakery-fenced tso"; do
+  set -- $spec
+  model=$1 memory=$2
+  base_sum=$("$bin" run "$model" --memory "$memory" --quiet --jobs 1 | grep -E '^(executions|classes)')
+  for jobs in 2 4; do
+    sum=$("$bin" run "$model" --memory "$memory" --quiet --jobs "$jobs" | grep -E '^(executions|classes)')
+    [ "$sum" = "$base_sum" ] || { echo "$model: --jobs $jobs changed the counts" >&2; exit 1; }
+    t1=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" run "$model" --memory "$memory" --quiet --jobs 1 2>&1 >/dev/null | tail -1; done | median)
+    tn=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" run "$model" --memory "$memory" --quiet --jobs "$jobs" 2>&1 >/dev/null | tail -1; done | median)
+    printf '%-16s %-6s %6s %9ss %9ss %7.2f\n' "$model" "$memory" "$jobs" "$t1" "$tn" "$(awk -v a="$tn" -v b="$t1" 'BEGIN {print (b > 0 ? a / b : 0)}')"
+  done
+done

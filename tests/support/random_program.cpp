@@ -1,0 +1,115 @@
+// The random programs of tests/support/random_program.hpp.
+#include "tests/support/random_program.hpp"
+
+#include <fmt/core.h>
+
+#include "scheduler/api.hpp"
+
+namespace atomcheck::testing_support {
+
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins) {
+  RandomProgram rp;
+  int nthreads = 2 + static_cast<int>(rng() % 3);
+  int max_ops = nthreads == 4 ? 2 : nthreads == 3 ? 3 : 4;
+  if (tso) max_ops = nthreads == 2 ? 3 : 2;  // flushes multiply the DFS tree
+  for (int t = 0; t < nthreads; ++t) {
+    int nops = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_ops));
+    std::vector<Op> ops;
+    for (int i = 0; i < nops; ++i)
+      ops.push_back(Op{static_cast<int>(rng() % (spins ? 12 : 9)), static_cast<int>(rng() % 2),
+                       1 + static_cast<int>(rng() % 2)});
+    rp.threads.push_back(ops);
+    rp.atomic_body.push_back(rng() % 2 == 0);
+  }
+  rp.forbidden = static_cast<int>(rng() % 6);
+  return rp;
+}
+
+std::string describe(const RandomProgram& rp) {
+  std::string out;
+  const char* names[] = {"ld",     "st",    "st_sc", "faa",   "cas",      "lock",
+                         "unlock", "trylock", "fence", "await", "await_sum", "spinlock"};
+  for (std::size_t t = 0; t < rp.threads.size(); ++t) {
+    out += fmt::format("T{}{}:", t + 1, rp.atomic_body[t] ? "[atomic]" : "");
+    for (const Op& op : rp.threads[t]) out += fmt::format(" {}({},{})", names[op.kind], op.obj, op.value);
+    out += "; ";
+  }
+  return out + fmt::format("forbidden sum {}", rp.forbidden);
+}
+
+Program program_of(const RandomProgram& rp) {
+  return [rp] {
+    atomic<int> v0(0, "v0"), v1(0, "v1");
+    mutex m0("m0"), m1("m1");
+    atomic<int>* vars[2] = {&v0, &v1};
+    mutex* locks[2] = {&m0, &m1};
+    std::vector<thread> ths;
+    for (std::size_t t = 0; t < rp.threads.size(); ++t) {
+      ths.emplace_back([&, t] {
+        std::unique_ptr<atomic_block> block;
+        if (rp.atomic_body[t]) block = std::make_unique<atomic_block>("body");
+        std::vector<int> held;
+        int k = 0;
+        auto out = [&](std::int64_t v) { outcome(fmt::format("t{}_{}", t, k), v); };
+        for (const Op& op : rp.threads[t]) {
+          atomic<int>& x = *vars[op.obj];
+          auto holds = [&](int l) { return std::find(held.begin(), held.end(), l) != held.end(); };
+          switch (op.kind) {
+            case 0: out(x.load(kRelaxed)); break;
+            case 1: x.store(op.value, kRelaxed); break;
+            case 2: x.store(op.value); break;
+            case 3: out(x.fetch_add(op.value)); break;
+            case 4: {
+              int expected = op.value - 1;
+              out(x.compare_exchange_strong(expected, op.value + 1) ? 1 : 0);
+              break;
+            }
+            case 5:
+              if (!holds(op.obj)) {
+                locks[op.obj]->lock();
+                held.push_back(op.obj);
+              }
+              break;
+            case 6:
+              if (!held.empty()) {
+                locks[held.back()]->unlock();
+                held.pop_back();
+              }
+              break;
+            case 7:
+              if (!holds(op.obj)) {
+                bool ok = locks[op.obj]->try_lock();
+                out(ok);
+                if (ok) held.push_back(op.obj);
+              }
+              break;
+            case 8: atomcheck::atomic_thread_fence(std::memory_order_seq_cst); break;
+            case 9: spin_until([&] { return x.load(kRelaxed) == op.value; }); break;
+            case 10:
+              spin_until([&] { return v0.load(kRelaxed) + v1.load(kRelaxed) >= op.value; });
+              break;
+            default:
+              if (!holds(op.obj)) {
+                spin_until([&] { return locks[op.obj]->try_lock(); });
+                held.push_back(op.obj);
+              }
+              break;
+          }
+          ++k;
+        }
+        while (!held.empty()) {
+          locks[held.back()]->unlock();
+          held.pop_back();
+        }
+      });
+    }
+    for (auto& th : ths) th.join();
+    int sum = v0.load() + v1.load();
+    outcome("sum", sum);
+    check(sum != rp.forbidden, "forbidden sum");
+  };
+}
+
+}  // namespace atomcheck::testing_support

@@ -1,0 +1,32 @@
+// Random programs for the DPOR property tests: 2-4 threads of loads, stores, rmw,
+// compare-exchange, locks, fences and spin_until awaits over two variables and two
+// locks, with a forbidden final sum checked. Shared by the optimal-DPOR and the
+// parallel-exploration properties.
+#pragma once
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scheduler/explore.hpp"
+
+namespace atomcheck::testing_support {
+
+struct Op {
+  int kind;  // 0 load, 1 relaxed store, 2 seq_cst store, 3 fetch_add, 4 cas, 5 lock,
+             // 6 unlock, 7 try_lock, 8 fence; spin_until: 9 obj == value, 10 v0 + v1 >=
+             // value, 11 try_lock succeeds
+  int obj;
+  int value;
+};
+struct RandomProgram {
+  std::vector<std::vector<Op>> threads;
+  std::vector<bool> atomic_body;
+  int forbidden = -1;
+};
+
+RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins);
+std::string describe(const RandomProgram& rp);
+Program program_of(const RandomProgram& rp);
+
+}  // namespace atomcheck::testing_support

@@ -1,0 +1,173 @@
+// Parallel exploration (--jobs, issue 17): workers run the executions the search will
+// need ahead of it and the search adopts them, so every job count must give the same
+// search as one job: the same executions in the same order (class keys, schedules),
+// the same failures, outcomes, checker verdicts and counts. Checked on the random
+// programs of the DPOR property tests under SC and TSO, with and without checkers, and
+// with two parallel searches at once in one process.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "scheduler/api.hpp"
+#include "scheduler/explore.hpp"
+#include "tests/support/random_program.hpp"
+
+namespace atomcheck {
+namespace {
+
+using testing_support::describe;
+using testing_support::make_random;
+using testing_support::program_of;
+
+struct Seen {
+  ExploreResult result;
+  std::vector<std::string> executions;  // per execution: class key, schedule, end, verdict
+};
+
+Seen search(const Program& p, MemoryModelKind m, unsigned jobs, bool oracle, bool callback) {
+  Seen out;
+  ExploreOptions o;
+  o.strategy = StrategyKind::optimal;
+  o.memory = m;
+  o.count_classes = true;
+  o.keep_failures = 1000000;
+  o.max_executions = 20000;
+  o.jobs = jobs;
+  if (oracle) o.checkers = {"oracle", "velodrome"};
+  std::function<void(const ExecutionView&)> cb;
+  if (callback)
+    cb = [&](const ExecutionView& v) {
+      std::string verdicts;
+      for (const Verdict& d : *v.verdicts) verdicts += d.serializable ? 's' : 'n';
+      out.executions.push_back(fmt::format("{} {:x} {} {} {} {}", v.index, v.class_key, v.schedule,
+                                           v.failure ? v.failure->message : "-",
+                                           v.outcome ? format_outcome(*v.outcome) : "-", verdicts));
+    };
+  out.result = explore(p, o, cb);
+  return out;
+}
+
+// Everything a user sees of a search, as one comparable string.
+std::string summary(const ExploreResult& r) {
+  std::string s = fmt::format("exec {} completed {} failed {} deadlocks {} stepb {} pruned {} blocked {} "
+                              "classes {} rf_co {} steps {} events {} stop {} error '{}' incomplete {}",
+                              r.executions, r.completed, r.failed, r.deadlocks, r.step_bounded, r.pruned,
+                              r.sleep_blocked, r.classes, r.rf_co_classes, r.steps, r.events,
+                              stop_reason_name(r.stop), r.error, r.reduction_incomplete);
+  for (const Failure& f : r.failures)
+    s += fmt::format("\n  failure {} {} {} {}", f.execution, failure_kind_name(f.kind), f.message, f.schedule);
+  for (const auto& [o, n] : r.outcomes) s += fmt::format("\n  outcome {} x{}", format_outcome(o), n);
+  for (const CheckerSummary& c : r.checkers)
+    s += fmt::format("\n  {} flagged {} first {} {}", c.name, c.flagged, c.first_execution, c.first_schedule);
+  return s;
+}
+
+std::size_t scaled(std::size_t n) {
+  const char* s = std::getenv("ATOMCHECK_SANITIZED");
+  return s && std::string(s) == "1" ? n / 6 : n;
+}
+
+void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins) {
+  std::mt19937_64 rng(seed);
+  std::uint64_t executions = 0, taken = 0;
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto rp = make_random(rng, m == MemoryModelKind::tso, spins);
+    Program p = program_of(rp);
+    const bool oracle = i % 2 == 0, callback = i % 3 != 0;
+    Seen one = search(p, m, 1, oracle, callback);
+    if (one.result.stop != StopReason::none) continue;  // too big for a unit test
+    const std::string what = fmt::format("program {} ({}): {}", i, m == MemoryModelKind::tso ? "tso" : "sc",
+                                         describe(rp));
+    for (unsigned jobs : {2u, 3u, 4u}) {
+      Seen many = search(p, m, jobs, oracle, callback);
+      ASSERT_EQ(summary(many.result), summary(one.result)) << what << " with " << jobs << " jobs";
+      ASSERT_EQ(many.executions, one.executions) << what << " with " << jobs << " jobs";
+      EXPECT_EQ(many.result.parallel.refused, 0u) << what << ": a plan was not run as predicted";
+      taken += many.result.parallel.taken;
+    }
+    executions += one.result.executions;
+    ++checked;
+  }
+  // The workers must have done some of the work, or the test compares one job with itself
+  // (how much depends on the load of the machine: 29-100% of one run alone, 13% with two
+  // more copies of this test beside it).
+  EXPECT_GT(taken, 0u);
+  std::printf("checked %zu random programs (%s%s) with 1, 2, 3 and 4 jobs: %llu executions each, "
+              "%llu taken from workers over the three parallel runs\n",
+              checked, m == MemoryModelKind::tso ? "tso" : "sc", spins ? ", spin loops" : "",
+              static_cast<unsigned long long>(executions), static_cast<unsigned long long>(taken));
+}
+
+TEST(ParallelExploration, RandomProgramsSc) { check_jobs(MemoryModelKind::sc, 7001, scaled(150), false); }
+TEST(ParallelExploration, RandomProgramsTso) { check_jobs(MemoryModelKind::tso, 7002, scaled(150), false); }
+TEST(ParallelExploration, RandomSpinProgramsSc) { check_jobs(MemoryModelKind::sc, 7003, scaled(100), true); }
+TEST(ParallelExploration, RandomSpinProgramsTso) { check_jobs(MemoryModelKind::tso, 7004, scaled(100), true); }
+
+// n threads each write their own slot, then read the others: many classes, no failure.
+void readers(int n) {
+  std::vector<std::unique_ptr<atomic<int>>> slots;
+  for (int i = 0; i < n; ++i) slots.push_back(std::make_unique<atomic<int>>(0));
+  std::vector<thread> ts;
+  for (int i = 0; i < n; ++i)
+    ts.emplace_back([&, i] {
+      slots[i]->store(1);
+      int seen = 0;
+      for (int k = 0; k < n; ++k) seen += slots[k]->load();
+      check(seen >= 1, "a thread sees its own write");
+    });
+  for (auto& t : ts) t.join();
+}
+
+// Nothing global: two parallel searches at once in one process (with different job
+// counts) each give the one-job answer.
+TEST(ParallelExploration, TwoSearchesAtOnceDoNotInterfere) {
+  Program p = [] { readers(4); };
+  const Seen one = search(p, MemoryModelKind::sc, 1, true, true);
+  ASSERT_GT(one.result.executions, 100u);
+  Seen a, b;
+  std::thread ta([&] { a = search(p, MemoryModelKind::sc, 2, true, true); });
+  std::thread tb([&] { b = search(p, MemoryModelKind::sc, 3, true, true); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(summary(a.result), summary(one.result));
+  EXPECT_EQ(summary(b.result), summary(one.result));
+  EXPECT_EQ(a.executions, one.executions);
+  EXPECT_EQ(b.executions, one.executions);
+  EXPECT_GT(a.result.parallel.taken + b.result.parallel.taken, 0u);
+}
+
+// Limits cut a parallel search where they cut the sequential one.
+TEST(ParallelExploration, MaxExecutionsAndStopOnFailureCutAtTheSameExecution) {
+  Program p = [] {
+    atomic<int> x(0);
+    thread t1([&] { x.fetch_add(1); }), t2([&] { x.fetch_add(1); }), t3([&] {
+      int v = x.load();
+      check(v != 1, "saw one increment");
+    });
+    t1.join();
+    t2.join();
+    t3.join();
+  };
+  for (bool stop : {false, true}) {
+    ExploreOptions o;
+    o.strategy = StrategyKind::optimal;
+    o.max_executions = stop ? 0 : 3;
+    o.stop_on_failure = stop;
+    ExploreResult r1 = explore(p, o);
+    o.jobs = 3;
+    ExploreResult r3 = explore(p, o);
+    EXPECT_EQ(summary(r3), summary(r1));
+    EXPECT_NE(r1.stop, StopReason::none);
+  }
+}
+
+}  // namespace
+}  // namespace atomcheck
