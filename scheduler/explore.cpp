@@ -158,6 +158,7 @@ struct Judges {
   }
   // Judges the execution (verdicts), or clears the verdicts of one no checker may judge.
   void judge(const ExploreOptions& o, detail::Execution& exec, bool judged) {
+    verdicts.resize(checkers.size());  // collect() swaps them out
     if (!judged) {
       std::fill(verdicts.begin(), verdicts.end(), Verdict{});
       return;
@@ -257,8 +258,11 @@ void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index,
 }
 
 // Fills `f` from the execution `exec` just ran (checkers judged into `judges`).
+// The schedule is formatted when `need_schedule`, or when a verdict flags and
+// `want_flagged` (some checker has no first flagged execution yet).
 void collect(RunFacts& f, detail::EndKind end, detail::Execution& exec, Judges& judges,
-             const ExploreOptions& options, bool tso, Equivalence eq, bool need_schedule) {
+             const ExploreOptions& options, bool tso, Equivalence eq, bool need_schedule,
+             bool want_flagged) {
   f.end = end;
   f.class_hash = f.rf_co_hash = 0;
   if (options.count_classes && end != detail::EndKind::aborted)
@@ -272,9 +276,10 @@ void collect(RunFacts& f, detail::EndKind end, detail::Execution& exec, Judges& 
   f.outcome.clear();
   if (end == detail::EndKind::completed) f.outcome = exec.outcome();
   judges.judge(options, exec, judged_end(end));
-  f.verdicts = judges.verdicts;
+  std::swap(f.verdicts, judges.verdicts);
   f.schedule.clear();
-  if (need_schedule || std::any_of(f.verdicts.begin(), f.verdicts.end(), flags)) f.schedule = exec.schedule();
+  if (need_schedule || (want_flagged && std::any_of(f.verdicts.begin(), f.verdicts.end(), flags)))
+    f.schedule = exec.schedule();
 }
 
 }  // namespace
@@ -286,7 +291,6 @@ namespace {
 // one thread and freeing them on another, cost more than the runs).
 struct PlanRecord {
   Plan plan;
-  std::uint64_t key = 0;
   std::atomic<bool> done{false};
   detail::EndKind end = detail::EndKind::completed;
   bool strategy_error = false;  // the worker's strategy stopped the run (not adoptable)
@@ -320,8 +324,7 @@ class Pool {
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
-      stop_flag_.store(true);
+      stop_.store(true);
     }
     work_cv_.notify_all();
     for (std::thread& t : threads_) t.join();
@@ -346,7 +349,6 @@ class Pool {
           free_.pop_back();
         }
         std::swap(rec->plan, p);
-        rec->key = key;
         rec->done.store(false, std::memory_order_relaxed);
         queue_.push_back(rec.get());
         records_.emplace(key, std::move(rec));
@@ -418,12 +420,12 @@ class Pool {
       PlanRecord* rec = nullptr;
       {
         for (int i = 0; i < spin_ && queued_.load(std::memory_order_relaxed) == 0 &&
-                        !stop_flag_.load(std::memory_order_relaxed);
+                        !stop_.load(std::memory_order_relaxed);
              ++i)
           pause();
         std::unique_lock<std::mutex> lock(m_);
-        work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-        if (stop_) return;
+        work_cv_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
+        if (stop_.load()) return;
         rec = queue_.front();
         queue_.pop_front();
         queued_.store(queue_.size(), std::memory_order_relaxed);
@@ -436,7 +438,7 @@ class Pool {
     rec.end = exec.run(program_, strategy);
     rec.strategy_error = !strategy.error().empty();
     rec.notes = strategy.notes();
-    collect(rec.facts, rec.end, exec, judges, options_, tso_, eq_, want_trace_);
+    collect(rec.facts, rec.end, exec, judges, options_, tso_, eq_, want_trace_, true);
     if (want_trace_) {
       exec.materialize_names();
       rec.trace = exec.trace();
@@ -476,8 +478,7 @@ class Pool {
   std::atomic<std::size_t> queued_{0};
   std::unordered_map<std::uint64_t, std::unique_ptr<PlanRecord>> records_;
   std::vector<std::unique_ptr<PlanRecord>> free_;
-  bool stop_ = false;
-  std::atomic<bool> stop_flag_{false};
+  std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
 };
 
@@ -659,7 +660,10 @@ ExploreResult explore(const Program& program, const ExploreOptions& options,
     const bool redundant = blocked_now != blocked_before;
     blocked_before = blocked_now;
 
-    if (!rec) collect(facts, end, exec, judges, options, tso, r.equivalence, bool(on_execution));
+    if (!rec)
+      collect(facts, end, exec, judges, options, tso, r.equivalence, bool(on_execution),
+              std::any_of(r.checkers.begin(), r.checkers.end(),
+                          [](const CheckerSummary& c) { return c.flagged == 0; }));
     RunFacts& f = rec ? rec->facts : facts;
     tally(r, options, index, f, class_set, rf_co_set);
 

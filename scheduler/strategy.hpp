@@ -172,7 +172,8 @@ class Strategy {
   // ---- parallel exploration (explore.cpp's coordinator; see Plan) -------------------
   // Whether this strategy offers plans; the others explore on one core.
   virtual bool plans() const { return false; }
-  // After begin_execution: the plan of the execution about to run.
+  // After begin_execution: the plan of the execution about to run (its forced prefix
+  // only: it names the execution; adopt() checks the rest against the worker's notes).
   virtual Plan current_plan() const { return {}; }
   // After begin_execution: up to `max` plans of later executions, soonest first.
   virtual void predict(std::vector<Plan>& out, std::size_t max) const { (void)out; (void)max; }

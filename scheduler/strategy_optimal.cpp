@@ -157,9 +157,6 @@ class OptimalStrategy final : public Strategy {
     for (std::size_t i = 0; i <= d; ++i) p.forced.push_back(stack_[i].wut.front().t);
     for (const WNode* w = &stack_[d].wut.front(); !w->kids.empty(); w = &w->kids.front())
       p.forced.push_back(w->kids.front().t);
-    p.base = static_cast<std::uint32_t>(d);
-    p.sleep = stack_[d].sleep;
-    p.extra_begin.assign(p.forced.size() > d + 1 ? p.forced.size() - d - 1 : 0, 0);
     return p;
   }
 
