@@ -50,7 +50,7 @@ void BM_TraceTso(benchmark::State& state) {
                                          : tso::decide_fpt(tau);
       events += static_cast<double>(tau.size());
       violations += !v.serializable;
-      undecided += !v.decided;
+      undecided += !v.undecided.empty();
       benchmark::DoNotOptimize(v.serializable);
     }
   }

@@ -3,6 +3,8 @@
 // so they run equally on traces from files and from exploration.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,6 +54,15 @@ struct Verdict {
 
   // (b) Transactions with a transactional atomicity violation.
   std::vector<Blame> blamed;
+
+  // Why the checker could not answer ("" when it did): a budget, the deadline or the
+  // interrupt stopped its search, or its solver said unknown. An undecided verdict is
+  // neither serializable nor violated, whatever the fields above say; everyone who
+  // counts verdicts counts it apart (undecided is never "serializable").
+  std::string undecided;
+  bool decided() const { return undecided.empty(); }
+  // Violated: a decided "not serializable" or a blame.
+  bool flags() const { return decided() && (!serializable || !blamed.empty()); }
 
   // Some transaction was still open at the end of the trace and was judged as if it
   // ended there.
@@ -111,12 +122,33 @@ struct AtomicSets {
   bool operator==(const AtomicSets&) const = default;
 };
 
+// When a checker's search must give up: a flag somebody else raises (the CLI's SIGINT
+// handler) and a time point (--time-limit). The exponential searches poll it every few
+// thousand steps and the Z3 decider hands it to the solver, so what they could not finish
+// in time is undecided, never a guess. The default never expires.
+struct Deadline {
+  using Clock = std::chrono::steady_clock;
+  const std::atomic<bool>* interrupt = nullptr;
+  Clock::time_point at = Clock::time_point::max();
+
+  bool timed() const { return at != Clock::time_point::max(); }
+  // "" while the search may go on, else why it must stop ("interrupted", "time limit").
+  const char* expired() const {
+    if (interrupt != nullptr && interrupt->load(std::memory_order_relaxed)) return "interrupted";
+    if (timed() && Clock::now() >= at) return "time limit";
+    return "";
+  }
+  bool operator==(const Deadline&) const = default;
+};
+
 // Options common to checkers; each checker reads what concerns it.
 struct CheckerOptions {
   // Keep going after the first violation (report all blames / detections).
   bool all = false;
   // Atomic-set checkers only; empty: the default mapping.
   AtomicSets atomic_sets{};
+  // The exponential deciders (trace TSO, view oracle, Wang-Stoller's UR-FW search).
+  Deadline deadline{};
 };
 
 // What an online checker says mid-stream about the past it still needs (Checker::

@@ -60,7 +60,7 @@ const std::vector<Entry>& entries() {
       {{"view-oracle", "view serializability by trying serial orders (Wang-Stoller §3; small traces)", true, false, "", false, true}, &make_one<ViewOracle>},
       {{"ws-reduction-4.3", "Wang-Stoller reduction: movers from Theorem 4.3 race-freedom, (R+B)*N?(L+B)* per transaction", true, false, "view-oracle", true, true}, &make_ws_reduction<43>},
       {{"ws-reduction-4.4", "Wang-Stoller reduction with Theorem 4.4 (one common lock per variable)", true, false, "view-oracle", true, true}, &make_ws_reduction<44>},
-      {{"ws-block", "Wang-Stoller block-based: UP1-UP4 blocks, 2-blocks, UR-FW interleavings (unsure counts as not atomic)", true, false, "view-oracle", true, true}, &make_one<WangStollerBlock>},
+      {{"ws-block", "Wang-Stoller block-based: UP1-UP4 blocks, 2-blocks, UR-FW interleavings (unsure counts as not atomic; UR-FW budget: undecided)", true, false, "view-oracle", true, true}, &make_one<WangStollerBlock>},
   };
   return table;
 }

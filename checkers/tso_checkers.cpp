@@ -155,26 +155,31 @@ Verdict TraceTsoChecker::verdict() {
   v.checker = std::string(name());
   v.answers_serializability = true;
   tso::TraceVerdict tv;
+  const Deadline& deadline = options_.deadline;
   switch (kind_) {
-    case Kind::brute: tv = tso::decide_brute(events_, kBruteLimit); break;
-    case Kind::z3: tv = tso::decide_z3(events_); break;
+    case Kind::brute: tv = tso::decide_brute(events_, kBruteLimit, deadline); break;
+    case Kind::z3:
+      if (!z3_) z3_ = std::make_unique<tso::Z3Decider>();
+      tv = z3_->decide(events_, deadline);
+      break;
     case Kind::fpt:
-    case Kind::main: tv = tso::decide_fpt(events_); break;
+    case Kind::main: tv = tso::decide_fpt(events_, deadline); break;
   }
+  v.undecided = tv.undecided;
   v.serializable = tv.serializable;
   v.cycle = tv.cycle;
   v.witness_execution = tv.witness;
   v.open_at_end = assign_transactions(std::span<const Event>(events_)).any_open_at_end;
   std::string note;
-  if (!tv.decided)
-    note = fmt::format("undecided: no violation among the first {} executions of the trace", tv.work);
   if (!tv.serializable && tv.witness.empty()) note = "no witness execution was constructed";
   if (v.open_at_end)
     note += std::string(note.empty() ? "" : "; ") +
             "a transaction was still open at the end of the trace; judged as ended there";
   v.note = note;
-  (void)options_;
   return v;
 }
+
+TraceTsoChecker::TraceTsoChecker(const CheckerOptions& options, Kind kind) : options_(options), kind_(kind) {}
+TraceTsoChecker::~TraceTsoChecker() = default;
 
 }  // namespace atomcheck

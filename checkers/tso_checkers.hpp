@@ -13,12 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "checker.hpp"
 
 namespace atomcheck {
+
+namespace tso {
+class Z3Decider;
+}
 
 class TsoExecChecker final : public Checker {
  public:
@@ -41,7 +46,8 @@ class TraceTsoChecker final : public Checker {
   enum class Kind : std::uint8_t { brute, z3, fpt, main };
   // Executions the brute force enumerates before it gives up (undecided).
   static constexpr std::uint64_t kBruteLimit = 2000000;
-  TraceTsoChecker(const CheckerOptions& options, Kind kind) : options_(options), kind_(kind) {}
+  TraceTsoChecker(const CheckerOptions& options, Kind kind);
+  ~TraceTsoChecker() override;
   std::string_view name() const override;
   void on_event(const Event& e) override {
     if (e.op != Op::commit) events_.push_back(e);
@@ -53,6 +59,8 @@ class TraceTsoChecker final : public Checker {
   CheckerOptions options_;
   Kind kind_;
   std::vector<Event> events_;
+  // Kind::z3: one context for every trace (making one costs milliseconds).
+  std::unique_ptr<tso::Z3Decider> z3_;
 };
 
 }  // namespace atomcheck

@@ -2,9 +2,12 @@
 #include "checkers/tso_trace.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
+#include <mutex>
 #include <queue>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -459,11 +462,12 @@ std::vector<bool> complete_orientation(std::span<const Event> tau, const TraceGr
 
 }  // namespace
 
-TraceVerdict decide_brute(std::span<const Event> tau, std::uint64_t limit) {
+TraceVerdict decide_brute(std::span<const Event> tau, std::uint64_t limit, const Deadline& deadline) {
   TraceVerdict v;
   TraceGraph g = event_graph(tau);
+  const char* stopped = "";
   bool complete = for_each_execution(tau, limit, [&](const std::vector<Event>& eta, const std::vector<EventIndex>& tidx) {
-    ++v.work;
+    if ((++v.work & 1023) == 0 && *(stopped = deadline.expired()) != '\0') return false;
     ExecVerdict ev = check_execution(eta);
     if (ev.serializable) return true;
     v.serializable = false;
@@ -472,29 +476,88 @@ TraceVerdict decide_brute(std::span<const Event> tau, std::uint64_t limit) {
     if (auto o = induced_orientation(tau, g, eta, tidx)) v.orientation = *o;
     return false;
   });
-  v.decided = complete || !v.serializable;
+  if (v.serializable && *stopped != '\0')
+    v.undecided = fmt::format("{} after {} executions of the trace", stopped, v.work);
+  else if (v.serializable && !complete)
+    v.undecided = fmt::format("budget: no violation among the first {} executions of the trace", v.work);
   return v;
 }
 
+// The context, and a thread that interrupts the solver once the deadline's flag is
+// raised. Z3_interrupt is meant to be called from another thread, but it only reaches a
+// check that is running, so the watcher repeats it until the check returns.
 struct Z3Decider::Impl {
   z3::context ctx;
+  std::mutex m;
+  std::condition_variable cv;
+  const std::atomic<bool>* watched = nullptr;  // set while a check runs
+  bool quit = false;
+  std::thread watcher;
+
+  void watch() {
+    std::unique_lock<std::mutex> lock(m);
+    while (!quit) {
+      if (watched == nullptr) {
+        cv.wait(lock, [&] { return quit || watched != nullptr; });
+        continue;
+      }
+      if (watched->load(std::memory_order_relaxed)) ctx.interrupt();
+      cv.wait_for(lock, std::chrono::milliseconds(20));
+    }
+  }
+  // Runs s.check() with the watcher on `flag` (nullptr: no watching).
+  z3::check_result check(z3::solver& s, const std::atomic<bool>* flag) {
+    if (flag == nullptr) return s.check();
+    {
+      std::lock_guard<std::mutex> lock(m);
+      if (!watcher.joinable()) watcher = std::thread([this] { watch(); });
+      watched = flag;
+    }
+    cv.notify_one();
+    z3::check_result r = s.check();
+    std::lock_guard<std::mutex> lock(m);
+    watched = nullptr;
+    return r;
+  }
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      quit = true;
+    }
+    cv.notify_one();
+    if (watcher.joinable()) watcher.join();
+  }
 };
 Z3Decider::Z3Decider() : impl_(std::make_unique<Impl>()) {}
 Z3Decider::~Z3Decider() = default;
 
-TraceVerdict decide_z3(std::span<const Event> tau) {
+TraceVerdict decide_z3(std::span<const Event> tau, const Deadline& deadline) {
   Z3Decider d;
-  return d.decide(tau);
+  return d.decide(tau, deadline);
 }
 
-TraceVerdict Z3Decider::decide(std::span<const Event> tau) {
+TraceVerdict Z3Decider::decide(std::span<const Event> tau, const Deadline& deadline) {
   TraceVerdict v;
+  if (const char* why = deadline.expired(); *why != '\0') {
+    v.undecided = why;
+    return v;
+  }
   TraceGraph g = event_graph(tau);
   TraceConflictGraph cg = conflict_graph(g);
   const std::size_t m = cg.txns;
   if (m == 0) return v;
   z3::context& ctx = impl_->ctx;
   z3::solver s(ctx, "QF_LRA");
+  {
+    z3::params p(ctx);
+    p.set("ctrl_c", false);
+    if (deadline.timed()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at - Deadline::Clock::now()).count();
+      // Z3 reads 0 as "no timeout".
+      p.set("timeout", static_cast<unsigned>(std::clamp<long long>(left, 1, 1LL << 31)));
+    }
+    s.set(p);
+  }
   std::vector<z3::expr> pos, orient, sel;
   // Events other than commits sit at their tau positions; a write's node is its
   // commit, a real-valued position after its issue, FIFO, before its thread's next drain.
@@ -550,7 +613,19 @@ TraceVerdict Z3Decider::decide(std::span<const Event> tau) {
   }
   s.add(z3::mk_or(any));
   v.work = 1;
-  if (s.check() != z3::sat) return v;
+  switch (impl_->check(s, deadline.interrupt)) {
+    case z3::unsat: return v;
+    case z3::unknown: {
+      // Z3 reports a timeout or an interrupt as "canceled": name the cause we know.
+      const char* why = deadline.expired();
+      // Z3's timer may ring a moment before ours.
+      if (*why == '\0' && deadline.timed() && Deadline::Clock::now() + std::chrono::milliseconds(100) >= deadline.at)
+        why = "time limit";
+      v.undecided = *why != '\0' ? std::string(why) : "solver unknown: " + s.reason_unknown();
+      return v;
+    }
+    case z3::sat: break;
+  }
   v.serializable = false;
   z3::model mdl = s.get_model();
   v.orientation.assign(g.vars, true);
@@ -595,7 +670,7 @@ TraceVerdict Z3Decider::decide(std::span<const Event> tau) {
   return v;
 }
 
-TraceVerdict decide_fpt(std::span<const Event> tau) {
+TraceVerdict decide_fpt(std::span<const Event> tau, const Deadline& deadline) {
   TraceVerdict v;
   TraceGraph g = event_graph(tau);
   TraceConflictGraph cg = conflict_graph(g);
@@ -741,8 +816,12 @@ TraceVerdict decide_fpt(std::span<const Event> tau) {
   std::vector<const Step*> path;     // steps taken; path[0] leaves the last segment
   std::vector<TxnId> seg_txns;       // entry and exit transactions of closed segments
   bool found = false;
+  const char* stopped = "";  // the deadline expired: unwind as if found, then say so
   std::function<void(TxnId)> search = [&](TxnId entry) {
-    ++v.work;
+    if ((++v.work & 4095) == 0 && *(stopped = deadline.expired()) != '\0') {
+      found = true;
+      return;
+    }
     TxnId closing = g.tx.txn_of[path[0]->x];
     if (le(entry, closing)) {
       found = true;
@@ -775,6 +854,10 @@ TraceVerdict decide_fpt(std::span<const Event> tau) {
     if (found) break;
     path.pop_back();
     unorient(st.var, mark, true);
+  }
+  if (*stopped != '\0') {
+    v.undecided = fmt::format("{} after {} steps of the simple-cycle search", stopped, v.work);
+    return v;
   }
   if (!found) return v;
   v.serializable = false;

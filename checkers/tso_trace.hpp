@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "checker.hpp"
@@ -83,7 +84,9 @@ bool for_each_execution(
 // stands for its commit.
 struct TraceVerdict {
   bool serializable = true;
-  bool decided = true;  // false: the brute force hit its limit
+  // Why the decider gave up ("" when it decided): the brute force's limit, the deadline,
+  // Z3's unknown. `serializable` means nothing then.
+  std::string undecided;
   std::vector<CycleEdge> cycle;
   std::vector<bool> orientation;  // a valid orientation inducing the cycle
   // A witness execution in Execs(tau) whose conflict graph has a cycle, as tau indices
@@ -93,8 +96,9 @@ struct TraceVerdict {
   std::uint64_t work = 0;  // executions enumerated, or search steps
 };
 
-TraceVerdict decide_brute(std::span<const Event> tau, std::uint64_t limit = 0);
-TraceVerdict decide_z3(std::span<const Event> tau);
+// Each decider stops when `deadline` expires, answering undecided.
+TraceVerdict decide_brute(std::span<const Event> tau, std::uint64_t limit = 0, const Deadline& deadline = {});
+TraceVerdict decide_z3(std::span<const Event> tau, const Deadline& deadline = {});
 
 // The Z3 decider keeping its context between traces (creating a Z3 context costs
 // milliseconds, more than solving a small trace).
@@ -104,13 +108,16 @@ class Z3Decider {
   ~Z3Decider();
   Z3Decider(const Z3Decider&) = delete;
   Z3Decider& operator=(const Z3Decider&) = delete;
-  TraceVerdict decide(std::span<const Event> tau);
+  // The deadline's time becomes Z3's timeout; its interrupt flag is watched by a thread
+  // that interrupts the solver (Z3's own Ctrl-C handling is off: it would swallow the
+  // SIGINT the CLI needs to see).
+  TraceVerdict decide(std::span<const Event> tau, const Deadline& deadline = {});
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-TraceVerdict decide_fpt(std::span<const Event> tau);
+TraceVerdict decide_fpt(std::span<const Event> tau, const Deadline& deadline = {});
 
 // Theorem 4, converse direction: an execution of tau whose write-contracted event graph
 // is the given valid orientation (commits placed by a topological sort of tau's order,

@@ -44,6 +44,8 @@ struct SerialSearch {
   std::size_t nvars = 0;
   std::uint64_t budget = 0, nodes = 0;
   bool out_of_budget = false;
+  Deadline deadline;
+  const char* expired = "";  // out_of_budget because the deadline expired
 
   std::vector<std::uint64_t> placed;  // bit set over transactions
   std::vector<EventIndex> lastw;      // per var: last write of the serial prefix
@@ -77,7 +79,7 @@ struct SerialSearch {
         if (lastw[v] != final_write[v]) return false;
       return true;
     }
-    if (++nodes > budget) {
+    if (++nodes > budget || ((nodes & 1023) == 0 && *(expired = deadline.expired()) != '\0')) {
       out_of_budget = true;
       return false;
     }
@@ -110,10 +112,13 @@ ViewResult view_serializable(std::span<const Event> ev, const ViewLimits& limits
   Transactions tx = assign_transactions(ev);
   if (tx.txns.size() > limits.max_transactions) {
     res.serializable = Tri::unknown;
+    res.undecided = fmt::format("input too large: {} transactions, more than the {} the serial-order search takes",
+                                tx.txns.size(), limits.max_transactions);
     return res;
   }
   SerialSearch s;
   s.budget = limits.max_nodes;
+  s.deadline = limits.deadline;
   std::vector<std::uint32_t> var = dense_vars(ev, s.nvars);
   const std::size_t m = tx.txns.size();
   s.txns.resize(m);
@@ -186,6 +191,9 @@ ViewResult view_serializable(std::span<const Event> ev, const ViewLimits& limits
     res.order = s.order;
   } else {
     res.serializable = s.out_of_budget ? Tri::unknown : Tri::no;
+    if (s.out_of_budget)
+      res.undecided = *s.expired != '\0' ? fmt::format("{} after {} nodes of the serial-order search", s.expired, s.nodes)
+                                          : fmt::format("node budget: the serial-order search stopped after {} nodes", s.nodes);
   }
   return res;
 }
@@ -278,6 +286,7 @@ struct Enumerator {
       stop = true;
     } else if (v.serializable == Tri::unknown) {
       res.all_serializable = Tri::unknown;
+      if (res.undecided.empty()) res.undecided = v.undecided;
     }
   }
 
@@ -287,8 +296,12 @@ struct Enumerator {
       judge();
       return;
     }
-    if (++res.nodes > limits.max_nodes) {
+    const char* expired = "";
+    if (++res.nodes > limits.max_nodes ||
+        ((res.nodes & 1023) == 0 && *(expired = limits.view.deadline.expired()) != '\0')) {
       if (res.all_serializable == Tri::yes) res.all_serializable = Tri::unknown;
+      res.undecided = *expired != '\0' ? fmt::format("{} after {} nodes of the interleaving enumeration", expired, res.nodes)
+                                        : fmt::format("node budget: the interleaving enumeration stopped after {} nodes", res.nodes);
       stop = true;
       return;
     }
@@ -367,14 +380,12 @@ Verdict ViewOracle::verdict() {
   v.answers_serializability = true;
   Transactions tx = assign_transactions(std::span<const Event>(events_));
   v.open_at_end = tx.any_open_at_end;
-  ViewResult r = view_serializable(events_);
+  ViewLimits limits;
+  limits.deadline = deadline_;
+  ViewResult r = view_serializable(events_, limits);
   v.serializable = r.serializable != Tri::no;
-  if (r.serializable == Tri::unknown && r.nodes == 0)
-    v.note = fmt::format("not decided: {} transactions, more than the {} the serial-order search takes",
-                         tx.txns.size(), ViewLimits{}.max_transactions);
-  else if (r.serializable == Tri::unknown)
-    v.note = fmt::format("not decided: the serial-order search stopped after {} nodes", r.nodes);
-  else if (r.serializable == Tri::no)
+  v.undecided = r.undecided;
+  if (r.serializable == Tri::no)
     v.note = fmt::format("no serial order of the {} transactions has the same reads-from and final writes",
                          tx.txns.size());
   if (v.open_at_end) {

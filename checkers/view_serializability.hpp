@@ -29,6 +29,7 @@ struct ViewLimits {
   // The search recurses once per transaction: past this many the answer is unknown
   // rather than a stack overflow.
   std::size_t max_transactions = 2000;
+  Deadline deadline{};  // expired: unknown
 };
 
 // The answer for one trace: when serializable, `order` lists the transactions (ids of
@@ -37,6 +38,7 @@ struct ViewResult {
   Tri serializable = Tri::yes;
   std::vector<TxnId> order;
   std::uint64_t nodes = 0;
+  std::string undecided;  // unknown: which limit stopped the search
 };
 
 // Is the trace view serializable? Transactions are those of assign_transactions
@@ -64,22 +66,24 @@ struct InterleavingResult {
   std::vector<EventIndex> witness;
   std::uint64_t interleavings = 0;  // complete interleavings whose data flow was judged
   std::uint64_t nodes = 0;
+  std::string undecided;  // unknown: which limit stopped the search
 };
 
 InterleavingResult every_interleaving_view_serializable(std::span<const Event> events,
                                                         const InterleavingLimits& limits = {});
 
 // The registered oracle "view-oracle": view serializability of the observed trace. A
-// search that hits its budget answers serializable with a note saying it did not decide.
+// search stopped by its budget or the deadline is undecided.
 class ViewOracle final : public Checker {
  public:
-  explicit ViewOracle(const CheckerOptions& = {}) {}
+  explicit ViewOracle(const CheckerOptions& options = {}) : deadline_(options.deadline) {}
   std::string_view name() const override { return "view-oracle"; }
   void on_event(const Event& e) override { events_.push_back(e); }
   Verdict verdict() override;
   void reset() override { events_.clear(); }
 
  private:
+  Deadline deadline_;
   std::vector<Event> events_;
 };
 

@@ -446,19 +446,18 @@ Verdict WangStollerBlock::verdict() {
   stage_ = Stage::none;
   unsure_ = false;
   // Pairs of transactions are quadratic and the UR-FW enumeration exponential (and
-  // recursive): past this size the answer is "unsure", never a crash or an hour.
+  // recursive): past this size the answer is undecided, never a crash or an hour.
   constexpr std::size_t kMaxEvents = 5000;
   if (events_.size() > kMaxEvents) {
-    v.serializable = false;
-    unsure_ = true;
-    v.note = fmt::format("unsure: the trace has {} events, more than the {} the block-based "
-                         "algorithm examines",
-                         events_.size(), kMaxEvents);
+    v.undecided = fmt::format("input too large: the trace has {} events, more than the {} the block-based "
+                              "algorithm examines",
+                              events_.size(), kMaxEvents);
     return v;
   }
   Model m = ws::build_model(events_);
   v.open_at_end = m.tx.any_open_at_end;
   Finding definite, unsure;
+  std::string undecided;  // the UR-FW enumeration stopped: why
   const TxnId nt = static_cast<TxnId>(m.txn_events.size());
   for (TxnId t = 0; t < nt && !definite; ++t)
     for (TxnId u = t + 1; u < nt && !definite; ++u) {
@@ -528,6 +527,7 @@ Verdict WangStollerBlock::verdict() {
         }
       InterleavingLimits lim;
       lim.max_nodes = ur_fw_budget;
+      lim.view.deadline = options_.deadline;
       InterleavingResult r = every_interleaving_view_serializable(group, lim);
       if (r.all_serializable == Tri::no) {
         Finding f;
@@ -541,13 +541,8 @@ Verdict WangStollerBlock::verdict() {
         definite = f;
         break;
       }
-      if (r.all_serializable == Tri::unknown && !unsure) {
-        Finding f;
-        f.how = Feas::unsure;
-        f.stage = Stage::ur_fw;
-        f.note = fmt::format("UR-FW enumeration stopped after {} nodes", r.nodes);
-        unsure = f;
-      }
+      // The enumeration is the exact judge of the UR-FW stage: stopped, it knows nothing.
+      if (r.all_serializable == Tri::unknown && undecided.empty()) undecided = "UR-FW: " + r.undecided;
     }
   }
   if (definite) {
@@ -559,9 +554,11 @@ Verdict WangStollerBlock::verdict() {
     v.serializable = false;
     unsure_ = true;
     stage_ = unsure.stage;
-    v.note = "unsure: " + unsure.note +
-             (unsure.stage == Stage::ur_fw ? "" : " (potential deadlock, more than two locks held)");
-    if (unsure.stage != Stage::ur_fw) v.blamed.push_back(unsure.blame);
+    v.note = "unsure: " + unsure.note + " (potential deadlock, more than two locks held)";
+    v.blamed.push_back(unsure.blame);
+  } else if (!undecided.empty()) {
+    v.undecided = undecided;
+    stage_ = Stage::ur_fw;
   }
   if (v.open_at_end) {
     if (!v.note.empty()) v.note += "; ";

@@ -18,10 +18,11 @@
 // four non-serial orders of its four events, each one unserializable when the four-event
 // trace is view-equivalent to neither serial order, and feasible by the same test.
 //
-// "Serializable" means "predicts every feasible interleaving atomic". Unsure answers
-// (a pattern whose feasibility is unsure, or a UR-FW enumeration that hit its budget)
-// count as NOT atomic, conservatively: serializable is false and the note starts with
-// "unsure:". A definite finding is reported first when there is one. The Blame of a
+// "Serializable" means "predicts every feasible interleaving atomic". An unsure answer
+// (a pattern whose feasibility is unsure: more than two locks held) counts as NOT atomic,
+// conservatively: serializable is false and the note starts with "unsure:". A UR-FW
+// enumeration stopped by its budget or the deadline, with nothing else found, is
+// undecided (Verdict::undecided). A definite finding is reported first when there is one. The Blame of a
 // pattern names the transaction whose two events enclose the other's (`at` is its
 // second event) and, as `interfering`, the other transaction's event in between.
 #pragma once

@@ -10,7 +10,8 @@
 // up to a limit and are skipped, with a message naming the online checkers, beyond it.
 // Exit 0 serializable and nothing blamed, 1 some checker found a violation, 2 bad input
 // (unreadable or malformed file, unknown checker), 3 a checker that was asked for was
-// skipped because the trace is too long for it.
+// skipped because the trace is too long for it, or was undecided (its budget,
+// --time-limit or Ctrl-C stopped it; then the summary says so per checker).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "checkers/atomic_set.hpp"
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
 #include "cli/trace_stream.hpp"
@@ -61,6 +63,7 @@ struct CheckTraceOptions {
   bool json = false;
   std::string html, dot;  // report files for the first checker that found a problem
   std::string atomic_sets;  // declarations for the atomic-set checkers (JSON)
+  double time_limit = 0;    // seconds, 0: none; reaches inside the checkers
   // Hidden option: tests force tiny blocks, forgotten after each one.
   std::size_t block_events = kBlockEvents;
 };
@@ -162,9 +165,7 @@ nlohmann::ordered_json event_json(const Printer& p, EventIndex i) {
   return j;
 }
 
-bool found_problem(const Run& r) {
-  return !r.skipped && (!r.verdict.serializable || !r.verdict.blamed.empty());
-}
+bool found_problem(const Run& r) { return !r.skipped && r.verdict.flags(); }
 
 // Every event index a verdict names, the witness execution's included, so each can be
 // converted and looked up.
@@ -201,6 +202,14 @@ int run_check_trace(const CheckTraceOptions& opt) {
     }
   CheckerOptions copt;
   copt.all = opt.all;
+  // Ctrl-C and --time-limit stop the reading and the exponential deciders: what was not
+  // answered by then is printed as undecided, exit 3.
+  SigintScope sigint;
+  copt.deadline.interrupt = SigintScope::flag();
+  if (opt.time_limit > 0)
+    copt.deadline.at = Deadline::Clock::now() + std::chrono::duration_cast<Deadline::Clock::duration>(
+                                                    std::chrono::duration<double>(opt.time_limit));
+  std::string stopped_reading;  // why the file was not read to its end
   AtomicSetNames declared;
   if (!opt.atomic_sets.empty()) {
     std::string error;
@@ -280,6 +289,10 @@ int run_check_trace(const CheckTraceOptions& opt) {
     return kExitBadInput;
   }
   while (std::unique_ptr<EventBlock> block = reader->next()) {
+    if (const char* why = copt.deadline.expired(); *why != '\0') {
+      stopped_reading = fmt::format("{} after {} events of the trace were read", why, count);
+      break;
+    }
     const std::uint64_t end = block->end();
     // Checkers beyond their limit stop here, before their memory grows further.
     bool any_left = false;
@@ -332,7 +345,7 @@ int run_check_trace(const CheckTraceOptions& opt) {
     archive.push(std::move(block));
     if (archive.pending_events() >= retain_at) retain();
   }
-  if (!reader->error().empty()) {
+  if (stopped_reading.empty() && !reader->error().empty()) {
     fmt::print(stderr, "{}\n", reader->error());
     return kExitBadInput;
   }
@@ -348,12 +361,12 @@ int run_check_trace(const CheckTraceOptions& opt) {
                limit, online_names());
     return kExitBudget;
   }
-  if (!stopped_early) count = reader->events();
+  if (!stopped_early && stopped_reading.empty()) count = reader->events();
   const Names& names = reader->names();
 
   // Declarations name variables and labels, which have ids only once the trace is read:
   // the atomic-set checkers run again over the kept events with the resolved ids.
-  if (!opt.atomic_sets.empty()) {
+  if (!opt.atomic_sets.empty() && stopped_reading.empty()) {
     std::string error;
     if (count > kBufferedMaxEvents)
       error = fmt::format("{}: --atomic-sets keeps the whole trace and stops at {} events; this one "
@@ -383,9 +396,22 @@ int run_check_trace(const CheckTraceOptions& opt) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     Run& r = runs[i];
     if (r.skipped) continue;
+    if (!stopped_reading.empty()) {  // a verdict on part of the trace is no verdict on it
+      r.verdict = Verdict{};
+      r.verdict.checker = r.name;
+      r.verdict.undecided = stopped_reading;
+      continue;
+    }
     auto t0 = std::chrono::steady_clock::now();
     r.verdict = r.checker->verdict();
     r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // A default checker whose size limit this trace passes is skipped, as the oracles
+    // are beyond theirs; one that was named is undecided (exit 3).
+    if (!explicit_list && r.verdict.undecided.rfind("input too large", 0) == 0) {
+      r.skipped = true;
+      r.skip_reason = r.verdict.undecided.substr(std::string_view("input too large: ").size());
+      continue;
+    }
     if (r.checker->wants_commits()) {
       for_each_index(r.verdict, [&](EventIndex& k) { from_all(k); });
     } else if (r.online) {
@@ -413,10 +439,11 @@ int run_check_trace(const CheckTraceOptions& opt) {
   }
 
   Printer p{names, named};
-  bool problem = false, skipped_named = false;
+  bool problem = false, skipped_named = false, undecided = false;
   for (const Run& r : runs) {
     problem |= found_problem(r);
     skipped_named |= r.skipped && explicit_list;
+    undecided |= !r.skipped && !r.verdict.decided();
   }
 
   // The report draws the first checker that found a violation (else the first): the
@@ -467,7 +494,8 @@ int run_check_trace(const CheckTraceOptions& opt) {
     nlohmann::ordered_json j;
     j["file"] = opt.file;
     j["events"] = count;
-    j["well_formed"] = true;
+    j["well_formed"] = stopped_reading.empty() ? nlohmann::ordered_json(true) : nlohmann::ordered_json(nullptr);
+    if (!stopped_reading.empty()) j["stopped"] = stopped_reading;
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     for (const Run& r : runs) {
       nlohmann::ordered_json c;
@@ -482,6 +510,10 @@ int run_check_trace(const CheckTraceOptions& opt) {
       c["answers_serializability"] = v.answers_serializability;
       c["answers_blame"] = v.answers_blame;
       if (v.answers_serializability) c["serializable"] = v.serializable;
+      if (!v.decided()) {
+        c["serializable"] = nullptr;
+        c["undecided"] = v.undecided;
+      }
       c["detected_at"] = event_json(p, v.detected_at);
       nlohmann::ordered_json cyc = nlohmann::ordered_json::array();
       for (const CycleEdge& e : v.cycle) {
@@ -524,7 +556,8 @@ int run_check_trace(const CheckTraceOptions& opt) {
     if (!window_note.empty()) j["report_window"] = window_note;
     fmt::print("{}\n", j.dump());
   } else {
-    fmt::print("{}: {} events, well formed\n", shown, count);
+    if (stopped_reading.empty()) fmt::print("{}: {} events, well formed\n", shown, count);
+    else fmt::print("{}: stopped reading ({}): partial summary\n", shown, stopped_reading);
     for (const Run& r : runs) {
       if (r.skipped) {
         fmt::print("{:<22} skipped: {} (it keeps the whole trace; online checkers: {})\n", r.name,
@@ -539,6 +572,7 @@ int run_check_trace(const CheckTraceOptions& opt) {
         what += v.blamed.empty() ? "no transaction to blame"
                                  : fmt::format("{} transaction(s) to blame", v.blamed.size());
       }
+      if (!v.decided()) what = "undecided: " + v.undecided;
       fmt::print("{:<22} {:<44} {:>10.3f} ms\n", r.name, what, r.seconds * 1e3);
       if (v.detected_at != kNoEvent) fmt::print("  detected at {}\n", p.event(v.detected_at));
       if (!v.cycle.empty()) {
@@ -578,7 +612,7 @@ int run_check_trace(const CheckTraceOptions& opt) {
     }
   }
   if (problem) return kExitProblem;
-  return skipped_named ? kExitBudget : kExitOk;
+  return skipped_named || undecided ? kExitBudget : kExitOk;
 }
 
 int run_list_checkers(bool json) {
@@ -621,6 +655,9 @@ void add_check_trace_command(CLI::App& app, int& rc) {
                   "std or jsonl (default: from the file name, .jsonl/.json being JSONL)")
       ->check(CLI::IsMember({"std", "jsonl"}));
   cmd->add_flag("--all", opt->all, "Keep going after the first violation");
+  cmd->add_option("--time-limit", opt->time_limit,
+                  "Stop after SECONDS, 0: no limit; a checker not done by then is undecided (exit 3)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--atomic-sets", opt->atomic_sets,
                   "JSON with \"atomic_sets\" and \"units_of_work\" as in a spec, for the "
                   "atomic-set checkers (default: one set, every block a unit of work)");

@@ -5,7 +5,6 @@
 // explored so far. Exit 0 ok, 1 failure or checker violation, 2 bad input, 3 a limit cut
 // the search (and nothing was found).
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
@@ -96,21 +96,6 @@ std::string search_args_error(const RunArgs& a) {
   return "";
 }
 
-// Set by SIGINT while a search runs. A signal handler can only touch a lock-free atomic
-// with static storage; it is the one piece of process-wide state the CLI needs.
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
-
-struct SigintScope {
-  using Handler = void (*)(int);
-  Handler old;
-  SigintScope() {
-    g_interrupted.store(false);
-    old = std::signal(SIGINT, on_sigint);
-  }
-  ~SigintScope() { std::signal(SIGINT, old); }
-};
-
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -143,6 +128,8 @@ int run_file_target(const RunArgs& args) {
     }
     ExploreOptions base = litmus::litmus_defaults();
     apply_search_args(args, base, true);
+    SigintScope sigint;  // Ctrl-C: the states found so far, "stopped: interrupted", exit 3
+    base.interrupt = SigintScope::flag();
     return litmus::run_litmus_command(args.name, args.memory, base, args.json);
   }
   if (ends_with(args.name, ".json")) {  // engineer E: JSON program specs (specs/spec.hpp)
@@ -155,6 +142,8 @@ int run_file_target(const RunArgs& args) {
     apply_search_args(spec_args, req.explore, false);
     req.replay = args.replay_given ? args.replay : "";
     req.json = args.json;
+    SigintScope sigint;  // Ctrl-C: the report so far, expectations undecided, exit 3
+    req.explore.interrupt = SigintScope::flag();
     return spec::run_spec_cli(req);
   }
   fmt::print(stderr, "{}: running files is not supported by this build of `run`\n", args.name);
@@ -244,7 +233,7 @@ bool write_reports(const RunArgs& a, const std::string& schedule, const ReplayRe
                    const ExploreOptions& options) {
   if (a.html.empty() && a.dot.empty()) return true;
   std::size_t k = 0;
-  while (k < r.verdicts.size() && r.verdicts[k].serializable && r.verdicts[k].blamed.empty()) ++k;
+  while (k < r.verdicts.size() && !r.verdicts[k].flags()) ++k;
   if (k == r.verdicts.size()) k = 0;
   Verdict v;
   if (k < r.verdicts.size()) v = report::verdict_on_execution(r.trace, r.verdicts[k]);
@@ -302,8 +291,11 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
     fmt::print(stderr, "{}: {}\n", a.name, e.what());
     return kExitBadInput;
   }
-  bool flagged = false;
-  for (const Verdict& v : r.verdicts) flagged |= !v.serializable || !v.blamed.empty();
+  bool flagged = false, undecided = false;
+  for (const Verdict& v : r.verdicts) {
+    flagged |= v.flags();
+    undecided |= !v.decided();
+  }
   if (!write_reports(a, a.replay, r, options)) return kExitBadInput;
   if (a.json) {
     nlohmann::json j;
@@ -320,10 +312,16 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
     j["pending_stores"] = pending_stores(r, a.memory);
     j["outcome"] = format_outcome(r.outcome);
     j["checkers"] = nlohmann::json::array();
-    for (std::size_t k = 0; k < r.verdicts.size(); ++k)
-      j["checkers"].push_back({{"name", options.checkers[k]},
-                               {"serializable", r.verdicts[k].serializable},
-                               {"blamed", r.verdicts[k].blamed.size()}});
+    for (std::size_t k = 0; k < r.verdicts.size(); ++k) {
+      nlohmann::json c = {{"name", options.checkers[k]},
+                          {"serializable", r.verdicts[k].serializable},
+                          {"blamed", r.verdicts[k].blamed.size()}};
+      if (!r.verdicts[k].decided()) {
+        c["serializable"] = nullptr;
+        c["undecided"] = r.verdicts[k].undecided;
+      }
+      j["checkers"].push_back(c);
+    }
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("replay of {} with schedule '{}' ({} events)\n", a.name, a.replay,
@@ -343,11 +341,12 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
       fmt::print("execution {}\n", ending_of(r));
     for (std::size_t k = 0; k < r.verdicts.size(); ++k)
       fmt::print("checker {}: {}\n", options.checkers[k],
-                 !r.verdicts[k].serializable ? "not serializable"
-                 : !r.verdicts[k].blamed.empty() ? "atomicity violation blamed"
-                                                 : "ok");
+                 !r.verdicts[k].decided()        ? "undecided: " + r.verdicts[k].undecided
+                 : !r.verdicts[k].serializable   ? std::string("not serializable")
+                 : !r.verdicts[k].blamed.empty() ? std::string("atomicity violation blamed")
+                                                 : std::string("ok"));
   }
-  return r.failed || flagged ? kExitProblem : kExitOk;
+  return r.failed || flagged ? kExitProblem : undecided ? kExitBudget : kExitOk;
 }
 
 // A budget or a bound left part of the space unexplored.
@@ -419,10 +418,11 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
     std::size_t width = 0;
     for (const CheckerSummary& c : r.checkers) width = std::max(width, c.name.size());
     for (const CheckerSummary& c : r.checkers) {
-      fmt::print("  {:<{}} flagged {:<8}{}\n", c.name, width, c.flagged,
+      fmt::print("  {:<{}} flagged {:<8}{}{}\n", c.name, width, c.flagged,
                  c.flagged ? fmt::format(" first: execution {}, schedule '{}'", c.first_execution,
                                          c.first_schedule)
-                           : "");
+                           : "",
+                 c.undecided ? fmt::format("  undecided {} ({})", c.undecided, c.first_undecided) : "");
     }
   }
   if (!r.failures.empty()) {
@@ -480,6 +480,8 @@ void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) 
   for (const CheckerSummary& c : r.checkers)
     j["checkers"].push_back({{"name", c.name},
                              {"flagged", c.flagged},
+                             {"undecided", c.undecided},
+                             {"first_undecided", c.first_undecided},
                              {"first_schedule", c.first_schedule},
                              {"first_execution", c.first_execution}});
   j["failures"] = nlohmann::json::array();
@@ -525,11 +527,11 @@ int run_command(RunArgs a) {
   if (a.replay_given) return do_replay(a, *p, o);
 
   SigintScope sigint;
-  o.interrupt = &g_interrupted;
+  o.interrupt = SigintScope::flag();
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   o.progress = progress.callback();
   ExploreResult r = explore(p->body, o);
-  if (r.reduction_incomplete && !a.strategy_given && !g_interrupted.load()) {
+  if (r.reduction_incomplete && !a.strategy_given && !SigintScope::raised()) {
     // The default reduction does not model waits in yield()/assume(); a user who did not
     // ask for it gets the sound search instead of a partial answer.
     fmt::print(stderr,
@@ -551,7 +553,7 @@ int run_command(RunArgs a) {
   }
   if (!write_search_reports(a, *p, o, r)) return kExitBadInput;
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;
-  if (cut_short(r)) return kExitBudget;
+  if (cut_short(r) || r.any_checker_undecided()) return kExitBudget;
   return kExitOk;
 }
 

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +22,7 @@
 
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
 #include "cli/target.hpp"
 
@@ -46,20 +47,13 @@ struct ValidateArgs {
   bool quiet = false;  // no progress on stderr
 };
 
-// Set by SIGINT while a search runs; a handler may only touch a lock-free atomic with
-// static storage, so this is the one piece of process-wide state (as in `run`).
-std::atomic<bool> g_validate_interrupted{false};
-extern "C" void on_validate_sigint(int) { g_validate_interrupted.store(true); }
+// The trace TSO deciders are exponential, and their judge trace-tso-brute takes seconds
+// per trace past about 16 events (README, "Crossovers"): the default checker set runs
+// them on executions up to this many events of the trace (commits left out) only and
+// says so; named with --checker they run on every execution, under --time-limit.
+constexpr std::size_t kQuickTraceTsoEvents = 16;
 
-struct SigintScope {
-  using Handler = void (*)(int);
-  Handler old;
-  SigintScope() {
-    g_validate_interrupted.store(false);
-    old = std::signal(SIGINT, on_validate_sigint);
-  }
-  ~SigintScope() { std::signal(SIGINT, old); }
-};
+bool is_trace_tso(const std::string& name) { return name.rfind("trace-tso", 0) == 0; }
 
 // One checker instance fed with every execution; judges are instances too, shared by
 // the checkers they judge.
@@ -68,6 +62,9 @@ struct Instance {
   const CheckerInfo* info = nullptr;
   std::unique_ptr<Checker> checker;
   double seconds = 0;
+  // Executions of more trace events are left out (default set, trace TSO deciders).
+  std::size_t max_events = std::numeric_limits<std::size_t>::max();
+  bool left_out = false;  // the current execution was left out
   Verdict verdict;
   std::vector<EventIndex> original;  // index in the checker's input -> index in the execution
   std::vector<TxnRef> blamed;        // sorted, original indices
@@ -88,6 +85,10 @@ struct Disagreement {
 struct QuestionStats {
   Question question = Question::serializability;
   std::uint64_t tp = 0, fp = 0, tn = 0, fn = 0;
+  // Executions with no answer to compare: the checker or its judge was undecided
+  // (budget, deadline, solver unknown), or left out as too large for the default set.
+  std::uint64_t undecided = 0, left_out = 0;
+  std::uint64_t judge_undecided = 0;  // predictive: executions whose truth is unknown
   std::uint64_t set_mismatches = 0;  // blame: both blame, but different transactions
   std::uint64_t extra = 0;    // blame: executions where the checker blames a transaction the judge does not
   std::uint64_t missing = 0;  // blame: executions where the judge blames a transaction the checker does not
@@ -129,6 +130,7 @@ std::string txn_name(const Trace& t, const TxnRef& r) {
 }
 
 std::string says(const Trace& t, const Instance& in, Question q) {
+  if (!in.verdict.decided()) return "undecided (" + in.verdict.undecided + ")";
   if (q == Question::serializability) return in.verdict.serializable ? "serializable" : "not serializable";
   if (in.blamed.empty()) return "blames nothing";
   std::string s = "blames";
@@ -141,7 +143,11 @@ std::string says(const Trace& t, const Instance& in, Question q) {
 // fed different event streams compare.
 void evaluate(const Trace& trace, std::vector<Instance>& instances) {
   using Clock = std::chrono::steady_clock;
+  std::size_t tau_events = 0;
+  for (const Event& e : trace.events) tau_events += e.op != Op::commit;
   for (Instance& in : instances) {
+    in.left_out = tau_events > in.max_events;
+    if (in.left_out) continue;
     Checker& c = *in.checker;
     const bool commits = c.wants_commits();
     in.original.clear();
@@ -172,8 +178,9 @@ void evaluate(const Trace& trace, std::vector<Instance>& instances) {
 
 // The selected checkers and their judges as instances and rows; names without a
 // usable judge go to `skipped`. Returns false (message in `error`) for unknown names.
-bool build_rows(const std::vector<std::string>& selected, std::vector<Instance>& instances,
-                std::vector<Row>& rows, std::vector<Skipped>& skipped, std::string& error) {
+bool build_rows(const std::vector<std::string>& selected, const CheckerOptions& options, bool capped,
+                std::vector<Instance>& instances, std::vector<Row>& rows, std::vector<Skipped>& skipped,
+                std::string& error) {
   const auto& catalog = checker_catalog();
   auto info_of = [&](const std::string& name) -> const CheckerInfo* {
     for (const CheckerInfo& i : catalog)
@@ -186,7 +193,8 @@ bool build_rows(const std::vector<std::string>& selected, std::vector<Instance>&
     Instance in;
     in.name = name;
     in.info = info_of(name);
-    in.checker = make_checker(name);
+    in.checker = make_checker(name, options);
+    if (capped && is_trace_tso(name)) in.max_events = kQuickTraceTsoEvents;
     instances.push_back(std::move(in));
     return instances.size() - 1;
   };
@@ -233,6 +241,15 @@ void judge_execution(MemoryRun& run, const Trace& trace, std::uint64_t index, st
     const Instance& c = run.instances[row.checker];
     const Instance& j = run.instances[row.judge];
     for (QuestionStats& q : row.questions) {
+      if (c.left_out || j.left_out) {
+        ++q.left_out;
+        continue;
+      }
+      if (!c.verdict.decided() || (!row.predictive && !j.verdict.decided())) {
+        ++q.undecided;
+        continue;
+      }
+      if (row.predictive && !j.verdict.decided()) ++q.judge_undecided;
       const bool cp = positive(c, q.question), jp = positive(j, q.question);
       if (row.predictive) {
         std::optional<Disagreement>& first = cp ? q.first_pos : q.first_neg;
@@ -276,7 +293,12 @@ void finish_predictive(MemoryRun& run) {
     if (!row.predictive) continue;
     for (QuestionStats& q : row.questions) {
       const bool truth = q.witness.has_value();
-      if (truth) {
+      if (!truth && q.judge_undecided > 0) {
+        // No violation found, but the judge could not answer on some execution: whether
+        // the predictions are false alarms is unknown.
+        q.undecided += q.pos + q.neg;
+        q.pos = q.neg = 0;
+      } else if (truth) {
         q.tp = q.pos;
         q.fn = q.neg;
         if (q.first_neg) {
@@ -332,6 +354,21 @@ std::string replay_of(const Target& t, const MemoryRun& run, const Row& row, con
          fmt::format(" --checker {},{}", run.instances[row.checker].name, run.instances[row.judge].name);
 }
 
+// The rows left out of some execution for its size, comma-separated.
+std::string left_out_names(const std::vector<MemoryRun>& runs) {
+  std::vector<std::string> seen;
+  std::string names;
+  for (const MemoryRun& run : runs)
+    for (const Row& row : run.rows) {
+      const std::string& n = run.instances[row.checker].name;
+      bool any = std::any_of(row.questions.begin(), row.questions.end(), [](const QuestionStats& q) { return q.left_out > 0; });
+      if (!any || std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+      seen.push_back(n);
+      names += (names.size() ? ", " : "") + n;
+    }
+  return names;
+}
+
 void print_text(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
                 const std::vector<Skipped>& skipped, int rc) {
   fmt::print("validate {}{}\n", t.name, t.description.empty() ? "" : fmt::format("  ({})", t.description));
@@ -339,6 +376,17 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
              "blamed), sets!= counts executions where both blame different transactions\n",
              a.strategy, a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
   for (const Skipped& s : skipped) fmt::print("not validated: {} ({})\n", s.name, s.reason);
+  if (std::string names = left_out_names(runs); !names.empty())
+    fmt::print("left out of executions over {} trace events: {} (exponential; their judge trace-tso-brute takes "
+               "seconds beyond); name them with --checker to run them on every execution\n",
+               kQuickTraceTsoEvents, names);
+  bool any_undecided = false;
+  for (const MemoryRun& run : runs)
+    for (const Row& row : run.rows)
+      for (const QuestionStats& q : row.questions) any_undecided |= q.undecided > 0;
+  if (any_undecided)
+    fmt::print("undec: executions where the checker or its judge could not answer (budget, --time-limit, "
+               "Ctrl-C, solver unknown); never counted as TP/FP/TN/FN\n");
   for (const MemoryRun& run : runs) {
     const ExploreResult& r = run.result;
     fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s, equivalence {}\n", memory_name(run.memory),
@@ -350,8 +398,8 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
     for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
     std::size_t jwidth = 5;
     for (const Row& row : run.rows) jwidth = std::max(jwidth, run.instances[row.judge].name.size());
-    fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n", "checker", width, "judge",
-               jwidth, "question", "TP", "FP", "TN", "FN", "sets!=", "time", "verdict");
+    fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}  {}\n", "checker", width, "judge",
+               jwidth, "question", "TP", "FP", "TN", "FN", "undec", "sets!=", "time", "verdict");
     for (const Row& row : run.rows) {
       const Instance& c = run.instances[row.checker];
       bool first_line = true;
@@ -361,9 +409,10 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
                                                                    : "disagrees (search incomplete)";
         if (row.predictive) verdict += " (predictive)";
         if (q.extra || q.missing) verdict += fmt::format(" (blames extra: {}, misses: {})", q.extra, q.missing);
-        fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}  {}\n",
+        if (q.left_out) verdict += fmt::format(" (left out of {} executions over {} events)", q.left_out, kQuickTraceTsoEvents);
+        fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}  {}\n",
                    first_line ? c.name : "", width, first_line ? run.instances[row.judge].name : "", jwidth,
-                   question_name(q.question), q.tp, q.fp, q.tn, q.fn,
+                   question_name(q.question), q.tp, q.fp, q.tn, q.fn, q.undecided,
                    q.question == Question::blame && !row.predictive ? std::to_string(q.set_mismatches) : "-",
                    first_line ? fmt::format("{:.1f}%", 100 * share(run, c)) : "", verdict);
         first_line = false;
@@ -425,6 +474,8 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
   j["blame_comparison"] = "execution";
   j["skipped"] = nlohmann::json::array();
   for (const Skipped& s : skipped) j["skipped"].push_back({{"name", s.name}, {"reason", s.reason}});
+  j["left_out_over_events"] = kQuickTraceTsoEvents;
+  j["left_out"] = left_out_names(runs);
   j["runs"] = nlohmann::json::array();
   bool agree = true;
   for (const MemoryRun& run : runs) {
@@ -457,6 +508,8 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
         qj["fp"] = q.fp;
         qj["tn"] = q.tn;
         qj["fn"] = q.fn;
+        qj["undecided"] = q.undecided;
+        qj["left_out"] = q.left_out;
         if (q.question == Question::blame && !row.predictive) {
           qj["set_mismatches"] = q.set_mismatches;
           qj["blames_extra"] = q.extra;
@@ -498,6 +551,8 @@ int exit_code(const std::vector<MemoryRun>& runs) {
     const StopReason s = run.result.stop;
     budget |= s == StopReason::max_executions || s == StopReason::time_limit || s == StopReason::interrupted ||
               run.result.bounded;
+    for (const Row& row : run.rows)
+      for (const QuestionStats& q : row.questions) budget |= q.undecided > 0;
   }
   return budget ? kExitBudget : kExitOk;
 }
@@ -534,22 +589,25 @@ int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& ins
   for (std::size_t i = 0; i < r.trace.events.size(); ++i)
     fmt::print("{:>5}  {}\n", i, event_text(r.trace, r.trace.events[i]));
   if (r.failed) fmt::print("failure ({}): {}\n", failure_kind_name(r.failure.kind), r.failure.message);
-  bool disagree = false;
+  bool disagree = false, undecided = false;
   for (const Row& row : rows) {
     const Instance& c = instances[row.checker];
     const Instance& j = instances[row.judge];
     for (const QuestionStats& q : row.questions) {
+      const bool decided = c.verdict.decided() && j.verdict.decided();
       bool same = positive(c, q.question) == positive(j, q.question) &&
                   (q.question == Question::serializability || c.blamed == j.blamed);
-      if (!row.predictive) disagree |= !same;
+      if (!row.predictive) disagree |= decided && !same;
+      undecided |= !decided;
       fmt::print("{} / {}: {}; {} says {}{}\n", c.name, question_name(q.question), says(r.trace, c, q.question),
                  j.name, says(r.trace, j, q.question),
                  row.predictive ? "  (predictive: judged against every execution by `validate`)"
+                 : !decided     ? "  (undecided)"
                  : same         ? "  (agree)"
                                 : "  (DISAGREE)");
     }
   }
-  return disagree ? kExitProblem : kExitOk;
+  return disagree ? kExitProblem : undecided ? kExitBudget : kExitOk;
 }
 
 int validate_command(const ValidateArgs& a) {
@@ -560,12 +618,21 @@ int validate_command(const ValidateArgs& a) {
     return kExitBadInput;
   }
   std::vector<std::string> selected = a.checkers;
+  const bool capped = selected.empty() && !a.replay_given;
   if (selected.empty())
     for (const CheckerInfo& i : checker_catalog()) selected.push_back(i.name);
+  // Ctrl-C and --time-limit reach inside the checkers (an exponential decider stops
+  // with an undecided verdict instead of holding the search).
+  SigintScope sigint;
+  CheckerOptions copt;
+  copt.deadline.interrupt = SigintScope::flag();
+  if (a.time_limit > 0)
+    copt.deadline.at = Deadline::Clock::now() + std::chrono::duration_cast<Deadline::Clock::duration>(
+                                                    std::chrono::duration<double>(a.time_limit));
   std::vector<Instance> proto_instances;
   std::vector<Row> proto_rows;
   std::vector<Skipped> skipped;
-  if (!build_rows(selected, proto_instances, proto_rows, skipped, error)) {
+  if (!build_rows(selected, copt, capped, proto_instances, proto_rows, skipped, error)) {
     fmt::print(stderr, "{}\n", error);
     return kExitBadInput;
   }
@@ -575,17 +642,16 @@ int validate_command(const ValidateArgs& a) {
   if (a.memory == "sc" || a.memory == "both") memories.push_back(MemoryModelKind::sc);
   if (a.memory == "tso" || a.memory == "both") memories.push_back(MemoryModelKind::tso);
 
-  SigintScope sigint;
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   std::vector<MemoryRun> runs;
   for (MemoryModelKind m : memories) {
     MemoryRun run;
     run.memory = m;
     std::vector<Skipped> ignored;
-    build_rows(selected, run.instances, run.rows, ignored, error);
+    build_rows(selected, copt, capped, run.instances, run.rows, ignored, error);
     ExploreOptions o = base_options(a, target);
     o.memory = m;
-    o.interrupt = &g_validate_interrupted;
+    o.interrupt = SigintScope::flag();
     o.progress = progress.callback();
     if (memories.size() > 1) progress.set_label(fmt::format("{}: ", memory_name(m)));
     try {
@@ -610,7 +676,7 @@ int validate_command(const ValidateArgs& a) {
                    o.strategy != StrategyKind::pct;
     finish_predictive(run);
     runs.push_back(std::move(run));
-    if (g_validate_interrupted.load()) break;
+    if (SigintScope::raised()) break;
   }
   int rc = exit_code(runs);
   if (a.json)

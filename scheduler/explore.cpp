@@ -80,10 +80,12 @@ bool ExploreResult::any_checker_flagged() const {
   return std::any_of(checkers.begin(), checkers.end(),
                      [](const CheckerSummary& c) { return c.flagged > 0; });
 }
+bool ExploreResult::any_checker_undecided() const {
+  return std::any_of(checkers.begin(), checkers.end(),
+                     [](const CheckerSummary& c) { return c.undecided > 0; });
+}
 
 namespace {
-
-bool flags(const Verdict& v) { return !v.serializable || !v.blamed.empty(); }
 
 // Walks before the search: enough for an order of magnitude on the trees we meet
 // (the estimator's variance is large on unbalanced trees; later walks refine it).
@@ -247,8 +249,9 @@ void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index,
   }
   if (f.end == detail::EndKind::completed) ++r.outcomes[f.outcome];
   for (std::size_t k = 0; k < f.verdicts.size(); ++k) {
-    if (!flags(f.verdicts[k])) continue;
     CheckerSummary& s = r.checkers[k];
+    if (!f.verdicts[k].decided() && s.undecided++ == 0) s.first_undecided = f.verdicts[k].undecided;
+    if (!f.verdicts[k].flags()) continue;
     if (s.flagged++ == 0) {
       s.first_schedule = f.schedule;
       s.first_execution = index;
@@ -278,7 +281,7 @@ void collect(RunFacts& f, detail::EndKind end, detail::Execution& exec, Judges& 
   judges.judge(options, exec, judged_end(end));
   std::swap(f.verdicts, judges.verdicts);
   f.schedule.clear();
-  if (need_schedule || (want_flagged && std::any_of(f.verdicts.begin(), f.verdicts.end(), flags)))
+  if (need_schedule || (want_flagged && std::any_of(f.verdicts.begin(), f.verdicts.end(), [](const Verdict& v) { return v.flags(); })))
     f.schedule = exec.schedule();
 }
 
@@ -484,14 +487,29 @@ class Pool {
 
 }  // namespace
 
-ExploreResult explore(const Program& program, const ExploreOptions& options,
+namespace {
+// The options with the checkers' deadline set from the search's interrupt and time
+// limit, so an exponential checker stops with the search instead of after it.
+ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_clock::time_point start) {
+  ExploreOptions o = given;
+  Deadline& d = o.checker_options.deadline;
+  if (d.interrupt == nullptr) d.interrupt = given.interrupt;
+  if (given.time_limit_seconds > 0)
+    d.at = std::min(d.at, start + std::chrono::duration_cast<Deadline::Clock::duration>(
+                                      std::chrono::duration<double>(given.time_limit_seconds)));
+  return o;
+}
+}  // namespace
+
+ExploreResult explore(const Program& program, const ExploreOptions& given,
                       const std::function<void(const ExecutionView&)>& on_execution) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  const ExploreOptions options = with_deadline(given, start);
   ExploreResult r;
 
   Judges judges(options);
-  for (const std::string& name : options.checkers) r.checkers.push_back(CheckerSummary{name, 0, {}, 0, {}});
+  for (const std::string& name : options.checkers) r.checkers.emplace_back().name = name;
 
   // The coarsest equivalence the observers allow: rf+co, unless a checker reads the
   // trace tau of a TSO execution (its verdict depends on the order of issues). Under SC

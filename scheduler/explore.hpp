@@ -125,6 +125,8 @@ struct CheckerSummary {
   std::string first_schedule;        // schedule of the first flagged execution
   std::uint64_t first_execution = 0;
   Verdict first_verdict;             // the verdict on that execution
+  std::uint64_t undecided = 0;       // executions it could not judge (Verdict::undecided)
+  std::string first_undecided;       // why, the first time
 };
 
 // A final outcome: the (name, value) pairs recorded with outcome(), sorted by name.
@@ -183,6 +185,7 @@ struct ExploreResult {
   bool exhausted() const { return stop == StopReason::none && !reduction_incomplete; }
   std::uint64_t failures_total() const { return failed + deadlocks + step_bounded; }
   bool any_checker_flagged() const;
+  bool any_checker_undecided() const;
   // No failure, no checker flag, no error.
   bool ok() const { return failures_total() == 0 && !any_checker_flagged() && error.empty(); }
 };

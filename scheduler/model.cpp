@@ -112,6 +112,7 @@ std::string describe_verdict(const Trace& execution, const Verdict& v) {
     EventIndex at = r.first < index.size() ? index[r.first] : r.first;
     return fmt::format("{}@{}", execution.names.thread(r.thread), at);
   };
+  if (!v.decided()) return "undecided: " + v.undecided;
   std::string out;
   if (!v.serializable) {
     out = "not serializable";
@@ -130,7 +131,6 @@ std::string describe_verdict(const Trace& execution, const Verdict& v) {
   return out;
 }
 
-bool flagged(const Verdict& v) { return !v.serializable || !v.blamed.empty(); }
 
 // The C++ expression that replays `schedule` with the options that matter to it.
 std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
@@ -198,7 +198,7 @@ std::string execution_block(const Program& body, const ExploreOptions& o, const 
     out += render_columns(replayed->trace);
     if (!replayed->outcome.empty()) out += fmt::format("   outcome: {}\n", format_outcome(replayed->outcome));
     for (std::size_t k = 0; k < replayed->verdicts.size() && k < o.checkers.size(); ++k)
-      if (flagged(replayed->verdicts[k]))
+      if (replayed->verdicts[k].flags())
         out += fmt::format("   checker {}: {}\n", o.checkers[k],
                            describe_verdict(replayed->trace, replayed->verdicts[k]));
     out += "\n";
@@ -222,7 +222,7 @@ ModelReport replay_report(const Program& body, ModelReport rep, const std::strin
     return rep;
   }
   bool any_flag = false;
-  for (const Verdict& v : r.verdicts) any_flag |= flagged(v);
+  for (const Verdict& v : r.verdicts) any_flag |= v.flags();
   rep.replayed = true;
   rep.ok = !r.failed && !any_flag;
   rep.schedule = schedule;
@@ -341,7 +341,11 @@ ModelReport check_model(const Program& body, const ExploreOptions& options, std:
                                     : fmt::format("stopped by {}", stop_reason_name(r.stop)));
   rep.ok = r.ok();
   if (rep.ok) {
-    rep.text = fmt::format("atomcheck::model: {} executions, no problem found ({})\n", r.executions, how);
+    // Not a failure, but no proof either: say which checker could not judge.
+    std::string undecided;
+    for (const CheckerSummary& c : r.checkers)
+      if (c.undecided) undecided += fmt::format("; {} undecided on {} ({})", c.name, c.undecided, c.first_undecided);
+    rep.text = fmt::format("atomcheck::model: {} executions, no problem found ({}{})\n", r.executions, how, undecided);
     return rep;
   }
   if (!r.error.empty()) {
@@ -382,7 +386,7 @@ ExploreResult model(const Program& body, const ExploreOptions& options, std::str
   // A replayed execution is shown even when it passes; a search a budget cut short is
   // not a failure, but says so.
   const bool sampling = rep.options.strategy == StrategyKind::random || rep.options.strategy == StrategyKind::pct;
-  if (rep.replayed || (!sampling && !rep.result.exhausted()))
+  if (rep.replayed || (!sampling && !rep.result.exhausted()) || rep.result.any_checker_undecided())
     std::fprintf(stderr, "%s", rep.text.c_str());
   return std::move(rep.result);
 }

@@ -1,6 +1,7 @@
 // `atomcheck run SPEC.json`: loads the spec, runs it under the requested memory models,
 // prints the summary or JSON, or replays one schedule and prints that execution's trace.
 // Kept beside the spec code so the CLI's dispatch is one call.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/core.h>
@@ -51,7 +52,11 @@ nlohmann::json report_json(const Spec& spec, const RunReport& report) {
     for (const auto& [o, n] : m.outcomes) mj["outcomes"].push_back({{"outcome", o}, {"executions", n}});
     mj["checkers"] = nlohmann::json::array();
     for (const CheckerSummary& c : m.result.checkers)
-      mj["checkers"].push_back({{"name", c.name}, {"flagged", c.flagged}, {"first_schedule", c.first_schedule}});
+      mj["checkers"].push_back({{"name", c.name},
+                                {"flagged", c.flagged},
+                                {"undecided", c.undecided},
+                                {"first_undecided", c.first_undecided},
+                                {"first_schedule", c.first_schedule}});
     mj["expectations"] = nlohmann::json::array();
     for (const ExpectationResult& e : m.expectations)
       mj["expectations"].push_back({{"expectation", e.what},
@@ -121,9 +126,11 @@ int run_spec_cli(const CliRequest& req) {
       if (v.answers_serializability) what = v.serializable ? "serializable" : "not serializable";
       if (v.answers_blame)
         what += fmt::format("{}{} transaction(s) blamed", what.empty() ? "" : ", ", v.blamed.size());
+      if (!v.decided()) what = "undecided: " + v.undecided;
       fmt::print("checker {}: {}\n", v.checker, what);
     }
-    return r.failed ? 1 : 0;
+    bool undecided = std::any_of(r.verdicts.begin(), r.verdicts.end(), [](const Verdict& v) { return !v.decided(); });
+    return r.failed ? 1 : undecided ? 3 : 0;
   }
 
   RunReport report = run_spec(spec, options);

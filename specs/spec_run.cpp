@@ -209,6 +209,9 @@ struct Witness {
 
 struct CheckerTally {
   std::uint64_t flagged = 0, not_serializable = 0, blamed = 0;
+  // Executions the checker could not judge: counted in no row, and every expectation on
+  // the checker stays inconclusive (as after a search that stopped early).
+  std::uint64_t undecided = 0;
   Witness first_flagged, first_unflagged, first_not_ser, first_ser, first_blamed, first_unblamed;
 };
 
@@ -291,6 +294,10 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
       for (std::size_t k = 0; k < names.size() && k < v.verdicts->size(); ++k) {
         const Verdict& vd = (*v.verdicts)[k];
         CheckerTally& t = tally[k];
+        if (!vd.decided()) {
+          ++t.undecided;
+          continue;
+        }
         bool ns = !vd.serializable, bl = !vd.blamed.empty();
         if (ns || bl) ++t.flagged, t.first_flagged.note(v.index, v.schedule);
         else t.first_unflagged.note(v.index, v.schedule);
@@ -432,12 +439,14 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
       r = unavailable("oracle");
     } else {
       const CheckerTally& t = tally[k];
-      r = judge_count(*ex.serializable_count, t.not_serializable, judged, exhausted, t.first_not_ser,
+      const std::uint64_t decided = judged - t.undecided;
+      const bool complete = exhausted && t.undecided == 0;
+      r = judge_count(*ex.serializable_count, t.not_serializable, decided, complete, t.first_not_ser,
                       t.first_ser, "not conflict serializable");
       if (ex.serializable_count->kind == Count::Kind::all && !r.holds)
         r.detail = fmt::format("conflict serializable in {} of {} executions, first: {}",
-                               judged - t.not_serializable, judged, t.first_ser.text());
-      if (ex.serializable_count->kind != Count::Kind::some && r.holds) r.inconclusive = !exhausted;
+                               decided - t.not_serializable, decided, t.first_ser.text());
+      if (ex.serializable_count->kind != Count::Kind::some && r.holds) r.inconclusive = !complete;
       if (r.inconclusive) r.holds = false;
     }
     add(fmt::format("serializable \"{}\"", ex.serializable_text), ex.serializable_origin, r);
@@ -452,8 +461,9 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
         r = unavailable(c.checker);
       } else {
         auto [got, with, without] = pick(tally[k]);
-        r = judge_count(*want, got, judged, exhausted, with, without, what);
-        if (want->kind != Count::Kind::some && r.holds) r.inconclusive = !exhausted;
+        const bool complete = exhausted && tally[k].undecided == 0;
+        r = judge_count(*want, got, judged - tally[k].undecided, complete, with, without, what);
+        if (want->kind != Count::Kind::some && r.holds) r.inconclusive = !complete;
         if (r.inconclusive) r.holds = false;
       }
       add(fmt::format("checker {} {} {}", c.checker, key, format_count(*want)), c.origin, r);
@@ -505,7 +515,9 @@ int RunReport::exit_code() const {
     for (const ExpectationResult& e : m.expectations)
       if (!e.holds && !e.inconclusive) refuted = true;
   if (refuted) return 1;
-  return any_inconclusive() ? 3 : 0;
+  bool undecided = false;  // a checker asked for with --checker that could not judge
+  for (const ModelReport& m : models) undecided |= m.result.any_checker_undecided();
+  return any_inconclusive() || undecided ? 3 : 0;
 }
 
 RunReport run_spec(const Spec& spec, const RunOptions& options) {
@@ -533,7 +545,8 @@ std::string format_report(const Spec& spec, const RunReport& report) {
                        m.exhaustive ? std::string("exhaustive") : "not exhaustive: " + m.not_exhaustive_why,
                        r.elapsed_seconds);
     for (const CheckerSummary& c : r.checkers)
-      out += fmt::format("  checker {}: flagged {} of {} executions\n", c.name, c.flagged, r.executions);
+      out += fmt::format("  checker {}: flagged {} of {} executions{}\n", c.name, c.flagged, r.executions,
+                         c.undecided ? fmt::format(", undecided on {} ({})", c.undecided, c.first_undecided) : "");
     for (const auto& [o, n] : m.outcomes) out += fmt::format("  outcome {}  ({} executions)\n", o, n);
     for (const ExpectationResult& e : m.expectations) {
       ++total;

@@ -281,6 +281,23 @@ TEST(WangStollerExamples, Ex16NeedsTheGeneralAlgorithm) {
   EXPECT_NE(v.note.find("UR-FW"), std::string::npos);
 }
 
+// The UR-FW enumeration is the exact judge of its stage: stopped by its budget before it
+// saw example (16)'s bad interleaving, the checker knows nothing and says so (it used to
+// answer "unsure: not atomic", a guess).
+TEST(WangStollerExamples, UrFwBudgetIsUndecided) {
+  WangStollerBlock small;
+  small.ur_fw_budget = 1;
+  for (const Event& e : ex16()) small.on_event(e);
+  Verdict v = small.verdict();
+  EXPECT_FALSE(v.decided());
+  EXPECT_FALSE(v.flags());
+  EXPECT_EQ(v.undecided.rfind("UR-FW: node budget", 0), 0u) << v.undecided;
+  // The default budget decides the same trace.
+  WangStollerBlock enough;
+  for (const Event& e : ex16()) enough.on_event(e);
+  EXPECT_TRUE(enough.verdict().decided());
+}
+
 // §5.3's table of unserializable 2-block cases: each pair of transactions is found
 // non-atomic by the 2-blocks alone (no locks, so every interleaving is feasible).
 TEST(WangStollerExamples, TwoBlockCasesOfSection53) {

@@ -7,10 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -35,7 +38,23 @@ std::string data_path(const std::string& relative) {
   return std::string(ATOMCHECK_TEST_DATA) + "/" + relative;
 }
 
+namespace {
+// Has `pid` installed a handler for SIGINT? (/proc/PID/status, SigCgt: caught signals
+// as a hex mask, bit SIGINT - 1.)
+bool catches_sigint(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1)) & 1u;
+  return false;
+}
+}  // namespace
+
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text) {
+  return run_cli_interrupted(args, -1, stdin_text);
+}
+
+CliResult run_cli_interrupted(const std::vector<std::string>& args, int after_ms, const std::string& stdin_text) {
   std::string dir = temp_dir();
   std::string in_path = dir + "/stdin", out_path = dir + "/stdout", err_path = dir + "/stderr";
   {
@@ -58,7 +77,26 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot spawn " + std::string(ATOMCHECK_BIN));
   int status = 0;
-  waitpid(pid, &status, 0);
+  if (after_ms >= 0) {
+    // Ctrl-C once the command handles it (never before: that would only test the
+    // default action), then give it a minute to print and exit before killing it.
+    using Clock = std::chrono::steady_clock;
+    auto give_up = Clock::now() + std::chrono::seconds(60);
+    while (!catches_sigint(pid) && Clock::now() < give_up && waitpid(pid, &status, WNOHANG) == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+    kill(pid, SIGINT);
+    give_up = Clock::now() + std::chrono::seconds(60);
+    pid_t done = 0;
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && Clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (done == 0) {  // a hang: fail with what it printed
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
+  } else {
+    waitpid(pid, &status, 0);
+  }
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.out = slurp(out_path);

@@ -16,6 +16,11 @@ struct CliResult {
 // Runs ATOMCHECK_BIN with the given arguments (no shell), optional stdin text.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = "");
 
+// The same, sending SIGINT `after_ms` milliseconds after the command has installed its
+// SIGINT handler (as a user's Ctrl-C). A command still running a minute later is killed
+// (exit code 128 + 9), so a hang fails the test instead of holding the suite.
+CliResult run_cli_interrupted(const std::vector<std::string>& args, int after_ms, const std::string& stdin_text = "");
+
 // Path of a file under tests/data.
 std::string data_path(const std::string& relative);
 
