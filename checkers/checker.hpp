@@ -131,6 +131,13 @@ struct Deadline {
   const std::atomic<bool>* interrupt = nullptr;
   Clock::time_point at = Clock::time_point::max();
 
+  // `seconds` from `from` (0: no time limit), watching `flag`.
+  static Deadline after(double seconds, const std::atomic<bool>* flag, Clock::time_point from = Clock::now()) {
+    Deadline d;
+    d.interrupt = flag;
+    if (seconds > 0) d.at = from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    return d;
+  }
   bool timed() const { return at != Clock::time_point::max(); }
   // "" while the search may go on, else why it must stop ("interrupted", "time limit").
   const char* expired() const {

@@ -205,10 +205,7 @@ int run_check_trace(const CheckTraceOptions& opt) {
   // Ctrl-C and --time-limit stop the reading and the exponential deciders: what was not
   // answered by then is printed as undecided, exit 3.
   SigintScope sigint;
-  copt.deadline.interrupt = SigintScope::flag();
-  if (opt.time_limit > 0)
-    copt.deadline.at = Deadline::Clock::now() + std::chrono::duration_cast<Deadline::Clock::duration>(
-                                                    std::chrono::duration<double>(opt.time_limit));
+  copt.deadline = Deadline::after(opt.time_limit, SigintScope::flag());
   std::string stopped_reading;  // why the file was not read to its end
   AtomicSetNames declared;
   if (!opt.atomic_sets.empty()) {

@@ -625,10 +625,7 @@ int validate_command(const ValidateArgs& a) {
   // with an undecided verdict instead of holding the search).
   SigintScope sigint;
   CheckerOptions copt;
-  copt.deadline.interrupt = SigintScope::flag();
-  if (a.time_limit > 0)
-    copt.deadline.at = Deadline::Clock::now() + std::chrono::duration_cast<Deadline::Clock::duration>(
-                                                    std::chrono::duration<double>(a.time_limit));
+  copt.deadline = Deadline::after(a.time_limit, SigintScope::flag());
   std::vector<Instance> proto_instances;
   std::vector<Row> proto_rows;
   std::vector<Skipped> skipped;

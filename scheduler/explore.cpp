@@ -493,10 +493,9 @@ namespace {
 ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_clock::time_point start) {
   ExploreOptions o = given;
   Deadline& d = o.checker_options.deadline;
-  if (d.interrupt == nullptr) d.interrupt = given.interrupt;
-  if (given.time_limit_seconds > 0)
-    d.at = std::min(d.at, start + std::chrono::duration_cast<Deadline::Clock::duration>(
-                                      std::chrono::duration<double>(given.time_limit_seconds)));
+  Deadline search = Deadline::after(given.time_limit_seconds, given.interrupt, start);
+  if (d.interrupt == nullptr) d.interrupt = search.interrupt;
+  d.at = std::min(d.at, search.at);
   return o;
 }
 }  // namespace
