@@ -28,11 +28,10 @@ namespace atomcheck::cli {
 
 namespace {
 
-// The default strategy and budget of exhaustive runs: what a new user wants is every
-// class once, and a search that stops with exit 3 rather than running for days.
+// The default strategy: what a new user wants is every class once. Exhaustive runs get
+// the library's default budget (explore.hpp), so a search stops with exit 3 rather than
+// running for days.
 constexpr const char* kDefaultStrategy = "optimal";
-constexpr std::uint64_t kDefaultMaxExecutions = 1000000;
-constexpr double kDefaultTimeLimit = 600;
 
 struct RunArgs {
   std::string name;
@@ -40,8 +39,9 @@ struct RunArgs {
   std::uint64_t max_executions = 0;
   double time_limit = 0;
   bool budget_given = false;    // --max-executions or --time-limit: no default budget
+  bool max_executions_given = false;
   bool strategy_given = false;  // JSON specs keep DFS (their expectations count schedules)
-  std::uint64_t max_steps = 100000;
+  std::uint64_t max_steps = kDefaultMaxSteps;
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
@@ -73,7 +73,10 @@ bool sampling(const std::string& strategy) { return strategy == "random" || stra
 void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget) {
   o.strategy = strategy_kind(a.strategy);
   o.seed = a.seed;
+  // A limit the user set replaces both defaults; sampling runs end with their sample
+  // count (unset: the default), not with a time budget.
   o.max_executions = a.max_executions;
+  if (!a.max_executions_given && sampling(a.strategy)) o.max_executions.reset();
   o.time_limit_seconds = a.time_limit;
   if (default_budget && !a.budget_given && !sampling(a.strategy)) {
     o.max_executions = kDefaultMaxExecutions;
@@ -588,12 +591,12 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--max-executions", a->max_executions,
                   "Stop after N executions, 0: no limit (random, pct: how many to sample, "
                   "default 1000; exhaustive strategies default to 1000000 or 600 s)")
-      ->each([a](const std::string&) { a->budget_given = true; });
+      ->each([a](const std::string&) { a->budget_given = a->max_executions_given = true; });
   run->add_option("--time-limit", a->time_limit, "Stop after SECONDS, 0: no limit")
       ->check(CLI::NonNegativeNumber)
       ->each([a](const std::string&) { a->budget_given = true; });
   run->add_option("--max-steps", a->max_steps,
-                  "Steps per execution before it is reported as not terminating")
+                  "Steps per execution before it is reported as not terminating (default 1000)")
       ->check(at_least_one);
   run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
       ->each([a](const std::string&) { a->replay_given = true; });

@@ -36,8 +36,9 @@ struct ValidateArgs {
   std::string strategy = "dfs";
   std::uint64_t seed = 0;
   std::uint64_t max_executions = 0;
+  bool max_executions_given = false;
   double time_limit = 0;
-  std::uint64_t max_steps = 100000;
+  std::uint64_t max_steps = kDefaultMaxSteps;
   std::size_t stack_kib = 0;
   unsigned jobs = 1;
   std::string replay;
@@ -304,7 +305,11 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   ExploreOptions o;
   o.strategy = strategy_kind(a.strategy);
   o.seed = a.seed;
+  // No default budget (0: unlimited) unless the user sets one; random and pct keep their
+  // default sample count.
   o.max_executions = a.max_executions;
+  if (!a.max_executions_given && (o.strategy == StrategyKind::random || o.strategy == StrategyKind::pct))
+    o.max_executions.reset();
   o.time_limit_seconds = a.time_limit;
   o.max_steps = t.max_steps ? t.max_steps : a.max_steps;
   o.stack_size = a.stack_kib * 1024;
@@ -637,9 +642,11 @@ void add_validate_command(CLI::App& app, int& rc) {
   cmd->add_option("--strategy", a->strategy, "dfs (default), dpor, random, optimal or pct")
       ->check(CLI::IsMember({"dfs", "dpor", "random", "optimal", "pct"}));
   cmd->add_option("--seed", a->seed, "Seed of the random strategies");
-  cmd->add_option("--max-executions", a->max_executions, "Stop after N executions (random: the sample size)");
+  cmd->add_option("--max-executions", a->max_executions, "Stop after N executions (random: the sample size)")
+      ->each([a](const std::string&) { a->max_executions_given = true; });
   cmd->add_option("--time-limit", a->time_limit, "Stop after SECONDS")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-steps", a->max_steps, "Steps per execution before it is reported as not terminating")
+  cmd->add_option("--max-steps", a->max_steps,
+                  "Steps per execution before it is reported as not terminating (default 1000)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB");
   cmd->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
