@@ -95,7 +95,6 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
 std::string search_args_error(const RunArgs& a) {
   if (a.preemption_bound >= 0 && a.strategy != "dfs")
     return "--preemption-bound needs --strategy dfs (with DPOR a preemption bound loses classes)";
-  if (a.pct_depth == 0) return "--pct-depth must be at least 1";
   return "";
 }
 
@@ -591,9 +590,10 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--max-executions", a->max_executions,
                   "Stop after N executions, 0: no limit (random, pct: how many to sample, "
                   "default 1000; exhaustive strategies default to 1000000 or 600 s)")
+      ->check(unsigned_integer)
       ->each([a](const std::string&) { a->budget_given = a->max_executions_given = true; });
   run->add_option("--time-limit", a->time_limit, "Stop after SECONDS, 0: no limit")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_seconds)
       ->each([a](const std::string&) { a->budget_given = true; });
   run->add_option("--max-steps", a->max_steps,
                   "Steps per execution before it is reported as not terminating (default 1000)")
@@ -609,17 +609,19 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->check(unsigned_integer)
       ->each([a](const std::string&) { a->seed_given = true; });
   run->add_option("--pct-depth", a->pct_depth, "PCT: the bug depth d targeted (d - 1 change points), default 3")
+      ->check(at_least_one)
       ->each([a](const std::string&) { a->pct_depth_given = true; });
   run->add_option("--preemption-bound", a->preemption_bound,
                   "DFS: explore only schedules with at most N preemptions (exit 3 if it cut any)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(unsigned_integer);
   run->add_option("--depth-bound", a->depth_bound,
-                  "Cut every execution after N steps (not a failure; exit 3 if it cut any)");
+                  "Cut every execution after N steps (not a failure; exit 3 if it cut any)")
+      ->check(unsigned_integer);
   run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus and .json files only)")
       ->check(CLI::IsMember({"sc", "tso", "both"}))
       ->each([a](const std::string&) { a->memory_given = true; });
   run->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
-  run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
+  run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)")->check(stack_size_kib);
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");
   run->add_flag("--quiet", a->quiet, "No progress on stderr (a line redrawn on a terminal, else a line every 10 s)");

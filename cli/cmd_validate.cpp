@@ -641,14 +641,15 @@ void add_validate_command(CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"sc", "tso", "both"}));
   cmd->add_option("--strategy", a->strategy, "dfs (default), dpor, random, optimal or pct")
       ->check(CLI::IsMember({"dfs", "dpor", "random", "optimal", "pct"}));
-  cmd->add_option("--seed", a->seed, "Seed of the random strategies");
+  cmd->add_option("--seed", a->seed, "Seed of the random strategies")->check(unsigned_integer);
   cmd->add_option("--max-executions", a->max_executions, "Stop after N executions (random: the sample size)")
+      ->check(unsigned_integer)
       ->each([a](const std::string&) { a->max_executions_given = true; });
-  cmd->add_option("--time-limit", a->time_limit, "Stop after SECONDS")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--time-limit", a->time_limit, "Stop after SECONDS")->check(non_negative_seconds);
   cmd->add_option("--max-steps", a->max_steps,
                   "Steps per execution before it is reported as not terminating (default 1000)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB");
+      ->check(at_least_one);
+  cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB")->check(stack_size_kib);
   cmd->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
   cmd->add_option("--replay", a->replay,
                   "Re-run one execution and print each checker's answer beside its judge's")
