@@ -42,6 +42,7 @@ struct RunArgs {
   bool max_executions_given = false;
   bool strategy_given = false;  // JSON specs keep DFS (their expectations count schedules)
   std::uint64_t max_steps = kDefaultMaxSteps;
+  bool max_steps_given = false;  // overrides a JSON spec's own max_steps
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
@@ -119,6 +120,9 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 // What `run FILE.litmus` cannot honour, refused rather than ignored: herd's States need an
 // exhaustive search, and the litmus output has no checkers or replay (`validate` has).
+// The rest is honoured: --time-limit, --max-steps, --jobs and --stack-kib reach the
+// search, --json the output; --stop-on-failure is what a litmus run always does (a
+// failing execution is an error), and --quiet has no progress line to silence.
 std::string litmus_args_error(const RunArgs& a) {
   if (a.strategy != "dfs" && a.strategy != "dpor" && a.strategy != "optimal")
     return fmt::format("litmus tests are explored exhaustively (herd's States need every final "
@@ -126,12 +130,25 @@ std::string litmus_args_error(const RunArgs& a) {
                        a.strategy);
   if (a.preemption_bound >= 0 || a.depth_bound > 0)
     return "litmus tests are explored exhaustively; drop --preemption-bound and --depth-bound";
+  if (a.max_executions_given)
+    return "litmus tests are explored exhaustively (herd's States need every final state); drop "
+           "--max-executions (--time-limit bounds the run)";
   if (!a.checkers.empty())
     return "run does not check litmus tests; use `atomcheck validate FILE.litmus --checker ...`";
   if (a.replay_given)
     return "run does not replay litmus tests; use `atomcheck validate FILE.litmus --replay ...`";
   if (!a.html.empty() || !a.dot.empty()) return "--html and --dot need --replay, which litmus tests do not take";
   if (a.seed_given || a.pct_depth_given) return "--seed and --pct-depth apply to the random and pct strategies only";
+  return "";
+}
+
+// What `run SPEC.json` cannot honour, refused rather than ignored. Every search option
+// reaches the spec's explorations; --quiet has no progress line to silence.
+std::string spec_args_error(const RunArgs& a) {
+  if (!a.html.empty() || !a.dot.empty())
+    return "run does not draw spec executions; drop --html and --dot (`run SPEC.json --replay "
+           "SCHEDULE` prints one)";
+  if (a.replay_given && a.json) return "run SPEC.json --replay prints text only; drop --json";
   return "";
 }
 
@@ -148,6 +165,10 @@ int run_file_target(const RunArgs& args) {
     return litmus::run_litmus_command(args.name, args.memory, base, args.json);
   }
   if (ends_with(args.name, ".json")) {  // engineer E: JSON program specs (specs/spec.hpp)
+    if (std::string e = spec_args_error(args); !e.empty()) {
+      fmt::print(stderr, "{}: {}\n", args.name, e);
+      return kExitBadInput;
+    }
     spec::CliRequest req;
     req.path = args.name;
     req.memory = args.memory_given ? args.memory : "";
@@ -155,6 +176,8 @@ int run_file_target(const RunArgs& args) {
     RunArgs spec_args = args;
     if (!args.strategy_given) spec_args.strategy = "dfs";
     apply_search_args(spec_args, req.explore, false);
+    req.explore.stop_on_failure = args.stop_on_failure;
+    req.max_steps_given = args.max_steps_given;
     req.replay = args.replay_given ? args.replay : "";
     req.json = args.json;
     return spec::run_spec_cli(req);
@@ -597,7 +620,8 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->each([a](const std::string&) { a->budget_given = true; });
   run->add_option("--max-steps", a->max_steps,
                   "Steps per execution before it is reported as not terminating (default 1000)")
-      ->check(at_least_one);
+      ->check(at_least_one)
+      ->each([a](const std::string&) { a->max_steps_given = true; });
   run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
       ->each([a](const std::string&) { a->replay_given = true; });
   run->add_option("--strategy", a->strategy,
