@@ -130,7 +130,7 @@ std::string litmus_args_error(const RunArgs& a) {
                        a.strategy);
   if (a.preemption_bound >= 0 || a.depth_bound > 0)
     return "litmus tests are explored exhaustively; drop --preemption-bound and --depth-bound";
-  if (a.max_executions_given)
+  if (a.max_executions_given && a.max_executions != 0)  // 0, no limit, cuts nothing
     return "litmus tests are explored exhaustively (herd's States need every final state); drop "
            "--max-executions (--time-limit bounds the run)";
   if (!a.checkers.empty())

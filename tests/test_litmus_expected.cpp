@@ -370,7 +370,7 @@ TEST(LitmusExpected, CliBudgetCutsWithExit3) {
   EXPECT_EQ(t.exit_code, 3);
   EXPECT_NE(t.out.find("Incomplete: "), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("stopped: time-limit"), std::string::npos) << t.out;
-  auto ok = atomcheck::testing::run_cli({"run", ring, "--memory", "both"});
+  auto ok = atomcheck::testing::run_cli({"run", ring, "--memory", "both", "--max-executions", "0"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
