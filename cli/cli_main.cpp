@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string_view>
 
 #include <fmt/core.h>
 
@@ -40,7 +41,10 @@ int cli_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "atomcheck: {}\n", e.what());
+    // A hidden option's errors come without its name (": what"): the check names it.
+    std::string_view what = e.what();
+    if (what.starts_with(": ")) what.remove_prefix(2);
+    fmt::print(stderr, "atomcheck: {}\n", what);
     fmt::print(stderr, "Run with --help for more information.\n");
     return kExitBadInput;
   } catch (const std::exception& e) {

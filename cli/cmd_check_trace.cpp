@@ -664,7 +664,8 @@ void add_check_trace_command(CLI::App& app, int& rc) {
   // Tests force tiny blocks, so the archive's forgetting is exercised on short traces.
   cmd->add_option("--block-events", opt->block_events, "Events per block read ahead")
       ->group("")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+      ->check(whole_number_in(1, std::uint64_t{1} << 24,
+                              "a whole number from 1 to 16777216 (--block-events)"));
   cmd->callback([opt, &rc] { rc = run_check_trace(*opt); });
 
   auto json = std::make_shared<bool>(false);

@@ -28,11 +28,10 @@ namespace atomcheck::cli {
 
 namespace {
 
-// The default strategy and budget of exhaustive runs: what a new user wants is every
-// class once, and a search that stops with exit 3 rather than running for days.
+// The default strategy: what a new user wants is every class once. Exhaustive runs get
+// the library's default budget (explore.hpp), so a search stops with exit 3 rather than
+// running for days.
 constexpr const char* kDefaultStrategy = "optimal";
-constexpr std::uint64_t kDefaultMaxExecutions = 1000000;
-constexpr double kDefaultTimeLimit = 600;
 
 struct RunArgs {
   std::string name;
@@ -40,8 +39,10 @@ struct RunArgs {
   std::uint64_t max_executions = 0;
   double time_limit = 0;
   bool budget_given = false;    // --max-executions or --time-limit: no default budget
+  bool max_executions_given = false;
   bool strategy_given = false;  // JSON specs keep DFS (their expectations count schedules)
-  std::uint64_t max_steps = 100000;
+  std::uint64_t max_steps = kDefaultMaxSteps;
+  bool max_steps_given = false;  // overrides a JSON spec's own max_steps
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
@@ -73,7 +74,10 @@ bool sampling(const std::string& strategy) { return strategy == "random" || stra
 void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget) {
   o.strategy = strategy_kind(a.strategy);
   o.seed = a.seed;
+  // A limit the user set replaces both defaults; sampling runs end with their sample
+  // count (unset: the default), not with a time budget.
   o.max_executions = a.max_executions;
+  if (!a.max_executions_given && sampling(a.strategy)) o.max_executions.reset();
   o.time_limit_seconds = a.time_limit;
   if (default_budget && !a.budget_given && !sampling(a.strategy)) {
     o.max_executions = kDefaultMaxExecutions;
@@ -92,7 +96,6 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
 std::string search_args_error(const RunArgs& a) {
   if (a.preemption_bound >= 0 && a.strategy != "dfs")
     return "--preemption-bound needs --strategy dfs (with DPOR a preemption bound loses classes)";
-  if (a.pct_depth == 0) return "--pct-depth must be at least 1";
   return "";
 }
 
@@ -102,6 +105,9 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 // What `run FILE.litmus` cannot honour, refused rather than ignored: herd's States need an
 // exhaustive search, and the litmus output has no checkers or replay (`validate` has).
+// The rest is honoured: --time-limit, --max-steps, --jobs and --stack-kib reach the
+// search, --json the output; --stop-on-failure is what a litmus run always does (a
+// failing execution is an error), and --quiet has no progress line to silence.
 std::string litmus_args_error(const RunArgs& a) {
   if (a.strategy != "dfs" && a.strategy != "dpor" && a.strategy != "optimal")
     return fmt::format("litmus tests are explored exhaustively (herd's States need every final "
@@ -109,12 +115,25 @@ std::string litmus_args_error(const RunArgs& a) {
                        a.strategy);
   if (a.preemption_bound >= 0 || a.depth_bound > 0)
     return "litmus tests are explored exhaustively; drop --preemption-bound and --depth-bound";
+  if (a.max_executions_given && a.max_executions != 0)  // 0, no limit, cuts nothing
+    return "litmus tests are explored exhaustively (herd's States need every final state); drop "
+           "--max-executions (--time-limit bounds the run)";
   if (!a.checkers.empty())
     return "run does not check litmus tests; use `atomcheck validate FILE.litmus --checker ...`";
   if (a.replay_given)
     return "run does not replay litmus tests; use `atomcheck validate FILE.litmus --replay ...`";
   if (!a.html.empty() || !a.dot.empty()) return "--html and --dot need --replay, which litmus tests do not take";
   if (a.seed_given || a.pct_depth_given) return "--seed and --pct-depth apply to the random and pct strategies only";
+  return "";
+}
+
+// What `run SPEC.json` cannot honour, refused rather than ignored. Every search option
+// reaches the spec's explorations; --quiet has no progress line to silence.
+std::string spec_args_error(const RunArgs& a) {
+  if (!a.html.empty() || !a.dot.empty())
+    return "run does not draw spec executions; drop --html and --dot (`run SPEC.json --replay "
+           "SCHEDULE` prints one)";
+  if (a.replay_given && a.json) return "run SPEC.json --replay prints text only; drop --json";
   return "";
 }
 
@@ -133,6 +152,10 @@ int run_file_target(const RunArgs& args) {
     return litmus::run_litmus_command(args.name, args.memory, base, args.json);
   }
   if (ends_with(args.name, ".json")) {  // engineer E: JSON program specs (specs/spec.hpp)
+    if (std::string e = spec_args_error(args); !e.empty()) {
+      fmt::print(stderr, "{}: {}\n", args.name, e);
+      return kExitBadInput;
+    }
     spec::CliRequest req;
     req.path = args.name;
     req.memory = args.memory_given ? args.memory : "";
@@ -140,6 +163,8 @@ int run_file_target(const RunArgs& args) {
     RunArgs spec_args = args;
     if (!args.strategy_given) spec_args.strategy = "dfs";
     apply_search_args(spec_args, req.explore, false);
+    req.explore.stop_on_failure = args.stop_on_failure;
+    req.max_steps_given = args.max_steps_given;
     req.replay = args.replay_given ? args.replay : "";
     req.json = args.json;
     SigintScope sigint;  // Ctrl-C: the report so far, expectations undecided, exit 3
@@ -590,13 +615,15 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--max-executions", a->max_executions,
                   "Stop after N executions, 0: no limit (random, pct: how many to sample, "
                   "default 1000; exhaustive strategies default to 1000000 or 600 s)")
-      ->each([a](const std::string&) { a->budget_given = true; });
+      ->check(unsigned_integer)
+      ->each([a](const std::string&) { a->budget_given = a->max_executions_given = true; });
   run->add_option("--time-limit", a->time_limit, "Stop after SECONDS, 0: no limit")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_seconds)
       ->each([a](const std::string&) { a->budget_given = true; });
   run->add_option("--max-steps", a->max_steps,
-                  "Steps per execution before it is reported as not terminating")
-      ->check(at_least_one);
+                  "Steps per execution before it is reported as not terminating (default 1000)")
+      ->check(at_least_one)
+      ->each([a](const std::string&) { a->max_steps_given = true; });
   run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
       ->each([a](const std::string&) { a->replay_given = true; });
   run->add_option("--strategy", a->strategy,
@@ -608,17 +635,19 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->check(unsigned_integer)
       ->each([a](const std::string&) { a->seed_given = true; });
   run->add_option("--pct-depth", a->pct_depth, "PCT: the bug depth d targeted (d - 1 change points), default 3")
+      ->check(at_least_one)
       ->each([a](const std::string&) { a->pct_depth_given = true; });
   run->add_option("--preemption-bound", a->preemption_bound,
                   "DFS: explore only schedules with at most N preemptions (exit 3 if it cut any)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(unsigned_integer);
   run->add_option("--depth-bound", a->depth_bound,
-                  "Cut every execution after N steps (not a failure; exit 3 if it cut any)");
+                  "Cut every execution after N steps (not a failure; exit 3 if it cut any)")
+      ->check(unsigned_integer);
   run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus and .json files only)")
       ->check(CLI::IsMember({"sc", "tso", "both"}))
       ->each([a](const std::string&) { a->memory_given = true; });
   run->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
-  run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)");
+  run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)")->check(stack_size_kib);
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");
   run->add_flag("--quiet", a->quiet, "No progress on stderr (a line redrawn on a terminal, else a line every 10 s)");

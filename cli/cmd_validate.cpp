@@ -37,8 +37,10 @@ struct ValidateArgs {
   std::string strategy = "dfs";
   std::uint64_t seed = 0;
   std::uint64_t max_executions = 0;
+  bool max_executions_given = false;
   double time_limit = 0;
-  std::uint64_t max_steps = 100000;
+  std::uint64_t max_steps = kDefaultMaxSteps;
+  bool max_steps_given = false;  // overrides a JSON spec's own max_steps
   std::size_t stack_kib = 0;
   unsigned jobs = 1;
   std::string replay;
@@ -326,9 +328,13 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   ExploreOptions o;
   o.strategy = strategy_kind(a.strategy);
   o.seed = a.seed;
+  // No default budget (0: unlimited) unless the user sets one; random and pct keep their
+  // default sample count.
   o.max_executions = a.max_executions;
+  if (!a.max_executions_given && (o.strategy == StrategyKind::random || o.strategy == StrategyKind::pct))
+    o.max_executions.reset();
   o.time_limit_seconds = a.time_limit;
-  o.max_steps = t.max_steps ? t.max_steps : a.max_steps;
+  o.max_steps = t.max_steps && !a.max_steps_given ? t.max_steps : a.max_steps;
   o.stack_size = a.stack_kib * 1024;
   o.jobs = a.jobs;
   return o;
@@ -575,6 +581,10 @@ int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& ins
     fmt::print(stderr, "--replay needs one memory model (--memory sc or --memory tso)\n");
     return kExitBadInput;
   }
+  if (a.json) {  // refused rather than ignored: the replay report is text only
+    fmt::print(stderr, "validate --replay prints text only; drop --json\n");
+    return kExitBadInput;
+  }
   ExploreOptions o = base_options(a, t);
   o.memory = a.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
   ReplayResult r;
@@ -699,12 +709,16 @@ void add_validate_command(CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"sc", "tso", "both"}));
   cmd->add_option("--strategy", a->strategy, "dfs (default), dpor, random, optimal or pct")
       ->check(CLI::IsMember({"dfs", "dpor", "random", "optimal", "pct"}));
-  cmd->add_option("--seed", a->seed, "Seed of the random strategies");
-  cmd->add_option("--max-executions", a->max_executions, "Stop after N executions (random: the sample size)");
-  cmd->add_option("--time-limit", a->time_limit, "Stop after SECONDS")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-steps", a->max_steps, "Steps per execution before it is reported as not terminating")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB");
+  cmd->add_option("--seed", a->seed, "Seed of the random strategies")->check(unsigned_integer);
+  cmd->add_option("--max-executions", a->max_executions, "Stop after N executions (random: the sample size)")
+      ->check(unsigned_integer)
+      ->each([a](const std::string&) { a->max_executions_given = true; });
+  cmd->add_option("--time-limit", a->time_limit, "Stop after SECONDS")->check(non_negative_seconds);
+  cmd->add_option("--max-steps", a->max_steps,
+                  "Steps per execution before it is reported as not terminating (default 1000)")
+      ->check(at_least_one)
+      ->each([a](const std::string&) { a->max_steps_given = true; });
+  cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB")->check(stack_size_kib);
   cmd->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
   cmd->add_option("--replay", a->replay,
                   "Re-run one execution and print each checker's answer beside its judge's")

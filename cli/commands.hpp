@@ -2,6 +2,10 @@
 // CLI11 subcommand whose callback stores the process exit code in `rc`.
 #pragma once
 
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -16,14 +20,29 @@ inline constexpr int kExitBudget = 3;    // a budget or bound stopped the search
 
 // Option checks whose messages fit on one line (CLI11's PositiveNumber prints the range
 // of a double, and an unsigned option takes "-1" as 2^64 - 1).
+// Digits only, within 64 bits (CLI11 saturates a longer number without a word).
 inline bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  std::strtoull(s.c_str(), nullptr, 10);
+  return errno != ERANGE;
 }
 inline const CLI::Validator unsigned_integer(
     [](std::string& s) -> std::string {
       return all_digits(s) ? "" : "'" + s + "' is not a non-negative whole number";
     },
     "UINT");
+// Seconds: CLI11's NonNegativeNumber lets "nan" through (then no limit) and prints the
+// range of a double.
+inline const CLI::Validator non_negative_seconds(
+    [](std::string& s) -> std::string {
+      char* end = nullptr;
+      double v = s.empty() ? -1 : std::strtod(s.c_str(), &end);
+      return !s.empty() && *end == '\0' && std::isfinite(v) && v >= 0
+                 ? ""
+                 : "'" + s + "' is not a non-negative number of seconds";
+    },
+    "SECONDS");
 inline const CLI::Validator at_least_one(
     [](std::string& s) -> std::string {
       return all_digits(s) && s.find_first_not_of('0') != std::string::npos
@@ -31,6 +50,23 @@ inline const CLI::Validator at_least_one(
                  : "'" + s + "' is not a whole number of at least 1";
     },
     "UINT>0");
+
+// A whole number in [lo, hi] (CLI11's Range message loses the option's name when the
+// option is hidden).
+inline CLI::Validator whole_number_in(std::uint64_t lo, std::uint64_t hi, const std::string& what) {
+  return CLI::Validator(
+      [lo, hi, what](std::string& s) -> std::string {
+        if (all_digits(s)) {
+          std::uint64_t v = std::strtoull(s.c_str(), nullptr, 10);
+          if (v >= lo && v <= hi) return "";
+        }
+        return "'" + s + "' is not " + what;
+      },
+      "UINT");
+}
+// --stack-kib: 0 is the default size; the cap keeps N * 1024 and the stacks' mmap sane.
+inline const CLI::Validator stack_size_kib =
+    whole_number_in(0, 1048576, "a stack size in KiB from 0 (default) to 1048576 (1 GiB)");
 
 // --jobs: worker threads add no speed yet on 2 cores (README, "Parallel exploration"),
 // so the default stays one thread.

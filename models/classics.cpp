@@ -168,8 +168,9 @@ ATOMCHECK_PROGRAM("locked-counter", "x++ from two threads under a mutex: always 
   check(x == 2, "lost update under a mutex");
 }
 
-// A spin loop without this_thread::yield(): DFS follows the schedule where the spinner
-// runs forever and reports it with --max-steps ("did not terminate within N steps").
+// A spin loop without this_thread::yield(): the search follows the schedule where the
+// spinner runs forever and reports it at the step bound ("did not terminate within 1000
+// steps", --max-steps), in about a second.
 ATOMCHECK_PROGRAM("spin", "a spin loop without yield(): some schedule never terminates") {
   atomic<int> flag(0, "flag");
   thread t([&] {

@@ -316,14 +316,23 @@ class shared {
   detail::Handle h_;
 };
 
-// std::atomic_thread_fence. Call it qualified (atomcheck::atomic_thread_fence): an
-// unqualified call also finds std::atomic_thread_fence by argument-dependent lookup.
-// seq_cst is a `fence` event (mfence under TSO: enabled only
+// std::atomic_thread_fence. seq_cst is a `fence` event (mfence under TSO: enabled only
 // with an empty store buffer); weaker fences are no-ops, as on x86.
-inline void atomic_thread_fence(std::memory_order mo,
-                                std::source_location loc = std::source_location::current()) {
-  detail::op_fence(mo, loc.line());
-}
+// An object, not a function: a std::memory_order argument makes argument-dependent
+// lookup find std::atomic_thread_fence, which beside a function of ours is ambiguous
+// (under `using namespace atomcheck;`) or silently std's real fence, invisible to the
+// harness. When unqualified lookup finds an object, ADL is not performed
+// ([basic.lookup.argdep]/3), so `atomic_thread_fence(mo)` is ours wherever our name is
+// visible. Where only std's is visible, the call is still std's.
+namespace detail {
+struct atomic_thread_fence_fn {
+  void operator()(std::memory_order mo,
+                  std::source_location loc = std::source_location::current()) const {
+    op_fence(mo, loc.line());
+  }
+};
+}  // namespace detail
+inline constexpr detail::atomic_thread_fence_fn atomic_thread_fence{};
 
 // A mutex with std::mutex's members; works with std::lock_guard, std::unique_lock and
 // std::scoped_lock. A thread waiting for a held mutex is not enabled. Locking a mutex

@@ -285,8 +285,13 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       break;
     }
     if (history_.steps() >= max_steps_) {
+      // The usual cause is a loop that waits for another thread without yielding, which
+      // the scheduler may run forever; the hint names the cure and the knob.
       failure_ = Failure{FailureKind::step_bound,
-                         fmt::format("did not terminate within {} steps", max_steps_), kNoId, {}, 0};
+                         fmt::format("did not terminate within {} steps (a spin loop without "
+                                     "yield()? use spin_until; raise with --max-steps or max_steps)",
+                                     max_steps_),
+                         kNoId, {}, 0};
       failed_ = true;
       end = EndKind::step_bound;
       break;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -529,17 +530,21 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   if (tso && options.strategy == StrategyKind::dpor) r.equivalence = Equivalence::step_order;
 
   std::unique_ptr<Strategy> strategy;
-  std::uint64_t limit = options.max_executions;
+  std::uint64_t limit = options.max_executions.value_or(kDefaultMaxExecutions);
+  // Random and pct read the count as their sample size: it is the strategy's natural end,
+  // not a cut. 0 (unlimited) samples until the time limit or an interrupt.
+  const std::uint64_t samples = options.max_executions.value_or(kDefaultSamples);
+  const std::uint64_t no_end = std::numeric_limits<std::uint64_t>::max();
   switch (options.strategy) {
     case StrategyKind::dfs: strategy = make_dfs_strategy(options.preemption_bound); break;
     case StrategyKind::random:
-      strategy = make_random_strategy(options.seed, limit ? limit : 1000);
-      limit = 0;  // the strategy's own count is its natural end, not a cut
+      strategy = make_random_strategy(options.seed, samples ? samples : no_end);
+      limit = 0;
       break;
     case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
     case StrategyKind::dpor: strategy = make_dpor_strategy(); break;
     case StrategyKind::pct:
-      strategy = make_pct_strategy(options.seed, options.pct_depth, limit ? limit : 1000);
+      strategy = make_pct_strategy(options.seed, options.pct_depth, samples ? samples : no_end);
       limit = 0;
       break;
     case StrategyKind::optimal: strategy = make_optimal_strategy(r.equivalence, tso); break;

@@ -60,16 +60,32 @@ struct ExploreProgress {
   double estimate = 0;             // estimated executions of the whole search; 0: unknown
 };
 
-// Options of one exploration. The defaults explore exhaustively under SC.
+// Default budgets, the same for explore() and the CLI, so that neither a GoogleTest nor
+// `atomcheck run` can hang. A search too big for them stops with StopReason
+// max_executions or time_limit (the CLI's exit 3), saying how far it got.
+// Steps per execution: Loom's default branch limit (LOOM_MAX_BRANCHES). Every registered
+// model and spec example ends well within it, and a spin loop without yield() is
+// reported in seconds instead of after the whole time budget.
+inline constexpr std::uint64_t kDefaultMaxSteps = 1000;
+// Executions of an exhaustive search (dfs, dpor, optimal) and its wall-clock budget.
+inline constexpr std::uint64_t kDefaultMaxExecutions = 1000000;
+inline constexpr double kDefaultTimeLimit = 600;
+// Executions random and pct sample when no count is given.
+inline constexpr std::uint64_t kDefaultSamples = 1000;
+
+// Options of one exploration. The defaults explore exhaustively under SC, within the
+// default budgets above.
 struct ExploreOptions {
   StrategyKind strategy = StrategyKind::dfs;
   MemoryModelKind memory = MemoryModelKind::sc;
   std::uint64_t seed = 0;              // random strategy
   std::string replay{};                // replay strategy: a schedule string
-  std::uint64_t max_executions = 0;    // 0: unlimited (random: 1000)
-  double time_limit_seconds = 0;       // 0: unlimited
-  std::uint64_t max_steps = 100000;    // scheduling steps per execution before
-                                       // "did not terminate within N steps"
+  // Unset: kDefaultMaxExecutions (random, pct: kDefaultSamples samples); 0: unlimited.
+  // Optional because random and pct read it as their sample count, whose default differs.
+  std::optional<std::uint64_t> max_executions{};
+  double time_limit_seconds = kDefaultTimeLimit;  // 0: unlimited
+  std::uint64_t max_steps = kDefaultMaxSteps;     // scheduling steps per execution before
+                                                  // "did not terminate within N steps"
   std::vector<std::string> checkers{};  // names for make_checker(); empty: count only
   CheckerOptions checker_options{};
   std::size_t stack_size = 0;          // bytes per fiber stack; 0: 64 KiB (256 KiB under ASan)

@@ -191,6 +191,7 @@ struct RunOptions {
                                           // (SC when it has none)
   std::vector<std::string> extra_checkers;  // run and reported besides the expected ones
   ExploreOptions explore;  // limits; strategy/memory/checkers are set per run
+  bool max_steps_given = false;  // explore.max_steps was asked for: it overrides the spec's
 };
 
 // The judgement of one expectation.
@@ -234,6 +235,7 @@ struct CliRequest {
   std::string memory;                 // "", "sc", "tso" or "both" ("": from the spec)
   std::vector<std::string> checkers;  // extra checkers (already split at commas)
   ExploreOptions explore;             // limits (strategy, max executions, time, steps)
+  bool max_steps_given = false;       // --max-steps: overrides the spec's max_steps
   std::string replay;                 // non-empty: replay this schedule, print its trace
   bool json = false;
 };

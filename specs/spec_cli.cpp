@@ -92,6 +92,7 @@ int run_spec_cli(const CliRequest& req) {
   RunOptions options;
   options.extra_checkers = req.checkers;
   options.explore = req.explore;
+  options.max_steps_given = req.max_steps_given;
   if (req.memory == "sc") options.memories = {MemoryModelKind::sc};
   else if (req.memory == "tso") options.memories = {MemoryModelKind::tso};
   else if (req.memory == "both") options.memories = {MemoryModelKind::sc, MemoryModelKind::tso};
@@ -108,7 +109,7 @@ int run_spec_cli(const CliRequest& req) {
       return 2;
     }
     eo.checkers = req.checkers;
-    if (spec.max_steps) eo.max_steps = spec.max_steps;
+    if (spec.max_steps && !req.max_steps_given) eo.max_steps = spec.max_steps;
     Program program = spec_program(spec);
     ReplayResult r;
     try {

@@ -270,7 +270,7 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   ExploreOptions eo = options.explore;
   eo.memory = memory;
   eo.checkers = names;
-  if (spec.max_steps) eo.max_steps = spec.max_steps;
+  if (spec.max_steps && !options.max_steps_given) eo.max_steps = spec.max_steps;
 
   Program program = spec_program(spec);
   std::vector<CheckerTally> tally(names.size());

@@ -3,6 +3,7 @@
 // spin loop, API misuse; and the API refuses to be used outside an exploration.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <optional>
 #include <stdexcept>
 
@@ -107,8 +108,65 @@ TEST(ExploreFailures, SpinLoopHitsStepBound) {
   EXPECT_GT(r.step_bounded, 0u);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_EQ(r.failures[0].kind, FailureKind::step_bound);
-  EXPECT_EQ(r.failures[0].message, "did not terminate within 200 steps");
+  EXPECT_EQ(r.failures[0].message,
+            "did not terminate within 200 steps (a spin loop without yield()? use spin_until; "
+            "raise with --max-steps or max_steps)");
   EXPECT_TRUE(r.exhausted());
+}
+
+// The default options cannot hang a test on a spin loop without yield(): the step bound
+// (Loom's branch limit) reports it, with the cure in the message, and the search ends.
+TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
+  ExploreOptions o;
+  EXPECT_EQ(o.max_steps, kDefaultMaxSteps);
+  EXPECT_EQ(kDefaultMaxSteps, 1000u);
+  ExploreResult r = explore([] {
+    atomic<int> flag(0);
+    thread t([&] {
+      while (flag.load() == 0) {
+      }
+    });
+    flag.store(1);
+    t.join();
+  });
+  EXPECT_GT(r.step_bounded, 0u);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_EQ(r.failures[0].kind, FailureKind::step_bound);
+  EXPECT_NE(r.failures[0].message.find("did not terminate within 1000 steps"), std::string::npos);
+  EXPECT_NE(r.failures[0].message.find("spin_until"), std::string::npos) << r.failures[0].message;
+  EXPECT_TRUE(r.exhausted());
+}
+
+// Unset, max_executions is the strategy's default: a budget for exhaustive searches, a
+// sample count for random and pct; 0 is no limit.
+TEST(ExploreFailures, DefaultBudgets) {
+  ExploreOptions o;
+  EXPECT_FALSE(o.max_executions.has_value());
+  EXPECT_EQ(o.time_limit_seconds, kDefaultTimeLimit);
+  auto body = [] {
+    atomic<int> x(0);
+    thread t([&] { x.store(1); });
+    (void)x.load();
+    t.join();
+  };
+  o.strategy = StrategyKind::random;
+  EXPECT_EQ(explore(body, o).executions, kDefaultSamples);
+  o.max_executions = 7;
+  ExploreResult seven = explore(body, o);
+  EXPECT_EQ(seven.executions, 7u);
+  EXPECT_EQ(seven.stop, StopReason::none);  // a sample's end, not a cut
+  // Unlimited sampling runs until stopped; here by an interrupt past the default count.
+  std::atomic<bool> stop{false};
+  o.max_executions = 0;
+  o.interrupt = &stop;
+  ExploreResult unlimited = explore(body, o, [&stop](const ExecutionView& v) {
+    if (v.index > kDefaultSamples) stop = true;
+  });
+  EXPECT_EQ(unlimited.stop, StopReason::interrupted);
+  EXPECT_GT(unlimited.executions, kDefaultSamples);
+  ExploreOptions dfs;
+  dfs.max_executions = 1;
+  EXPECT_EQ(explore(body, dfs).stop, StopReason::max_executions);
 }
 
 TEST(ExploreFailures, YieldMakesSpinLoopsFinite) {

@@ -357,20 +357,35 @@ TEST(LitmusExpected, CliJsonCarriesSearchCounts) {
 }
 
 // A budget that cuts the search: exit 3, `complete: false`, the text says so.
+// --max-executions is refused (below); the time limit is the litmus run's budget. A
+// microsecond is shorter than any search, so the cut is certain.
 TEST(LitmusExpected, CliBudgetCutsWithExit3) {
   std::string ring = atomcheck::testing::data_path("litmus/atomcheck-x86/SB-ring4.litmus");
-  auto r = atomcheck::testing::run_cli({"run", ring, "--memory", "tso", "--max-executions", "5", "--json"});
+  auto r = atomcheck::testing::run_cli({"run", ring, "--memory", "tso", "--time-limit", "0.000001", "--json"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["results"][0]["complete"], false);
-  EXPECT_EQ(j["results"][0]["executions"], 5);
-  EXPECT_EQ(j["results"][0]["stop"], "max-executions");
-  auto t = atomcheck::testing::run_cli({"run", ring, "--memory", "tso", "--max-executions", "5"});
+  EXPECT_EQ(j["results"][0]["stop"], "time-limit");
+  auto t = atomcheck::testing::run_cli({"run", ring, "--memory", "tso", "--time-limit", "0.000001"});
   EXPECT_EQ(t.exit_code, 3);
   EXPECT_NE(t.out.find("Incomplete: "), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("stopped: max-executions"), std::string::npos) << t.out;
-  auto ok = atomcheck::testing::run_cli({"run", ring, "--memory", "both", "--max-executions", "100000"});
+  EXPECT_NE(t.out.find("stopped: time-limit"), std::string::npos) << t.out;
+  auto ok = atomcheck::testing::run_cli({"run", ring, "--memory", "both", "--max-executions", "0"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+// The options a litmus run honours reach its search: a step bound below what SB's
+// threads need fails the run (exit 1), and the other options leave the answer unchanged.
+TEST(LitmusExpected, CliHonoursSearchOptions) {
+  std::string sb = atomcheck::testing::data_path("litmus/herdtools7-x86/SB.litmus");
+  auto plain = atomcheck::testing::run_cli({"run", sb, "--memory", "tso"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  auto steps = atomcheck::testing::run_cli({"run", sb, "--memory", "tso", "--max-steps", "2"});
+  EXPECT_EQ(steps.exit_code, 1) << steps.out << steps.err;
+  auto rest = atomcheck::testing::run_cli({"run", sb, "--memory", "tso", "--jobs", "2", "--stack-kib", "128",
+                                           "--quiet", "--stop-on-failure", "--time-limit", "60"});
+  EXPECT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_EQ(rest.out.substr(0, rest.out.find("Explored")), plain.out.substr(0, plain.out.find("Explored")));
 }
 
 // What `run FILE.litmus` cannot honour is refused with one line and exit 2.
@@ -379,7 +394,7 @@ TEST(LitmusExpected, CliRefusesWhatItCannotHonour) {
   for (std::vector<std::string> extra :
        {std::vector<std::string>{"--strategy", "random"}, {"--strategy", "pct"},
         {"--preemption-bound", "1"}, {"--depth-bound", "3"}, {"--checker", "velodrome"},
-        {"--replay", "11"}, {"--seed", "3"}, {"--html", "x.html"}}) {
+        {"--replay", "11"}, {"--seed", "3"}, {"--html", "x.html"}, {"--max-executions", "5"}}) {
     std::vector<std::string> args = {"run", sb};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = atomcheck::testing::run_cli(args);
@@ -388,6 +403,7 @@ TEST(LitmusExpected, CliRefusesWhatItCannotHonour) {
     EXPECT_EQ(r.err.rfind(sb + ": ", 0), 0u) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find(extra[0]), std::string::npos) << r.err;  // names the option
   }
 }
 

@@ -112,6 +112,18 @@ TEST(RunCli, SpinLoopReportsStepBound) {
   EXPECT_EQ(y.exit_code, 0) << y.out;
 }
 
+// With the default step bound (Loom's 1000 branches) the spin is a failure, not a search
+// that runs its whole time budget.
+TEST(RunCli, SpinLoopFailsWithDefaultOptions) {
+  auto r = run_cli({"run", "spin"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[step bound] did not terminate within 1000 steps (a spin loop without yield()? "
+                       "use spin_until;"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(exhaustive)"), std::string::npos) << r.out;
+}
+
 TEST(RunCli, BadInputExits2WithOneLine) {
   auto r = run_cli({"run", "no-such-program"});
   EXPECT_EQ(r.exit_code, 2);
