@@ -173,7 +173,9 @@ struct Spec {
   std::vector<UnitOfWork> units_of_work;
   std::vector<Observed> observed;
   Expectations expect_sc, expect_tso;
-  std::uint64_t max_steps = 0;  // 0: the explorer's default
+  // Absent from the file: the explorer's default, raised to what the spec can take when
+  // every loop runs to its bound (a spec always terminates).
+  std::uint64_t max_steps = 0;
 };
 
 // Loads a spec from text; `file` names it in messages. Throws SpecError.

@@ -83,6 +83,11 @@ class Loader {
     if (root.find("locks")) load_locks(top.member("locks"));
     if (!root.find("threads")) fail(top, "missing field \"threads\"");
     load_threads(top.member("threads"));
+    // A spec always terminates (every loop is bounded), so the step bound that catches
+    // unbounded spins in C++ programs must not cut it: each operation is at most one
+    // step, plus a commit per store under TSO and each thread's start and end.
+    if (spec_.max_steps == 0)
+      spec_.max_steps = std::max<std::uint64_t>(kDefaultMaxSteps, 2 * unrolled_ + 4 * spec_.threads.size());
     if (root.find("atomic_sets")) load_atomic_sets(top.member("atomic_sets"));
     if (root.find("units_of_work")) load_units(top.member("units_of_work"));
     if (root.find("observe")) {
@@ -264,6 +269,7 @@ class Loader {
       At ops = required(t, "ops");
       std::uint64_t cost = 0;
       th.ops = op_list(ops, ctx, 1, cost);
+      unrolled_ += cost;
     }
     for (std::size_t i = 0; i < spec_.threads.size(); ++i)
       spec_.threads[i].spawned_by_op = spawn_count_[i] > 0;
@@ -727,6 +733,7 @@ class Loader {
   std::string file_;
   Spec& spec_;
   std::vector<int> spawn_count_;
+  std::uint64_t unrolled_ = 0;  // operations of all threads with every loop at its bound
   // Name -> dense id, so that loading stays linear in the size of the input.
   std::unordered_map<std::string, std::uint32_t> var_ix_, lock_ix_, obs_ix_;
   std::vector<std::unordered_map<std::string, std::uint32_t>> reg_ix_;

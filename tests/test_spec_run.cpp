@@ -395,3 +395,28 @@ TEST(SpecCli, ReplayPrintsTheExecution) {
 
 }  // namespace
 }  // namespace atomcheck::spec
+
+namespace atomcheck::spec {
+namespace {
+
+// A spec always terminates, so the default step bound (1000, there to report unbounded
+// spins in C++ programs) is raised to what its bounded loops can take: 3,000 loads run
+// to the end, while a spec that sets max_steps keeps it.
+TEST(SpecRun, LongBoundedLoopsAreNotCutByTheDefaultStepBound) {
+  const std::string text = R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [
+    {"name": "t", "ops": [{"op": "loop", "bound": 3000, "body": [{"op": "load", "var": "x", "reg": "r"}]}]}]})";
+  Spec s = parse_spec(text, "long.json");
+  EXPECT_GE(s.max_steps, 3000u);
+  RunReport r = run_spec(s, {});
+  ASSERT_EQ(r.models.size(), 1u);
+  EXPECT_EQ(r.models[0].result.step_bounded, 0u);
+  EXPECT_EQ(r.models[0].result.completed, 1u);
+  Spec capped = parse_spec(R"({"atomcheck": 1, "max_steps": 100, "vars": {"x": 0}, "threads": [
+    {"name": "t", "ops": [{"op": "loop", "bound": 3000, "body": [{"op": "load", "var": "x", "reg": "r"}]}]}]})",
+                           "capped.json");
+  EXPECT_EQ(capped.max_steps, 100u);
+  EXPECT_EQ(run_spec(capped, {}).models[0].result.step_bounded, 1u);
+}
+
+}  // namespace
+}  // namespace atomcheck::spec
