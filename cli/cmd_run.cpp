@@ -96,6 +96,21 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
 std::string search_args_error(const RunArgs& a) {
   if (a.preemption_bound >= 0 && a.strategy != "dfs")
     return "--preemption-bound needs --strategy dfs (with DPOR a preemption bound loses classes)";
+  if (a.replay_given) {  // one given execution: the options of a search would be ignored
+    std::string unused;
+    auto add = [&](bool given, const char* name) {
+      if (given) unused += (unused.empty() ? "" : ", ") + std::string(name);
+    };
+    add(a.strategy_given, "--strategy");
+    add(a.seed_given, "--seed");
+    add(a.pct_depth_given, "--pct-depth");
+    add(a.max_executions_given, "--max-executions");
+    add(a.time_limit > 0, "--time-limit");
+    add(a.preemption_bound >= 0, "--preemption-bound");
+    add(a.jobs != 1, "--jobs");
+    add(a.stop_on_failure, "--stop-on-failure");
+    if (!unused.empty()) return "--replay runs the one execution its schedule names; drop " + unused;
+  }
   return "";
 }
 
@@ -223,6 +238,8 @@ nlohmann::json event_json(const Trace& t, const Event& e) {
 std::string replay_command(const RunArgs& a, const std::string& schedule) {
   std::string cmd = fmt::format("atomcheck run {} --replay '{}'", a.name, schedule);
   if (a.memory != "sc") cmd += " --memory " + a.memory;
+  // A step-bound failure replays only under the same bound.
+  if (a.max_steps_given) cmd += fmt::format(" --max-steps {}", a.max_steps);
   return cmd;
 }
 

@@ -643,7 +643,23 @@ int validate_command(const ValidateArgs& a) {
     fmt::print(stderr, "{}\n", error);
     return kExitBadInput;
   }
-  if (a.replay_given) return do_replay(a, target, proto_instances, proto_rows);
+  if (a.replay_given) {
+    // One given execution: the options of a search would be ignored.
+    std::string unused;
+    auto add = [&](bool given, const char* name) {
+      if (given) unused += (unused.empty() ? "" : ", ") + std::string(name);
+    };
+    add(a.strategy != "dfs", "--strategy");
+    add(a.seed != 0, "--seed");
+    add(a.max_executions_given, "--max-executions");
+    add(a.time_limit > 0, "--time-limit");
+    add(a.jobs != 1, "--jobs");
+    if (!unused.empty()) {
+      fmt::print(stderr, "--replay runs the one execution its schedule names; drop {}\n", unused);
+      return kExitBadInput;
+    }
+    return do_replay(a, target, proto_instances, proto_rows);
+  }
 
   std::vector<MemoryModelKind> memories;
   if (a.memory == "sc" || a.memory == "both") memories.push_back(MemoryModelKind::sc);

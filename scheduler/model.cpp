@@ -135,7 +135,10 @@ std::string describe_verdict(const Trace& execution, const Verdict& v) {
 // The C++ expression that replays `schedule` with the options that matter to it.
 std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
   std::vector<std::string> fields;
+  // Designated initializers, in ExploreOptions' member order.
   if (o.memory == MemoryModelKind::tso) fields.push_back(".memory = atomcheck::MemoryModelKind::tso");
+  // A step-bound failure replays only under the same bound.
+  if (o.max_steps != kDefaultMaxSteps) fields.push_back(fmt::format(".max_steps = {}", o.max_steps));
   if (!o.checkers.empty()) {
     std::string list;
     for (const std::string& c : o.checkers) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", c);
@@ -158,6 +161,7 @@ std::string cli_line(const std::string& schedule, const ExploreOptions& o, std::
     line += " --checker ";
     for (std::size_t k = 0; k < o.checkers.size(); ++k) line += fmt::format("{}{}", k ? "," : "", o.checkers[k]);
   }
+  if (o.max_steps != kDefaultMaxSteps) line += fmt::format(" --max-steps {}", o.max_steps);
   if (name.empty())
     line += "   (NAME: the body registered with ATOMCHECK_PROGRAM, in a binary calling atomcheck::cli_main)";
   else

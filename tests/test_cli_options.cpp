@@ -133,3 +133,31 @@ TEST(CliOptions, ValidateMaxStepsOverridesTheSpec) {
 
 }  // namespace
 }  // namespace atomcheck
+
+namespace atomcheck {
+namespace {
+
+// --replay runs one execution: the options of a search are refused, not ignored, and a
+// replay command carries a --max-steps the search used (a step-bound failure replays only
+// under the same bound).
+TEST(CliOptions, ReplayRefusesSearchOptions) {
+  using testing::run_cli;
+  for (std::vector<std::string> extra : {std::vector<std::string>{"--strategy", "dfs"}, {"--max-executions", "5"},
+                                         {"--time-limit", "3"}, {"--jobs", "2"}, {"--stop-on-failure"}}) {
+    std::vector<std::string> args = {"run", "lost-update", "--replay", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("--replay runs the one execution its schedule names; drop " + extra[0]), std::string::npos)
+        << r.err;
+  }
+  auto v = run_cli({"validate", "lost-update", "--checker", "velodrome", "--replay", "1", "--strategy", "optimal"});
+  EXPECT_EQ(v.exit_code, 2) << v.out << v.err;
+  EXPECT_NE(v.err.find("drop --strategy"), std::string::npos) << v.err;
+  auto spin = run_cli({"run", "spin", "--max-steps", "300"});
+  EXPECT_EQ(spin.exit_code, 1) << spin.out << spin.err;
+  EXPECT_NE(spin.out.find("--max-steps 300"), std::string::npos) << spin.out;
+}
+
+}  // namespace
+}  // namespace atomcheck

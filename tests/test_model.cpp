@@ -350,3 +350,29 @@ TEST(ModelEnv, ReportFileCollectsFailureReports) {
 
 }  // namespace
 }  // namespace atomcheck
+
+namespace atomcheck {
+namespace {
+
+// A step-bound failure found under a raised bound replays only under that bound: the
+// report's C++ call and command line both carry it.
+TEST(Model, ReplayLinesCarryANonDefaultStepBound) {
+  ModelReport rep = check_model(
+      [] {
+        atomic<int> flag(0);
+        thread t([&] {
+          while (flag.load() == 0) {
+          }
+        });
+        flag.store(1);
+        t.join();
+      },
+      {.max_steps = 300});
+  ASSERT_FALSE(rep.ok);
+  EXPECT_NE(rep.text.find("did not terminate within 300 steps"), std::string::npos) << rep.text;
+  EXPECT_NE(rep.text.find(".max_steps = 300}"), std::string::npos) << rep.text;
+  EXPECT_NE(rep.text.find("--max-steps 300"), std::string::npos) << rep.text;
+}
+
+}  // namespace
+}  // namespace atomcheck
