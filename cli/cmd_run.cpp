@@ -16,6 +16,7 @@
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "scheduler/crash_report.hpp"
 #include "cli/progress.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
@@ -570,6 +571,9 @@ int run_command(RunArgs a) {
 
   SigintScope sigint;
   o.interrupt = SigintScope::flag();
+  // A crash in the body names the command that replays its execution.
+  detail::CrashScope crash_report(fmt::format("atomcheck run {}{}{}", a.name, a.memory == "tso" ? " --memory tso" : "",
+                                              a.max_steps_given ? fmt::format(" --max-steps {}", a.max_steps) : ""));
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   o.progress = progress.callback();
   ExploreResult r = explore(p->body, o);

@@ -19,6 +19,7 @@
 #include <fmt/core.h>
 
 #include "checkers/registry.hpp"
+#include "scheduler/crash_report.hpp"
 #include "scheduler/equivalence.hpp"
 #include "scheduler/execution.hpp"
 #include "scheduler/strategy.hpp"
@@ -418,6 +419,7 @@ class Pool {
 #endif
   }
   void work(Strategy& strategy, Judges& judges) {
+    detail::ensure_alt_stack();
     detail::Execution exec(options_.memory, options_.stack_size, options_.max_steps);
     exec.set_depth_bound(options_.depth_bound);
     for (;;) {
@@ -506,6 +508,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const ExploreOptions options = with_deadline(given, start);
+  // A fatal signal in the body prints the execution's schedule before the process dies.
+  detail::CrashScope crash_report;
+  detail::ensure_alt_stack();
   ExploreResult r;
 
   Judges judges(options);

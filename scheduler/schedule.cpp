@@ -39,40 +39,60 @@ bool dependent(const Transition& a, const Transition& b) {
   return false;
 }
 
-namespace {
-std::string thread_token(ThreadId t, bool flush) {
-  std::string out = flush ? "!" : "";
-  if (t < 10) {
-    out += static_cast<char>('0' + t);
-  } else if (t < 36) {
-    out += static_cast<char>('a' + (t - 10));
-  } else {
-    out += fmt::format("{{{}}}", t);
-  }
-  return out;
-}
-}  // namespace
-
-std::string format_schedule(std::span<const Transition> choices) {
-  std::string out;
+std::size_t write_schedule(std::span<const Transition> choices, char* out, std::size_t cap) {
+  // No allocation and no library formatting: the crash handler calls this.
+  std::size_t n = 0;
+  auto put = [&](char c) {
+    if (n < cap) out[n] = c;
+    ++n;
+  };
+  auto digits = [](std::uint64_t v) {
+    std::size_t d = 1;
+    while (v >= 10) v /= 10, ++d;
+    return d;
+  };
+  auto put_number = [&](std::uint64_t v) {
+    char d[20];
+    std::size_t k = 0;
+    do d[k++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
+    while (k > 0) put(d[--k]);
+  };
+  auto token_size = [&](ThreadId t, bool flush) { return (flush ? 1 : 0) + (t < 36 ? 1 : digits(t) + 2); };
+  auto put_token = [&](ThreadId t, bool flush) {
+    if (flush) put('!');
+    if (t < 10) {
+      put(static_cast<char>('0' + t));
+    } else if (t < 36) {
+      put(static_cast<char>('a' + (t - 10)));
+    } else {
+      put('{');
+      put_number(t);
+      put('}');
+    }
+  };
   std::size_t i = 0;
   while (i < choices.size()) {
     const Transition& c = choices[i];
     bool flush = c.action == Action::flush;
     std::size_t j = i + 1;
-    while (j < choices.size() && choices[j].thread == c.thread &&
-           (choices[j].action == Action::flush) == flush)
-      ++j;
-    std::string token = thread_token(c.thread, flush);
-    std::size_t run = j - i;
-    std::string rle = token + "[" + std::to_string(run) + "]";
-    if (run * token.size() > rle.size()) {
-      out += rle;
+    while (j < choices.size() && choices[j].thread == c.thread && (choices[j].action == Action::flush) == flush) ++j;
+    const std::size_t run = j - i, token = token_size(c.thread, flush);
+    if (run * token > token + digits(run) + 2) {
+      put_token(c.thread, flush);
+      put('[');
+      put_number(run);
+      put(']');
     } else {
-      for (std::size_t k = 0; k < run; ++k) out += token;
+      for (std::size_t k = 0; k < run; ++k) put_token(c.thread, flush);
     }
     i = j;
   }
+  return n;
+}
+
+std::string format_schedule(std::span<const Transition> choices) {
+  std::string out(write_schedule(choices, nullptr, 0), '\0');
+  write_schedule(choices, out.data(), out.size());
   return out;
 }
 

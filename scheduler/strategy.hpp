@@ -256,6 +256,9 @@ std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);
 // followed by t. A run of one choice is printed once followed by "[count]" when that
 // is shorter ("0000001" -> "0[6]1").
 std::string format_schedule(std::span<const Transition> choices);
+// The same into out[0, cap) without allocating (for a signal handler); returns the full
+// length, which may exceed cap (the rest is cut).
+std::size_t write_schedule(std::span<const Transition> choices, char* out, std::size_t cap);
 // Parses a schedule into (thread, is_flush) choices; false with `error` set on bad syntax.
 struct ScheduleChoice {
   ThreadId thread = 0;

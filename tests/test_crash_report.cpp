@@ -1,0 +1,127 @@
+// A fatal signal in a test thread prints the execution's schedule and how to replay it
+// before the process dies (issue 21, item 6). Death tests: the process must die, of the
+// same signal, with the report on stderr.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cstdlib>
+
+#include "atomcheck/atomcheck.hpp"
+#include "scheduler/crash_report.hpp"
+#include "scheduler/strategy.hpp"
+
+namespace atomcheck {
+namespace {
+
+// Killed by `sig`, or, under a sanitizer whose handler our report hands the signal on to,
+// exited with its error code.
+struct DiesOf {
+  int sig;
+  bool operator()(int status) const {
+    if (WIFSIGNALED(status)) return WTERMSIG(status) == sig;
+    return std::getenv("ATOMCHECK_SANITIZED") != nullptr && WIFEXITED(status) && WEXITSTATUS(status) != 0;
+  }
+};
+
+// T1 crashes only when it reads T0's store: the report must name a schedule where T0's
+// store comes first, and replaying that schedule must reach the crash again.
+void crashes_after_store() {
+  atomic<int> x(0, "x");
+  thread t0([&] { x.store(1); });
+  thread t1([&] {
+    if (x.load() == 1) std::raise(SIGSEGV);
+  });
+  t0.join();
+  t1.join();
+}
+
+TEST(CrashReportDeathTest, SegfaultPrintsTheScheduleAndTheReplayCall) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(explore(crashes_after_store), DiesOf{SIGSEGV},
+              "atomcheck: SIGSEGV in a test thread; the execution's schedule so far: '[0-9a-z!\\[\\]]*'\n"
+              "  replay it: atomcheck::replay\\(body, \"");
+}
+
+// The schedule printed is the one that reaches the crash: the same body with check(false)
+// in place of the crash fails first at the same point of the same search, and its
+// failure's schedule (which replays it) is what the report must print.
+TEST(CrashReportDeathTest, ThePrintedScheduleIsTheCrashingOne) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ExploreResult r = explore([] {
+    atomic<int> x(0, "x");
+    thread t0([&] { x.store(1); });
+    thread t1([&] { check(x.load() != 1, "stands for the crash"); });
+    t0.join();
+    t1.join();
+  });
+  ASSERT_FALSE(r.failures.empty());
+  ASSERT_FALSE(r.failures[0].schedule.empty());
+  std::string escaped;
+  for (char c : r.failures[0].schedule) {
+    if (c == '[' || c == ']' || c == '{' || c == '}') escaped += '\\';
+    escaped += c;
+  }
+  EXPECT_EXIT(explore(crashes_after_store), DiesOf{SIGSEGV},
+              "schedule so far: '" + escaped + "'\n  replay it: atomcheck::replay\\(body, \"" + escaped + "\"\\)");
+}
+
+TEST(CrashReportDeathTest, AbortAndTheHintOfTheCli) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        detail::CrashScope outer("atomcheck run my-program --memory tso");
+        explore([] {
+          thread t([] { std::abort(); });
+          t.join();
+        });
+      },
+      DiesOf{SIGABRT}, "SIGABRT in a test thread.*\n  replay it: atomcheck run my-program --memory tso --replay '");
+}
+
+TEST(CrashReportDeathTest, StackOverflowOfAFiberIsReported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      explore([] {
+        thread t([] {
+          // Deep enough for any fiber stack; volatile so the frames stay.
+          struct Rec {
+            static int down(int n) {
+              volatile char pad[1024];
+              pad[0] = static_cast<char>(n);
+              return n == 0 ? pad[0] : down(n - 1) + pad[0];
+            }
+          };
+          Rec::down(1 << 20);
+        });
+        t.join();
+      }),
+      DiesOf{SIGSEGV}, "SIGSEGV in a test thread");
+}
+
+// The handlers are only there while a search runs: afterwards a signal is handled as
+// before (here: the default action, which the death test observes without a report).
+TEST(CrashReportDeathTest, NoReportOutsideASearch) {
+  if (std::getenv("ATOMCHECK_SANITIZED") != nullptr) GTEST_SKIP() << "a sanitizer reports the signal itself";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  explore([] {});
+  EXPECT_EXIT(std::raise(SIGSEGV), ::testing::KilledBySignal(SIGSEGV), "^$");
+}
+
+// write_schedule is format_schedule without allocation; they agree, cut included.
+TEST(CrashReport, WriteScheduleEqualsFormatSchedule) {
+  std::vector<Transition> choices;
+  for (ThreadId t : {0u, 0u, 0u, 0u, 0u, 0u, 1u, 40u, 40u, 40u, 12u, 12u})
+    choices.push_back(Transition{t, Action::read, 0});
+  choices.push_back(Transition{3, Action::flush, 0});
+  choices.push_back(Transition{3, Action::flush, 0});
+  std::string full = format_schedule(choices);
+  EXPECT_EQ(full, "0[6]1{40}[3]cc!3!3");
+  char buf[5];
+  EXPECT_EQ(write_schedule(choices, buf, sizeof buf), full.size());
+  EXPECT_EQ(std::string(buf, sizeof buf), full.substr(0, 5));
+}
+
+}  // namespace
+}  // namespace atomcheck
