@@ -44,6 +44,7 @@ struct RunArgs {
   bool strategy_given = false;  // JSON specs keep DFS (their expectations count schedules)
   std::uint64_t max_steps = kDefaultMaxSteps;
   bool max_steps_given = false;  // overrides a JSON spec's own max_steps
+  double step_timeout = kDefaultStepTimeout;
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
@@ -85,6 +86,7 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
     o.time_limit_seconds = kDefaultTimeLimit;
   }
   o.max_steps = a.max_steps;
+  o.step_timeout_seconds = a.step_timeout;
   o.stack_size = a.stack_kib * 1024;
   o.pct_depth = a.pct_depth;
   o.preemption_bound = a.preemption_bound;
@@ -573,7 +575,8 @@ int run_command(RunArgs a) {
   o.interrupt = SigintScope::flag();
   // A crash in the body names the command that replays its execution.
   detail::CrashScope crash_report(fmt::format("atomcheck run {}{}{}", a.name, a.memory == "tso" ? " --memory tso" : "",
-                                              a.max_steps_given ? fmt::format(" --max-steps {}", a.max_steps) : ""));
+                                              a.max_steps_given ? fmt::format(" --max-steps {}", a.max_steps) : ""),
+                                  a.step_timeout);
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   o.progress = progress.callback();
   ExploreResult r = explore(p->body, o);
@@ -645,6 +648,10 @@ void add_run_commands(CLI::App& app, int& rc) {
                   "Steps per execution before it is reported as not terminating (default 1000)")
       ->check(at_least_one)
       ->each([a](const std::string&) { a->max_steps_given = true; });
+  run->add_option("--step-timeout", a->step_timeout,
+                  "Seconds a test thread may run without a step before it is reported as hung with its "
+                  "schedule, ending the run (exit 3); default 60, 0: never")
+      ->check(non_negative_seconds);
   run->add_option("--replay", a->replay, "Re-run exactly the execution with this schedule and print its trace")
       ->each([a](const std::string&) { a->replay_given = true; });
   run->add_option("--strategy", a->strategy,

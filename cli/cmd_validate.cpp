@@ -41,6 +41,7 @@ struct ValidateArgs {
   double time_limit = 0;
   std::uint64_t max_steps = kDefaultMaxSteps;
   bool max_steps_given = false;  // overrides a JSON spec's own max_steps
+  double step_timeout = kDefaultStepTimeout;
   std::size_t stack_kib = 0;
   unsigned jobs = 1;
   std::string replay;
@@ -335,6 +336,7 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
     o.max_executions.reset();
   o.time_limit_seconds = a.time_limit;
   o.max_steps = t.max_steps && !a.max_steps_given ? t.max_steps : a.max_steps;
+  o.step_timeout_seconds = a.step_timeout;
   o.stack_size = a.stack_kib * 1024;
   o.jobs = a.jobs;
   return o;
@@ -734,6 +736,10 @@ void add_validate_command(CLI::App& app, int& rc) {
                   "Steps per execution before it is reported as not terminating (default 1000)")
       ->check(at_least_one)
       ->each([a](const std::string&) { a->max_steps_given = true; });
+  cmd->add_option("--step-timeout", a->step_timeout,
+                  "Seconds a test thread may run without a step before it is reported as hung (exit 3); "
+                  "default 60, 0: never")
+      ->check(non_negative_seconds);
   cmd->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB")->check(stack_size_kib);
   cmd->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
   cmd->add_option("--replay", a->replay,

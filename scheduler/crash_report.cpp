@@ -7,9 +7,16 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 #include "scheduler/execution.hpp"
 #include "scheduler/strategy.hpp"
@@ -50,18 +57,19 @@ struct Line {
   void add(const char* s) { add(s, std::strlen(s)); }
 };
 
-extern "C" void on_fatal_signal(int sig, siginfo_t*, void*) {
+// Writes "atomcheck: WHAT; the execution's schedule so far: 'S'" and the replay line
+// for `e` (nullptr: "WHAT outside an execution") to stderr, from the static buffers.
+void report(const char* what, const Execution* e) {
   Line out;
   out.add("\natomcheck: ");
-  out.add(signal_name(sig));
-  const Execution* e = Execution::current();
+  out.add(what);
   if (e == nullptr) {
     out.add(" outside an execution\n");
   } else {
     std::size_t len = write_schedule(e->choices(), g_schedule, sizeof(g_schedule));
     const bool cut = len > sizeof(g_schedule);
     if (cut) len = sizeof(g_schedule);
-    out.add(" in a test thread; the execution's schedule so far: '");
+    out.add("; the execution's schedule so far: '");
     out.add(g_schedule, len);
     out.add(cut ? "...' (cut)\n" : "'\n");
     out.add("  replay it: ");
@@ -81,17 +89,87 @@ extern "C" void on_fatal_signal(int sig, siginfo_t*, void*) {
     if (w <= 0) break;
     off += static_cast<std::size_t>(w);
   }
+}
+
+extern "C" void on_fatal_signal(int sig, siginfo_t*, void*) {
+  char what[64] = {};
+  std::strncat(what, signal_name(sig), sizeof(what) - 32);
+  std::strcat(what, " in a test thread");
+  report(what, Execution::current());
   // Die as before: the previous handler (default or a sanitizer's) gets the signal again.
   for (std::size_t k = 0; k < kSignalCount; ++k)
     if (kSignals[k] == sig) ::sigaction(sig, &g_old[k], nullptr);
   ::raise(sig);
 }
 
+// Every live Execution, and the watchdog thread while some scope asked for one.
+std::mutex g_watch_mutex;
+std::condition_variable g_watch_cv;
+std::vector<const Execution*> g_executions;
+std::thread g_watchdog;
+bool g_watch_stop = false;
+
+// Checks every live Execution a few times per timeout: one that runs (odd heartbeat) and
+// has not moved for the whole timeout is reported, and the process ends with exit 3.
+void watchdog(double timeout_seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto timeout = std::chrono::duration<double>(timeout_seconds);
+  const auto period = std::chrono::duration_cast<Clock::duration>(
+      std::min<std::chrono::duration<double>>(timeout / 4, std::chrono::seconds(1)));
+  struct Seen {
+    const Execution* e;
+    std::uint64_t beat;
+    Clock::time_point since;
+  };
+  std::vector<Seen> seen;
+  std::unique_lock<std::mutex> lock(g_watch_mutex);
+  while (!g_watch_cv.wait_for(lock, period, [] { return g_watch_stop; })) {
+    const auto now = Clock::now();
+    std::vector<Seen> next;
+    for (const Execution* e : g_executions) {
+      const std::uint64_t beat = e->heartbeat();
+      Seen s{e, beat, now};
+      for (const Seen& old : seen)
+        if (old.e == e && old.beat == beat) s.since = old.since;
+      if ((beat & 1) != 0 && now - s.since >= timeout) {
+        // The stuck thread is in the test body, not in the scheduler: its choices are still.
+        char what[256];
+        std::snprintf(what, sizeof what,
+                      "a test thread made no visible step for %g s (a loop that never calls the harness? "
+                      "wait with spin_until or this_thread::yield(); --step-timeout raises the limit)",
+                      timeout_seconds);
+        report(what, e);
+        const char stop[] = "atomcheck: the search cannot go on (the thread cannot be stopped): exit 3\n";
+        if (::write(2, stop, sizeof stop - 1) < 0) {
+        }
+        std::_Exit(3);
+      }
+      next.push_back(s);
+    }
+    seen.swap(next);
+  }
+}
+
 }  // namespace
 
-CrashScope::CrashScope(std::string_view replay_hint) {
+void watch_execution(const Execution* e) {
+  std::lock_guard<std::mutex> lock(g_watch_mutex);
+  g_executions.push_back(e);
+}
+
+void unwatch_execution(const Execution* e) {
+  std::lock_guard<std::mutex> lock(g_watch_mutex);
+  g_executions.erase(std::remove(g_executions.begin(), g_executions.end(), e), g_executions.end());
+}
+
+CrashScope::CrashScope(std::string_view replay_hint, double step_timeout_seconds) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_scopes++ > 0) return;
+  if (step_timeout_seconds > 0) {
+    std::lock_guard<std::mutex> watch_lock(g_watch_mutex);
+    g_watch_stop = false;
+    g_watchdog = std::thread(watchdog, step_timeout_seconds);
+  }
   std::size_t n = std::min(replay_hint.size(), sizeof(g_hint) - 1);
   std::memcpy(g_hint, replay_hint.data(), n);
   g_hint[n] = '\0';
@@ -105,6 +183,14 @@ CrashScope::CrashScope(std::string_view replay_hint) {
 CrashScope::~CrashScope() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (--g_scopes > 0) return;
+  if (g_watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> watch_lock(g_watch_mutex);
+      g_watch_stop = true;
+    }
+    g_watch_cv.notify_all();
+    g_watchdog.join();
+  }
   for (std::size_t k = 0; k < kSignalCount; ++k) ::sigaction(kSignals[k], &g_old[k], nullptr);
 }
 

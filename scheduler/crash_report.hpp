@@ -1,21 +1,28 @@
 // A fatal signal in a test body (a null dereference, an abort, a fiber stack overflow)
-// would kill the process without a word about which interleaving did it. While a
+// would kill the process without a word about which interleaving did it, and a test
+// thread looping without ever calling the harness would hang it for good. While a
 // CrashScope lives, SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT print the running
 // execution's schedule and how to replay it on stderr, then the process dies of the same
-// signal through the handler that was there before (the default, a sanitizer's).
+// signal through the handler that was there before (the default, a sanitizer's); and a
+// watchdog thread reports an execution that made no step for the step timeout the same
+// way, then ends the process with exit code 3 (the stuck thread cannot be stopped from
+// outside it, and waiting longer gains nothing).
 #pragma once
 
 #include <string_view>
 
 namespace atomcheck::detail {
 
+class Execution;
+
 // Process-wide and reference-counted (explorations may nest or run at once); the first
-// scope's hint is the one printed. `replay_hint` is the command a schedule completes
-// ("atomcheck run sb --memory tso" gives "atomcheck run sb --memory tso --replay 'S'");
-// empty, the report names the library call atomcheck::replay(body, "S").
+// scope's hint and timeout are the ones used. `replay_hint` is the command a schedule
+// completes ("atomcheck run sb --memory tso" gives "atomcheck run sb --memory tso
+// --replay 'S'"); empty, the report names the library call atomcheck::replay(body, "S").
+// `step_timeout_seconds` 0: no watchdog.
 class CrashScope {
  public:
-  explicit CrashScope(std::string_view replay_hint = {});
+  explicit CrashScope(std::string_view replay_hint = {}, double step_timeout_seconds = 0);
   ~CrashScope();
   CrashScope(const CrashScope&) = delete;
   CrashScope& operator=(const CrashScope&) = delete;
@@ -24,5 +31,9 @@ class CrashScope {
 // Gives the calling thread an alternate signal stack, so the report is printed even when
 // the fiber's own stack is what overflowed (once per thread; every exploring thread calls it).
 void ensure_alt_stack();
+
+// Every Execution is known to the watchdog for its lifetime (execution.cpp).
+void watch_execution(const Execution* e);
+void unwatch_execution(const Execution* e);
 
 }  // namespace atomcheck::detail

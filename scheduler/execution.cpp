@@ -6,6 +6,8 @@
 // in flight, so destructors never throw).
 #include "scheduler/execution.hpp"
 
+#include "scheduler/crash_report.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -52,9 +54,13 @@ Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64
   history_.enabled.reserve(4 * kSteps);
   choices_.reserve(kSteps);
   enabled_.reserve(64);
+  watch_execution(this);
 }
 
-Execution::~Execution() { abandon(); }
+Execution::~Execution() {
+  unwatch_execution(this);
+  abandon();
+}
 
 Execution* Execution::current() { return tls_current; }
 
@@ -253,6 +259,14 @@ std::string Execution::blocked_description() {
 EndKind Execution::run(const Program& program, Strategy& strategy) {
   reset();
   CurrentGuard guard(this);
+  // Odd from here to the end (see heartbeat()); one store per step, no read-modify-write.
+  std::uint64_t beat = heartbeat_.load(std::memory_order_relaxed) | 1;
+  heartbeat_.store(beat, std::memory_order_relaxed);
+  struct Idle {
+    std::atomic<std::uint64_t>& h;
+    std::uint64_t& beat;
+    ~Idle() { h.store(beat + 1, std::memory_order_relaxed); }
+  } idle{heartbeat_, beat};
   program_ = &program;
   ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
   run_thread(main);
@@ -306,6 +320,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       choices_.push_back(enabled_[pick]);
     }
     const Transition tr = enabled_[pick];
+    heartbeat_.store(beat += 2, std::memory_order_relaxed);
     history_.enabled_begin.push_back(static_cast<std::uint32_t>(history_.enabled.size()));
     history_.enabled.insert(history_.enabled.end(), enabled_.begin(), enabled_.end());
     history_.chosen.push_back(tr);

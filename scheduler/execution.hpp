@@ -8,6 +8,7 @@
 // exploration: its vectors keep their capacity, so a warm execution does not allocate.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,6 +41,10 @@ class Execution {
   ~Execution();
   Execution(const Execution&) = delete;
   Execution& operator=(const Execution&) = delete;
+
+  // Odd while an execution runs, bumped at every step: the hang watchdog
+  // (crash_report.hpp), on another thread, sees a running execution that stopped stepping.
+  std::uint64_t heartbeat() const { return heartbeat_.load(std::memory_order_relaxed); }
 
   // Runs the program once to its end, choosing with `strategy` at choice points.
   // `aborted` means the strategy reported an error (e.g. a replay schedule that does not
@@ -182,6 +187,7 @@ class Execution {
   StackPool pool_;
   std::uint64_t max_steps_;
   std::uint64_t depth_bound_ = 0;
+  std::atomic<std::uint64_t> heartbeat_{0};
 
   std::uint64_t serial_ = 0;
   // Declarations belong to the run whose serial_ is decl_serial_ (older ones are stale).

@@ -509,7 +509,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   const auto start = Clock::now();
   const ExploreOptions options = with_deadline(given, start);
   // A fatal signal in the body prints the execution's schedule before the process dies.
-  detail::CrashScope crash_report;
+  detail::CrashScope crash_report({}, options.step_timeout_seconds);
   detail::ensure_alt_stack();
   ExploreResult r;
 

@@ -67,6 +67,9 @@ struct ExploreProgress {
 // model and spec example ends well within it, and a spin loop without yield() is
 // reported in seconds instead of after the whole time budget.
 inline constexpr std::uint64_t kDefaultMaxSteps = 1000;
+// Seconds a running execution may go without a step (a test thread looping without
+// calling the harness) before the watchdog reports it and ends the process (exit 3).
+inline constexpr double kDefaultStepTimeout = 60;
 // Executions of an exhaustive search (dfs, dpor, optimal) and its wall-clock budget.
 inline constexpr std::uint64_t kDefaultMaxExecutions = 1000000;
 inline constexpr double kDefaultTimeLimit = 600;
@@ -86,6 +89,9 @@ struct ExploreOptions {
   double time_limit_seconds = kDefaultTimeLimit;  // 0: unlimited
   std::uint64_t max_steps = kDefaultMaxSteps;     // scheduling steps per execution before
                                                   // "did not terminate within N steps"
+  // Wall-clock seconds without a step before a hung test thread is reported with its
+  // schedule and the process ends (exit 3); 0: no watchdog (see crash_report.hpp).
+  double step_timeout_seconds = kDefaultStepTimeout;
   std::vector<std::string> checkers{};  // names for make_checker(); empty: count only
   CheckerOptions checker_options{};
   std::size_t stack_size = 0;          // bytes per fiber stack; 0: 64 KiB (256 KiB under ASan)

@@ -125,3 +125,50 @@ TEST(CrashReport, WriteScheduleEqualsFormatSchedule) {
 
 }  // namespace
 }  // namespace atomcheck
+
+namespace atomcheck {
+namespace {
+
+// A test thread that loops without ever calling the harness would hang the search for
+// good (the step bound counts visible steps only). The watchdog reports it with its
+// schedule after the step timeout and ends the process with exit code 3.
+TEST(CrashReportDeathTest, AHungThreadIsReportedAfterTheStepTimeout) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ExploreOptions o;
+  o.step_timeout_seconds = 0.5;
+  EXPECT_EXIT(explore(
+                  [] {
+                    atomic<int> x(0, "x");
+                    thread t([&] {
+                      x.store(1);
+                      volatile unsigned long spin = 0;
+                      for (;;) spin = spin + 1;  // a side effect, so the loop stays
+                    });
+                    t.join();
+                  },
+                  o),
+              ::testing::ExitedWithCode(3),
+              "a test thread made no visible step for 0.5 s.*schedule so far: '.*'\n  replay it: atomcheck::replay");
+}
+
+// The same body, ended, is never reported: the watchdog only fires on a running execution
+// that stopped stepping, not on a search that takes long overall.
+TEST(CrashReport, AWatchedSearchThatStepsIsLeftAlone) {
+  ExploreOptions o;
+  o.step_timeout_seconds = 0.5;
+  o.max_executions = 200000;  // about half a second here, longer under sanitizers
+  ExploreResult r = explore(
+      [] {
+        atomic<int> x(0, "x");
+        thread t([&] {
+          for (int k = 0; k < 11; ++k) x.store(k);
+        });
+        for (int k = 0; k < 11; ++k) (void)x.load();
+        t.join();
+      },
+      o);
+  EXPECT_EQ(r.executions, 200000u);
+}
+
+}  // namespace
+}  // namespace atomcheck
