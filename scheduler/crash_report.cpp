@@ -171,7 +171,7 @@ CrashScope::CrashScope(std::string_view replay_hint, double step_timeout_seconds
     g_watchdog = std::thread(watchdog, step_timeout_seconds);
   }
   std::size_t n = std::min(replay_hint.size(), sizeof(g_hint) - 1);
-  std::memcpy(g_hint, replay_hint.data(), n);
+  if (n > 0) std::memcpy(g_hint, replay_hint.data(), n);  // an empty view's data() may be null
   g_hint[n] = '\0';
   struct sigaction sa {};
   sa.sa_sigaction = on_fatal_signal;
