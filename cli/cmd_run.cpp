@@ -100,18 +100,14 @@ std::string search_args_error(const RunArgs& a) {
   if (a.preemption_bound >= 0 && a.strategy != "dfs")
     return "--preemption-bound needs --strategy dfs (with DPOR a preemption bound loses classes)";
   if (a.replay_given) {  // one given execution: the options of a search would be ignored
-    std::string unused;
-    auto add = [&](bool given, const char* name) {
-      if (given) unused += (unused.empty() ? "" : ", ") + std::string(name);
-    };
-    add(a.strategy_given, "--strategy");
-    add(a.seed_given, "--seed");
-    add(a.pct_depth_given, "--pct-depth");
-    add(a.max_executions_given, "--max-executions");
-    add(a.time_limit > 0, "--time-limit");
-    add(a.preemption_bound >= 0, "--preemption-bound");
-    add(a.jobs != 1, "--jobs");
-    add(a.stop_on_failure, "--stop-on-failure");
+    std::string unused = given_options({{a.strategy_given, "--strategy"},
+                                        {a.seed_given, "--seed"},
+                                        {a.pct_depth_given, "--pct-depth"},
+                                        {a.max_executions_given, "--max-executions"},
+                                        {a.time_limit > 0, "--time-limit"},
+                                        {a.preemption_bound >= 0, "--preemption-bound"},
+                                        {a.jobs != 1, "--jobs"},
+                                        {a.stop_on_failure, "--stop-on-failure"}});
     if (!unused.empty()) return "--replay runs the one execution its schedule names; drop " + unused;
   }
   return "";

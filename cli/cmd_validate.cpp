@@ -647,15 +647,11 @@ int validate_command(const ValidateArgs& a) {
   }
   if (a.replay_given) {
     // One given execution: the options of a search would be ignored.
-    std::string unused;
-    auto add = [&](bool given, const char* name) {
-      if (given) unused += (unused.empty() ? "" : ", ") + std::string(name);
-    };
-    add(a.strategy != "dfs", "--strategy");
-    add(a.seed != 0, "--seed");
-    add(a.max_executions_given, "--max-executions");
-    add(a.time_limit > 0, "--time-limit");
-    add(a.jobs != 1, "--jobs");
+    std::string unused = given_options({{a.strategy != "dfs", "--strategy"},
+                                        {a.seed != 0, "--seed"},
+                                        {a.max_executions_given, "--max-executions"},
+                                        {a.time_limit > 0, "--time-limit"},
+                                        {a.jobs != 1, "--jobs"}});
     if (!unused.empty()) {
       fmt::print(stderr, "--replay runs the one execution its schedule names; drop {}\n", unused);
       return kExitBadInput;

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -67,6 +69,15 @@ inline CLI::Validator whole_number_in(std::uint64_t lo, std::uint64_t hi, const 
 // --stack-kib: 0 is the default size; the cap keeps N * 1024 and the stacks' mmap sane.
 inline const CLI::Validator stack_size_kib =
     whole_number_in(0, 1048576, "a stack size in KiB from 0 (default) to 1048576 (1 GiB)");
+
+// The names whose flag is set, comma-separated: the list a one-line refusal of options
+// that do not apply names.
+inline std::string given_options(std::initializer_list<std::pair<bool, const char*>> options) {
+  std::string out;
+  for (const auto& [given, name] : options)
+    if (given) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
 
 // --jobs: worker threads add no speed yet on 2 cores (README, "Parallel exploration"),
 // so the default stays one thread.
