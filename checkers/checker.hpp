@@ -61,6 +61,10 @@ struct Verdict {
   // counts verdicts counts it apart (undecided is never "serializable").
   std::string undecided;
   bool decided() const { return undecided.empty(); }
+  // The reason's prefix when the input is past the size the checker takes (check-trace
+  // skips such a default checker, as it skips the oracles past their limit).
+  static constexpr std::string_view kInputTooLarge = "input too large: ";
+  bool too_large() const { return undecided.starts_with(kInputTooLarge); }
   // Violated: a decided "not serializable" or a blame.
   bool flags() const { return decided() && (!serializable || !blamed.empty()); }
 

@@ -112,8 +112,8 @@ ViewResult view_serializable(std::span<const Event> ev, const ViewLimits& limits
   Transactions tx = assign_transactions(ev);
   if (tx.txns.size() > limits.max_transactions) {
     res.serializable = Tri::unknown;
-    res.undecided = fmt::format("input too large: {} transactions, more than the {} the serial-order search takes",
-                                tx.txns.size(), limits.max_transactions);
+    res.undecided = fmt::format("{}{} transactions, more than the {} the serial-order search takes",
+                                Verdict::kInputTooLarge, tx.txns.size(), limits.max_transactions);
     return res;
   }
   SerialSearch s;

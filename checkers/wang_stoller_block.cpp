@@ -449,9 +449,8 @@ Verdict WangStollerBlock::verdict() {
   // recursive): past this size the answer is undecided, never a crash or an hour.
   constexpr std::size_t kMaxEvents = 5000;
   if (events_.size() > kMaxEvents) {
-    v.undecided = fmt::format("input too large: the trace has {} events, more than the {} the block-based "
-                              "algorithm examines",
-                              events_.size(), kMaxEvents);
+    v.undecided = fmt::format("{}the trace has {} events, more than the {} the block-based algorithm examines",
+                              Verdict::kInputTooLarge, events_.size(), kMaxEvents);
     return v;
   }
   Model m = ws::build_model(events_);

@@ -404,9 +404,9 @@ int run_check_trace(const CheckTraceOptions& opt) {
     r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // A default checker whose size limit this trace passes is skipped, as the oracles
     // are beyond theirs; one that was named is undecided (exit 3).
-    if (!explicit_list && r.verdict.undecided.rfind("input too large", 0) == 0) {
+    if (!explicit_list && r.verdict.too_large()) {
       r.skipped = true;
-      r.skip_reason = r.verdict.undecided.substr(std::string_view("input too large: ").size());
+      r.skip_reason = r.verdict.undecided.substr(Verdict::kInputTooLarge.size());
       continue;
     }
     if (r.checker->wants_commits()) {

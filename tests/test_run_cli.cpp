@@ -3,27 +3,17 @@
 // one-line messages for bad input.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <fstream>
-#include <sstream>
-#include <thread>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli_runner.hpp"
 
-extern char** environ;
-
 namespace atomcheck {
 namespace {
 
 using testing::run_cli;
+using testing::run_cli_interrupted;
 
 TEST(RunCli, ListShowsProgramsWithDescriptions) {
   auto r = run_cli({"list"});
@@ -161,30 +151,9 @@ TEST(RunCli, SlipsGetOneShortLine) {
 }
 
 TEST(RunCli, CtrlCPrintsPartialSummaryAndExits3) {
-  std::string dir = testing::temp_dir();
-  std::string out_path = dir + "/out";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  std::vector<std::string> args = {ATOMCHECK_BIN, "run", "iriw", "--strategy", "random",
-                                   "--max-executions", "1000000000"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid;
-  ASSERT_EQ(posix_spawn(&pid, ATOMCHECK_BIN, &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 3);
-  std::ifstream in(out_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_NE(ss.str().find("stopped: interrupted"), std::string::npos) << ss.str();
+  auto r = run_cli_interrupted({"run", "iriw", "--strategy", "random", "--max-executions", "1000000000"}, 300);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("stopped: interrupted"), std::string::npos) << r.out;
 }
 
 }  // namespace
