@@ -230,7 +230,7 @@ nlohmann::json event_json(const Trace& t, const Event& e) {
   if (is_lock_op(e.op)) j["lock"] = t.names.lock(e.target);
   if (is_thread_op(e.op)) j["child"] = t.names.thread(e.target);
   if (is_block_op(e.op) && e.target != kNoId) j["label"] = t.names.label(e.target);
-  if (e.loc) j["line"] = e.loc;
+  if (e.loc) j["at"] = t.names.loc(e.loc);
   return j;
 }
 
@@ -369,7 +369,7 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
                r.trace.events.size());
     for (std::size_t i = 0; i < r.trace.events.size(); ++i) {
       const Event& e = r.trace.events[i];
-      std::string line = e.loc ? fmt::format("  line {}", e.loc) : "";
+      std::string line = e.loc ? "  at " + r.trace.names.loc(e.loc) : "";
       fmt::print("{:>5}  {:<4} {}{}\n", i, r.trace.names.thread(e.thread),
                  describe_event(r.trace, e), line);
     }

@@ -159,7 +159,7 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
     if (g.interfering[l]) cls += " interfering";
     std::string text = event_text(trace, e);
     std::string title = fmt::format("event {}: {} {}", l, trace.names.thread(e.thread), text);
-    if (e.loc) title += fmt::format(" (line {})", e.loc);
+    if (e.loc) title += fmt::format(" (at {})", trace.names.loc(e.loc));
     if (is_access(e.op) && e.op != Op::read) title += fmt::format(" value {}", e.value);
     int x = ex(l), y = ey(l);
     svg += fmt::format(

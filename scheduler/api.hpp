@@ -98,6 +98,36 @@ T from_bits(std::int64_t b) {
   }
 }
 
+// Where in the test program an operation was called (Event::loc, shown as file:line).
+// Most operations take a defaulted std::source_location. The operators that cannot take
+// one (conversion, increment, the thread constructor's parameter pack) pass the address
+// they return to instead: it lies in the caller's code, and the report symbolizes it
+// from the binary's line tables (scheduler/call_sites.hpp).
+struct CallSite {
+  const char* file = nullptr;
+  std::uint32_t line = 0;
+  const void* pc = nullptr;
+
+  CallSite() = default;
+  CallSite(const std::source_location& l)  // NOLINT(google-explicit-constructor)
+      : file(l.file_name()), line(l.line()) {}
+  explicit CallSite(const void* return_address) : pc(return_address) {}
+};
+// The caller's CallSite, for a function marked noinline (inlined, it would be its caller's).
+#define ATOMCHECK_RETURN_SITE_ \
+  ::atomcheck::detail::CallSite(__builtin_extract_return_addr(__builtin_return_address(0)))
+
+// A value with the location of the expression it was converted at: the parameter type
+// of assignment operators, which cannot take a defaulted std::source_location. The
+// implicit conversion, and so its default argument, happens at the caller's `x = v`.
+template <class T>
+struct Located {
+  T value;
+  std::source_location loc;
+  Located(T v, std::source_location l = std::source_location::current())  // NOLINT(google-explicit-constructor)
+      : value(v), loc(l) {}
+};
+
 // A read-modify-write computed natively once the thread holds the step: given the old
 // value, says whether to write and what (a failing compare-exchange does not write).
 struct RmwFn {
@@ -113,28 +143,28 @@ struct RmwResult {
 // Entry points into the current execution (scheduler/execution.cpp). Each throws
 // UsageError when no exploration is running on this OS thread.
 Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name);
-std::int64_t op_load(const Handle& h, std::memory_order mo, std::uint32_t line);
-void op_store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t line);
-RmwResult op_rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line);
-void op_fence(std::memory_order mo, std::uint32_t line);
-void op_lock(const Handle& h, std::uint32_t line);
-bool op_try_lock(const Handle& h, std::uint32_t line);
-void op_unlock(const Handle& h, std::uint32_t line);
+std::int64_t op_load(const Handle& h, std::memory_order mo, const CallSite& at);
+void op_store(const Handle& h, std::int64_t value, std::memory_order mo, const CallSite& at);
+RmwResult op_rmw(const Handle& h, RmwFn fn, std::memory_order mo, const CallSite& at);
+void op_fence(std::memory_order mo, const CallSite& at);
+void op_lock(const Handle& h, const CallSite& at);
+bool op_try_lock(const Handle& h, const CallSite& at);
+void op_unlock(const Handle& h, const CallSite& at);
 // Starts a thread running entry(arg); entry must move what arg points to onto its own
 // stack before its first visible operation (the spawning frame is then gone).
-ThreadId op_spawn(void (*entry)(void*), void* arg, std::uint32_t line);
-void op_join(ThreadId child, std::uint32_t line);
+ThreadId op_spawn(void (*entry)(void*), void* arg, const CallSite& at);
+void op_join(ThreadId child, const CallSite& at);
 // Called from ~thread: a joinable thread fails the execution (std::thread would
 // terminate), except while an abandoned execution is being unwound.
 void op_thread_dropped(ThreadId child);
-LabelId op_begin(std::string_view label, std::uint32_t line);
-void op_end(LabelId label, std::uint32_t line);
+LabelId op_begin(std::string_view label, const CallSite& at);
+void op_end(LabelId label, const CallSite& at);
 void op_check_failed(std::string_view message, const std::source_location& where);
 void op_assume_failed();
 void op_outcome(std::string_view name, std::int64_t value);
-void op_yield(std::uint32_t line);
+void op_yield(const CallSite& at);
 void op_spin_begin();
-void op_spin_failed(std::uint32_t line);
+void op_spin_failed(const CallSite& at);
 ThreadId op_current_thread();
 // Declarations for the atomic-set checkers (scheduler/declare.cpp).
 void op_atomic_set(std::string_view name, const VarId* vars, std::size_t n);
@@ -162,18 +192,24 @@ class atomic {
   atomic(T initial, std::string_view name)
       : h_(detail::create_object(detail::ObjKind::atomic_var, detail::to_bits(initial), name)) {}
   atomic(const atomic&) = delete;
-  atomic& operator=(const atomic&) = delete;
+  // Takes a non-const reference so that it cannot bind the temporary `atomic(v)`: with
+  // `const atomic&`, `x = 1` would be ambiguous between it and operator=(Located<T>).
+  atomic& operator=(atomic&) = delete;
 
   T load(std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) const {
-    return detail::from_bits<T>(detail::op_load(h_, mo, loc.line()));
+    return detail::from_bits<T>(detail::op_load(h_, mo, loc));
   }
   void store(T v, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
-    detail::op_store(h_, detail::to_bits(v), mo, loc.line());
+    detail::op_store(h_, detail::to_bits(v), mo, loc);
   }
-  operator T() const { return load(); }
-  T operator=(T v) {
-    store(v);
-    return v;
+  // Reads through the conversion: `int v = x;`. noinline so that the return address
+  // is in the caller (see CallSite).
+  [[gnu::noinline]] operator T() const {  // NOLINT(google-explicit-constructor)
+    return detail::from_bits<T>(detail::op_load(h_, std::memory_order_seq_cst, ATOMCHECK_RETURN_SITE_));
+  }
+  T operator=(detail::Located<T> v) {
+    store(v.value, std::memory_order_seq_cst, v.loc);
+    return v.value;
   }
 
   T exchange(T v, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) {
@@ -192,7 +228,7 @@ class atomic {
                        return true;
                      },
                      &ctx};
-    detail::RmwResult r = detail::op_rmw(h_, fn, success, loc.line());
+    detail::RmwResult r = detail::op_rmw(h_, fn, success, loc);
     if (!r.wrote) expected = detail::from_bits<T>(r.old_value);
     return r.wrote;
   }
@@ -232,31 +268,46 @@ class atomic {
     return rmw([d](T old) { return static_cast<T>(old ^ d); }, mo, loc);
   }
   template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
-  T operator++() { return static_cast<T>(fetch_add(1) + 1); }
+  [[gnu::noinline]] T operator++() {
+    return static_cast<T>(add(1, ATOMCHECK_RETURN_SITE_) + 1);
+  }
   template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
-  T operator++(int) { return fetch_add(1); }
+  [[gnu::noinline]] T operator++(int) {
+    return add(1, ATOMCHECK_RETURN_SITE_);
+  }
   template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
-  T operator--() { return static_cast<T>(fetch_sub(1) - 1); }
+  [[gnu::noinline]] T operator--() {
+    return static_cast<T>(add(static_cast<T>(-1), ATOMCHECK_RETURN_SITE_) - 1);
+  }
   template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
-  T operator--(int) { return fetch_sub(1); }
+  [[gnu::noinline]] T operator--(int) {
+    return add(static_cast<T>(-1), ATOMCHECK_RETURN_SITE_);
+  }
   template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
-  T operator+=(T d) { return static_cast<T>(fetch_add(d) + d); }
+  T operator+=(detail::Located<T> d) {
+    return static_cast<T>(fetch_add(d.value, std::memory_order_seq_cst, d.loc) + d.value);
+  }
   template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
-  T operator-=(T d) { return static_cast<T>(fetch_sub(d) - d); }
+  T operator-=(detail::Located<T> d) {
+    return static_cast<T>(fetch_sub(d.value, std::memory_order_seq_cst, d.loc) - d.value);
+  }
 
   // The variable's dense id in the current execution (its VarId in traces).
   VarId id() const { return h_.id; }
 
  private:
   // A general read-modify-write: f(old) is computed natively and written atomically.
+  T add(T d, const detail::CallSite& at) {
+    return rmw([d](T old) { return static_cast<T>(old + d); }, std::memory_order_seq_cst, at);
+  }
   template <class F>
-  T rmw(F f, std::memory_order mo, const Loc& loc) {
+  T rmw(F f, std::memory_order mo, const detail::CallSite& loc) {
     detail::RmwFn fn{[](const void* c, std::int64_t old, std::int64_t& out) {
                        out = detail::to_bits((*static_cast<const F*>(c))(detail::from_bits<T>(old)));
                        return true;
                      },
                      &f};
-    return detail::from_bits<T>(detail::op_rmw(h_, fn, mo, loc.line()).old_value);
+    return detail::from_bits<T>(detail::op_rmw(h_, fn, mo, loc).old_value);
   }
 
   detail::Handle h_;
@@ -275,44 +326,53 @@ class shared {
   shared(T initial, std::string_view name)
       : h_(detail::create_object(detail::ObjKind::plain_var, detail::to_bits(initial), name)) {}
   shared(const shared&) = delete;
-  shared& operator=(const shared&) = delete;
+  shared& operator=(shared&) = delete;  // non-const: see atomic's
 
-  T get(Loc loc = Loc::current()) const {
-    return detail::from_bits<T>(detail::op_load(h_, std::memory_order_relaxed, loc.line()));
+  T get(Loc loc = Loc::current()) const { return read(loc); }
+  void set(T v, Loc loc = Loc::current()) { write(v, loc); }
+  // noinline: the return address is in the caller (see CallSite).
+  [[gnu::noinline]] operator T() const {  // NOLINT(google-explicit-constructor)
+    return read(ATOMCHECK_RETURN_SITE_);
   }
-  void set(T v, Loc loc = Loc::current()) {
-    detail::op_store(h_, detail::to_bits(v), std::memory_order_relaxed, loc.line());
-  }
-  operator T() const { return get(); }
-  shared& operator=(T v) {
-    set(v);
+  shared& operator=(detail::Located<T> v) {
+    write(v.value, v.loc);
     return *this;
   }
   // Read then write: two visible operations, like the compiled x += d.
   template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
-  shared& operator+=(T d) {
-    set(static_cast<T>(get() + d));
+  shared& operator+=(detail::Located<T> d) {
+    write(static_cast<T>(read(d.loc) + d.value), d.loc);
     return *this;
   }
   template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
-  shared& operator-=(T d) {
-    set(static_cast<T>(get() - d));
+  shared& operator-=(detail::Located<T> d) {
+    write(static_cast<T>(read(d.loc) - d.value), d.loc);
     return *this;
   }
   template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
-  shared& operator++() {
-    return *this += T{1};
+  [[gnu::noinline]] shared& operator++() {
+    const detail::CallSite at = ATOMCHECK_RETURN_SITE_;
+    write(static_cast<T>(read(at) + 1), at);
+    return *this;
   }
   template <class U = T, class = std::enable_if_t<std::is_arithmetic_v<U>>>
-  T operator++(int) {
-    T old = get();
-    set(static_cast<T>(old + 1));
+  [[gnu::noinline]] T operator++(int) {
+    const detail::CallSite at = ATOMCHECK_RETURN_SITE_;
+    T old = read(at);
+    write(static_cast<T>(old + 1), at);
     return old;
   }
 
   VarId id() const { return h_.id; }
 
  private:
+  T read(const detail::CallSite& at) const {
+    return detail::from_bits<T>(detail::op_load(h_, std::memory_order_relaxed, at));
+  }
+  void write(T v, const detail::CallSite& at) {
+    detail::op_store(h_, detail::to_bits(v), std::memory_order_relaxed, at);
+  }
+
   detail::Handle h_;
 };
 
@@ -328,7 +388,7 @@ namespace detail {
 struct atomic_thread_fence_fn {
   void operator()(std::memory_order mo,
                   std::source_location loc = std::source_location::current()) const {
-    op_fence(mo, loc.line());
+    op_fence(mo, loc);
   }
 };
 }  // namespace detail
@@ -346,9 +406,9 @@ class mutex {
   mutex(const mutex&) = delete;
   mutex& operator=(const mutex&) = delete;
 
-  void lock(Loc loc = Loc::current()) { detail::op_lock(h_, loc.line()); }
-  bool try_lock(Loc loc = Loc::current()) { return detail::op_try_lock(h_, loc.line()); }
-  void unlock(Loc loc = Loc::current()) { detail::op_unlock(h_, loc.line()); }
+  void lock(Loc loc = Loc::current()) { detail::op_lock(h_, loc); }
+  bool try_lock(Loc loc = Loc::current()) { return detail::op_try_lock(h_, loc); }
+  void unlock(Loc loc = Loc::current()) { detail::op_unlock(h_, loc); }
 
   LockId id() const { return h_.id; }
 
@@ -363,9 +423,11 @@ class mutex {
 class thread {
  public:
   thread() noexcept = default;
+  // noinline: the spawn site is the return address (a parameter pack cannot be followed
+  // by a defaulted std::source_location).
   template <class F, class... Args,
             class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, thread>>>
-  explicit thread(F&& f, Args&&... args) {
+  [[gnu::noinline]] explicit thread(F&& f, Args&&... args) {
     using Bound = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
     Bound bound(std::forward<F>(f), std::forward<Args>(args)...);
     id_ = detail::op_spawn(
@@ -374,7 +436,7 @@ class thread {
           std::apply([](auto& fn, auto&... a) { std::invoke(std::move(fn), std::move(a)...); },
                      local);
         },
-        &bound, 0);  // no caller location: a parameter pack cannot be followed by a default
+        &bound, ATOMCHECK_RETURN_SITE_);
   }
   thread(thread&& o) noexcept : id_(std::exchange(o.id_, kNoId)) {}
   thread& operator=(thread&& o) noexcept {
@@ -391,7 +453,7 @@ class thread {
   bool joinable() const noexcept { return id_ != kNoId; }
   void join(std::source_location loc = std::source_location::current()) {
     if (!joinable()) throw std::invalid_argument("atomcheck::thread::join: thread not joinable");
-    detail::op_join(std::exchange(id_, kNoId), loc.line());
+    detail::op_join(std::exchange(id_, kNoId), loc);
   }
   // The child's dense thread id (T1, T2, ... in traces); kNoId when not joinable.
   ThreadId get_id() const noexcept { return id_; }
@@ -409,7 +471,7 @@ inline ThreadId get_id() { return detail::op_current_thread(); }
 // finite; if every unfinished thread is waiting in yield(), the execution is reported
 // as a deadlock (livelock). No event is recorded.
 inline void yield(std::source_location loc = std::source_location::current()) {
-  detail::op_yield(loc.line());
+  detail::op_yield(loc);
 }
 }  // namespace this_thread
 
@@ -424,7 +486,7 @@ inline void yield(std::source_location loc = std::source_location::current()) {
 template <class Cond>
 void spin_until(Cond&& cond, std::source_location loc = std::source_location::current()) {
   detail::op_spin_begin();
-  if (!cond()) detail::op_spin_failed(loc.line());
+  if (!cond()) detail::op_spin_failed(loc);
 }
 
 // An atomic block: `atomic_block b("transfer");` records `begin` now and `end` when `b`
@@ -433,18 +495,18 @@ class atomic_block {
  public:
   explicit atomic_block(std::string_view label = {},
                         std::source_location loc = std::source_location::current())
-      : line_(loc.line()), label_(detail::op_begin(label, line_)) {}
+      : at_(loc), label_(detail::op_begin(label, at_)) {}
   // A block that is also declared a unit of work on `unit_on` (see unit_of_work).
   atomic_block(std::string_view label, std::initializer_list<std::string_view> unit_on,
                std::source_location loc = std::source_location::current())
-      : line_(loc.line()), label_((detail::op_unit_of_work(label, unit_on.begin(), unit_on.size()),
-                detail::op_begin(label, line_))) {}
+      : at_(loc), label_((detail::op_unit_of_work(label, unit_on.begin(), unit_on.size()),
+                detail::op_begin(label, at_))) {}
   atomic_block(const atomic_block&) = delete;
   atomic_block& operator=(const atomic_block&) = delete;
-  ~atomic_block() { detail::op_end(label_, line_); }
+  ~atomic_block() { detail::op_end(label_, at_); }
 
  private:
-  std::uint32_t line_;
+  detail::CallSite at_;
   LabelId label_;
 };
 

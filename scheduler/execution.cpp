@@ -245,8 +245,8 @@ std::string Execution::blocked_description() {
     } else if (ts.status == Status::yielding) {
       what = fmt::format("T{} spins in yield() and no thread can change what it read", t);
     } else if (ts.status == Status::spin_blocked) {
-      what = fmt::format("T{} spins forever in spin_until (line {}): no thread changes what it "
-                         "read", t, ts.spin_line);
+      what = fmt::format("T{} spins forever in spin_until ({}): no thread changes what it "
+                         "read", t, call_site_name(ts.spin_site));
     } else {
       continue;
     }
@@ -384,7 +384,10 @@ Outcome Execution::outcome() const {
 
 void Execution::materialize_names() {
   Names& n = trace_.names;
+  NameTable locs = std::move(n.locs);  // the call-site table only grows: keep what we have
   n = Names{};
+  n.locs = std::move(locs);
+  append_call_site_names(n.locs);
   for (ThreadId t = 0; t < nthreads_; ++t) n.threads.intern(thread_name(t));
   auto add_unique = [](NameTable& table, std::string name, std::uint32_t id) {
     if (table.find(name) != kNoId) name = fmt::format("{}#{}", name, id);
@@ -429,7 +432,7 @@ void Execution::fail(FailureKind kind, std::string message) {
 }
 
 EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std::int64_t value2,
-                           std::uint32_t line, bool buffered, EventIndex issue) {
+                           std::uint32_t site, bool buffered, EventIndex issue) {
   EventIndex i = trace_.events.size();
   Event e;
   e.op = op;
@@ -439,7 +442,7 @@ EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std:
   e.value = value;
   e.value2 = value2;
   e.issue = issue;
-  e.loc = line;
+  e.loc = site;
   trace_.events.push_back(e);
   return i;
 }
@@ -484,7 +487,7 @@ Execution::LockInfo* Execution::lock_of(const Handle& h, const char* what) {
   return &locks_[h.id];
 }
 
-std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t line) {
+std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t site) {
   if (!var_of(h, "load")) {
     unwinding_skip();
     return 0;
@@ -492,19 +495,19 @@ std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t l
   if (!announce(Action::read, h.id, false)) return 0;
   bool buffered = false;
   std::int64_t v = memory_->load(running_, h.id, buffered);
-  emit(Op::read, h.id, v, 0, line, buffered);
+  emit(Op::read, h.id, v, 0, site, buffered);
   note_read(obj_key(h.id, false));
   return v;
 }
 
 void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
-                      std::uint32_t line) {
+                      std::uint32_t site) {
   if (!var_of(h, "store")) {
     unwinding_skip();
     return;
   }
   if (!announce(Action::write, h.id, memory_->drains(Action::write, mo))) return;
-  EventIndex issue = emit(Op::write, h.id, value, 0, line);
+  EventIndex issue = emit(Op::write, h.id, value, 0, site);
   ++self().effects;
   if (memory_->store_is_buffered(mo)) {
     memory_->buffer_store(running_, h.id, value, issue);
@@ -512,11 +515,11 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   }
   memory_->write_memory(h.id, value);
   // Under TSO an unbuffered (xchg) store reaches memory in the same step as its issue.
-  if (memory_kind_ == MemoryModelKind::tso) emit(Op::commit, h.id, value, 0, line, false, issue);
+  if (memory_kind_ == MemoryModelKind::tso) emit(Op::commit, h.id, value, 0, site, false, issue);
   note_write(running_, obj_key(h.id, false), h.id);
 }
 
-RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line) {
+RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t site) {
   if (!var_of(h, "read-modify-write")) {
     unwinding_skip();
     return {0, false};
@@ -528,23 +531,23 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
   note_read(obj_key(h.id, false));
   if (wrote) {
     memory_->write_memory(h.id, next);
-    emit(Op::rmw, h.id, old, next, line);
+    emit(Op::rmw, h.id, old, next, site);
     ++self().effects;
     note_write(running_, obj_key(h.id, false), h.id);
   } else {
-    emit(Op::read, h.id, old, 0, line);
+    emit(Op::read, h.id, old, 0, site);
     if (!history_.chosen.empty()) history_.chosen.back().failed = true;
   }
   return {old, wrote};
 }
 
-void Execution::fence(std::memory_order mo, std::uint32_t line) {
+void Execution::fence(std::memory_order mo, std::uint32_t site) {
   if (mo != std::memory_order_seq_cst) return;
   if (!announce(Action::fence, kNoId, memory_->drains(Action::fence, mo))) return;
-  emit(Op::fence, kNoId, 0, 0, line);
+  emit(Op::fence, kNoId, 0, 0, site);
 }
 
-void Execution::lock(const Handle& h, std::uint32_t line) {
+void Execution::lock(const Handle& h, std::uint32_t site) {
   LockInfo* l = lock_of(h, "lock");
   if (!l) {
     unwinding_skip();
@@ -560,10 +563,10 @@ void Execution::lock(const Handle& h, std::uint32_t line) {
     return;
   locks_[h.id].owner = running_;
   ++self().effects;
-  emit(Op::acquire, h.id, 0, 0, line);
+  emit(Op::acquire, h.id, 0, 0, site);
 }
 
-bool Execution::try_lock(const Handle& h, std::uint32_t line) {
+bool Execution::try_lock(const Handle& h, std::uint32_t site) {
   LockInfo* l = lock_of(h, "try_lock");
   if (!l) {
     unwinding_skip();
@@ -582,12 +585,12 @@ bool Execution::try_lock(const Handle& h, std::uint32_t line) {
   if (locks_[h.id].owner != kNoId) return false;
   locks_[h.id].owner = running_;
   ++self().effects;
-  emit(Op::acquire, h.id, 0, 0, line);
+  emit(Op::acquire, h.id, 0, 0, site);
   return true;
 }
 
 // Called from lock_guard destructors: never throws.
-void Execution::unlock(const Handle& h, std::uint32_t line) {
+void Execution::unlock(const Handle& h, std::uint32_t site) {
   if (unwinding_ || failed_) return;
   LockInfo* l = lock_of(h, "unlock");
   if (!l) return;
@@ -603,19 +606,19 @@ void Execution::unlock(const Handle& h, std::uint32_t line) {
   to_scheduler();
   if (unwinding_) return;
   locks_[h.id].owner = kNoId;
-  emit(Op::release, h.id, 0, 0, line);
+  emit(Op::release, h.id, 0, 0, site);
   ++self().effects;
   note_write(running_, obj_key(h.id, true));
 }
 
-ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
+ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t site) {
   if (unwinding_ || failed_) {
     unwinding_skip();
     return kNoId;
   }
   ThreadId child = new_thread(entry, arg);
   history_.edges.push_back({static_cast<std::uint32_t>(history_.steps()), running_, child, false});
-  emit(Op::fork, child, 0, 0, line);
+  emit(Op::fork, child, 0, 0, site);
   ThreadState& ts = self();
   ts.request = Request::spawn;
   ts.spawned = child;
@@ -624,7 +627,7 @@ ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
   return child;
 }
 
-void Execution::join(ThreadId child, std::uint32_t line) {
+void Execution::join(ThreadId child, std::uint32_t site) {
   if (unwinding_ || failed_) {
     unwinding_skip();
     return;
@@ -645,7 +648,7 @@ void Execution::join(ThreadId child, std::uint32_t line) {
       return;
     }
   }
-  emit(Op::join, child, 0, 0, line);
+  emit(Op::join, child, 0, 0, site);
   history_.edges.push_back({static_cast<std::uint32_t>(history_.steps()), child, running_, true});
 }
 
@@ -658,7 +661,7 @@ void Execution::thread_dropped(ThreadId child) {
                    running_, child));
 }
 
-LabelId Execution::begin_block(std::string_view label, std::uint32_t line) {
+LabelId Execution::begin_block(std::string_view label, std::uint32_t site) {
   if (unwinding_ || failed_) {
     unwinding_skip();
     return kNoId;
@@ -674,16 +677,16 @@ LabelId Execution::begin_block(std::string_view label, std::uint32_t line) {
     }
   }
   ++self().depth;
-  emit(Op::begin, id, 0, 0, line);
+  emit(Op::begin, id, 0, 0, site);
   return id;
 }
 
 // Called from ~atomic_block: never throws.
-void Execution::end_block(LabelId label, std::uint32_t line) {
+void Execution::end_block(LabelId label, std::uint32_t site) {
   if (unwinding_ || failed_) return;
   ThreadState& ts = self();
   if (ts.depth > 0) --ts.depth;
-  emit(Op::end, label, 0, 0, line);
+  emit(Op::end, label, 0, 0, site);
 }
 
 void Execution::check_failed(std::string_view message, const std::source_location& where) {
@@ -778,7 +781,7 @@ void Execution::spin_begin() {
   ts.effects_at_spin = ts.effects;
 }
 
-void Execution::spin_failed(std::uint32_t line) {
+void Execution::spin_failed(std::uint32_t site) {
   if (unwinding_ || failed_) {
     unwinding_skip();
     return;
@@ -786,9 +789,9 @@ void Execution::spin_failed(std::uint32_t line) {
   ThreadState& ts = self();
   if (ts.effects != ts.effects_at_spin) {
     fail(FailureKind::usage,
-         fmt::format("T{}: spin_until (line {}): a failed attempt wrote to shared memory or "
+         fmt::format("T{}: spin_until ({}): a failed attempt wrote to shared memory or "
                      "took a lock; its condition must only read (use a loop with yield())",
-                     running_, line));
+                     running_, call_site_name(site)));
     unwinding_skip();
     return;
   }
@@ -796,7 +799,7 @@ void Execution::spin_failed(std::uint32_t line) {
   // those where only the successful attempt is (GenMC's spin-assume): block for good. If
   // what it read never changes again, the thread would spin forever (checked at the end).
   ts.status = Status::spin_blocked;
-  ts.spin_line = line;
+  ts.spin_site = site;
   to_scheduler();
   unwinding_skip();
 }
@@ -809,42 +812,51 @@ Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name) 
                                                   : "atomcheck::atomic";
   return Execution::current_or_throw(what).create_object(kind, initial, name);
 }
-std::int64_t op_load(const Handle& h, std::memory_order mo, std::uint32_t line) {
-  return Execution::current_or_throw("load").load(h, mo, line);
+std::int64_t op_load(const Handle& h, std::memory_order mo, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("load");
+  return e.load(h, mo, e.site(at));
 }
-void op_store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t line) {
-  Execution::current_or_throw("store").store(h, value, mo, line);
+void op_store(const Handle& h, std::int64_t value, std::memory_order mo, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("store");
+  e.store(h, value, mo, e.site(at));
 }
-RmwResult op_rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line) {
-  return Execution::current_or_throw("read-modify-write").rmw(h, fn, mo, line);
+RmwResult op_rmw(const Handle& h, RmwFn fn, std::memory_order mo, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("read-modify-write");
+  return e.rmw(h, fn, mo, e.site(at));
 }
-void op_fence(std::memory_order mo, std::uint32_t line) {
-  Execution::current_or_throw("atomic_thread_fence").fence(mo, line);
+void op_fence(std::memory_order mo, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("atomic_thread_fence");
+  e.fence(mo, e.site(at));
 }
-void op_lock(const Handle& h, std::uint32_t line) {
-  Execution::current_or_throw("mutex::lock").lock(h, line);
+void op_lock(const Handle& h, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("mutex::lock");
+  e.lock(h, e.site(at));
 }
-bool op_try_lock(const Handle& h, std::uint32_t line) {
-  return Execution::current_or_throw("mutex::try_lock").try_lock(h, line);
+bool op_try_lock(const Handle& h, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("mutex::try_lock");
+  return e.try_lock(h, e.site(at));
 }
-void op_unlock(const Handle& h, std::uint32_t line) {
+void op_unlock(const Handle& h, const CallSite& at) {
   // From destructors: outside an exploration there is nothing to unlock.
-  if (Execution* e = Execution::current()) e->unlock(h, line);
+  if (Execution* e = Execution::current()) e->unlock(h, e->site(at));
 }
-ThreadId op_spawn(void (*entry)(void*), void* arg, std::uint32_t line) {
-  return Execution::current_or_throw("atomcheck::thread").spawn(entry, arg, line);
+ThreadId op_spawn(void (*entry)(void*), void* arg, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("atomcheck::thread");
+  return e.spawn(entry, arg, e.site(at));
 }
-void op_join(ThreadId child, std::uint32_t line) {
-  Execution::current_or_throw("thread::join").join(child, line);
+void op_join(ThreadId child, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("thread::join");
+  e.join(child, e.site(at));
 }
 void op_thread_dropped(ThreadId child) {
   if (Execution* e = Execution::current()) e->thread_dropped(child);
 }
-LabelId op_begin(std::string_view label, std::uint32_t line) {
-  return Execution::current_or_throw("atomic_block").begin_block(label, line);
+LabelId op_begin(std::string_view label, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("atomic_block");
+  return e.begin_block(label, e.site(at));
 }
-void op_end(LabelId label, std::uint32_t line) {
-  if (Execution* e = Execution::current()) e->end_block(label, line);
+void op_end(LabelId label, const CallSite& at) {
+  if (Execution* e = Execution::current()) e->end_block(label, e->site(at));
 }
 void op_check_failed(std::string_view message, const std::source_location& where) {
   Execution::current_or_throw("check").check_failed(message, where);
@@ -853,9 +865,15 @@ void op_assume_failed() { Execution::current_or_throw("assume").assume_failed();
 void op_outcome(std::string_view name, std::int64_t value) {
   Execution::current_or_throw("outcome").record_outcome(name, value);
 }
-void op_yield(std::uint32_t line) { Execution::current_or_throw("this_thread::yield").yield(line); }
+void op_yield(const CallSite& at) {
+  Execution& e = Execution::current_or_throw("this_thread::yield");
+  e.yield(e.site(at));
+}
 void op_spin_begin() { Execution::current_or_throw("spin_until").spin_begin(); }
-void op_spin_failed(std::uint32_t line) { Execution::current_or_throw("spin_until").spin_failed(line); }
+void op_spin_failed(const CallSite& at) {
+  Execution& e = Execution::current_or_throw("spin_until");
+  e.spin_failed(e.site(at));
+}
 ThreadId op_current_thread() {
   return Execution::current_or_throw("this_thread::get_id").running();
 }

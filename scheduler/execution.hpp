@@ -17,6 +17,7 @@
 #include <boost/context/fiber.hpp>
 
 #include "api.hpp"
+#include "call_sites.hpp"
 #include "memory.hpp"
 #include "stack_pool.hpp"
 #include "strategy.hpp"
@@ -77,25 +78,27 @@ class Execution {
   static Execution* current();
 
   Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name);
-  std::int64_t load(const Handle& h, std::memory_order mo, std::uint32_t line);
-  void store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t line);
-  RmwResult rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t line);
-  void fence(std::memory_order mo, std::uint32_t line);
-  void lock(const Handle& h, std::uint32_t line);
-  bool try_lock(const Handle& h, std::uint32_t line);
-  void unlock(const Handle& h, std::uint32_t line);
-  ThreadId spawn(void (*entry)(void*), void* arg, std::uint32_t line);
-  void join(ThreadId child, std::uint32_t line);
+  std::int64_t load(const Handle& h, std::memory_order mo, std::uint32_t site);
+  void store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t site);
+  RmwResult rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t site);
+  void fence(std::memory_order mo, std::uint32_t site);
+  void lock(const Handle& h, std::uint32_t site);
+  bool try_lock(const Handle& h, std::uint32_t site);
+  void unlock(const Handle& h, std::uint32_t site);
+  ThreadId spawn(void (*entry)(void*), void* arg, std::uint32_t site);
+  void join(ThreadId child, std::uint32_t site);
   void thread_dropped(ThreadId child);
-  LabelId begin_block(std::string_view label, std::uint32_t line);
-  void end_block(LabelId label, std::uint32_t line);
+  LabelId begin_block(std::string_view label, std::uint32_t site);
+  void end_block(LabelId label, std::uint32_t site);
   void check_failed(std::string_view message, const std::source_location& where);
   void assume_failed();
   void record_outcome(std::string_view name, std::int64_t value);
-  void yield(std::uint32_t line);
+  void yield(std::uint32_t site);
   void spin_begin();
-  void spin_failed(std::uint32_t line);
+  void spin_failed(std::uint32_t site);
   ThreadId running() const { return running_; }
+  // The call-site id of an operation (Event::loc).
+  std::uint32_t site(const CallSite& at) { return sites_.id(at); }
   // Atomic sets and units of work the program declared in this run, in this run's ids
   // (scheduler/declare.cpp); empty when it declared none.
   void declare_atomic_set(std::string_view name, const VarId* vars, std::size_t n);
@@ -133,10 +136,10 @@ class Execution {
     std::vector<std::uint32_t> spin_touched;
     bool stale = false;
     // spin_until(): the thread's stores, rmws and lock operations so far (a failed attempt
-    // must have none since `effects_at_spin`), and the line of the call it blocked in.
+    // must have none since `effects_at_spin`), and the call site it blocked at.
     std::uint64_t effects = 0;
     std::uint64_t effects_at_spin = 0;
-    std::uint32_t spin_line = 0;
+    std::uint32_t spin_site = 0;
     std::uint32_t depth = 0;   // atomic block nesting
     void (*entry)(void*) = nullptr;
     void* arg = nullptr;
@@ -176,7 +179,7 @@ class Execution {
   const VarInfo* var_of(const Handle& h, const char* what);  // nullptr: failed
   LockInfo* lock_of(const Handle& h, const char* what);
   EventIndex emit(Op op, std::uint32_t target, std::int64_t value = 0, std::int64_t value2 = 0,
-                  std::uint32_t line = 0, bool buffered = false, EventIndex issue = kNoEvent);
+                  std::uint32_t site = 0, bool buffered = false, EventIndex issue = kNoEvent);
   static std::string thread_name(ThreadId t);
   std::string var_name(VarId v) const;
   std::string lock_name(LockId l) const;
@@ -211,6 +214,7 @@ class Execution {
   std::size_t noutcome_ = 0;
 
   Trace trace_;
+  CallSiteCache sites_;
   History history_;
   std::vector<Transition> enabled_;
   std::vector<Transition> choices_;

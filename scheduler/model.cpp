@@ -83,7 +83,7 @@ std::string render_columns(const Trace& t) {
   std::string out = "   step | ";
   for (ThreadId th = 0; th < threads; ++th)
     out += fmt::format("{:<{}} | ", t.names.thread(th), width[th]);
-  out += "line\n   -----+-";
+  out += "at\n   -----+-";
   for (ThreadId th = 0; th < threads; ++th) {
     out.append(width[th], '-');
     out += "-+-";
@@ -94,7 +94,7 @@ std::string render_columns(const Trace& t) {
     out += fmt::format("   {:>4} | ", i);
     for (ThreadId th = 0; th < threads; ++th)
       out += fmt::format("{:<{}} | ", th == e.thread ? what[i] : "", width[th]);
-    if (e.loc) out += fmt::format("{}", e.loc);
+    if (e.loc) out += t.names.loc(e.loc);
     // No trailing blanks: a test runner's diff of the text stays readable.
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';

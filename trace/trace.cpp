@@ -53,6 +53,12 @@ std::string Names::label(LabelId id) const {
   return name_or(labels, id, "b");
 }
 
+std::string Names::loc(std::uint32_t id) const {
+  if (id == 0) return {};
+  if (id < locs.size() && !locs.names[id].empty()) return locs.names[id];
+  return "loc " + std::to_string(id);
+}
+
 Trace drop_commits(const Trace& execution) {
   Trace out;
   out.names = execution.names;

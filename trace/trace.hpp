@@ -41,6 +41,10 @@ struct NameTable {
 // The name tables of one trace or of one stream of events.
 struct Names {
   NameTable threads, vars, locks, labels;
+  // Event::loc -> "file:line": locs.names[loc] when present and not empty. Filled for
+  // executions of C++ test programs (scheduler/call_sites.hpp); trace files carry bare
+  // numbers, as RAPID's location field.
+  NameTable locs;
 
   // A printable name for an id, falling back to a synthetic one ("T3", "v7", ...) when
   // the table does not have it (events built in code without names).
@@ -48,6 +52,8 @@ struct Names {
   std::string var(VarId id) const;
   std::string lock(LockId id) const;
   std::string label(LabelId id) const;
+  // "file:line", else "loc N" for a bare number; empty for 0 (no location).
+  std::string loc(std::uint32_t id) const;
 };
 
 // An execution or trace: events in scheduled order.
