@@ -45,6 +45,7 @@ struct RunArgs {
   std::uint64_t max_steps = kDefaultMaxSteps;
   bool max_steps_given = false;  // overrides a JSON spec's own max_steps
   double step_timeout = kDefaultStepTimeout;
+  std::uint32_t spin_threshold = kDefaultSpinThreshold;
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
@@ -87,6 +88,7 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   }
   o.max_steps = a.max_steps;
   o.step_timeout_seconds = a.step_timeout;
+  o.spin_threshold = a.spin_threshold;
   o.stack_size = a.stack_kib * 1024;
   o.pct_depth = a.pct_depth;
   o.preemption_bound = a.preemption_bound;
@@ -237,8 +239,10 @@ nlohmann::json event_json(const Trace& t, const Event& e) {
 std::string replay_command(const RunArgs& a, const std::string& schedule) {
   std::string cmd = fmt::format("atomcheck run {} --replay '{}'", a.name, schedule);
   if (a.memory != "sc") cmd += " --memory " + a.memory;
-  // A step-bound failure replays only under the same bound.
+  // A step-bound failure replays only under the same bound, a spin taken for a wait
+  // only under the same threshold.
   if (a.max_steps_given) cmd += fmt::format(" --max-steps {}", a.max_steps);
+  if (a.spin_threshold != kDefaultSpinThreshold) cmd += fmt::format(" --spin-threshold {}", a.spin_threshold);
   return cmd;
 }
 
@@ -390,11 +394,8 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
   return r.failed || flagged ? kExitProblem : undecided ? kExitBudget : kExitOk;
 }
 
-// A budget or a bound left part of the space unexplored.
-bool cut_short(const ExploreResult& r) {
-  return r.bounded || r.reduction_incomplete || r.stop == StopReason::max_executions ||
-         r.stop == StopReason::time_limit || r.stop == StopReason::interrupted;
-}
+// A budget, a bound or an incomplete reduction left part of the space unexplored.
+bool cut_short(const ExploreResult& r) { return search_end_cut(search_end(r)); }
 
 std::string strategy_label(const RunArgs& a) {
   std::string s = a.strategy;
@@ -405,23 +406,25 @@ std::string strategy_label(const RunArgs& a) {
   return s;
 }
 
+}  // namespace
+
+std::string unmarked_spin_note(const ExploreResult& r, const std::string& replay) {
+  if (r.unmarked_spins == 0) return {};
+  return fmt::format(
+      "*** SPIN WITHOUT yield(): {} (in {} execution{}); taken to wait for a change there, as yield() would, "
+      "and the result rests on that: write the loop with spin_until or yield() (--spin-threshold) ***\n"
+      "*** first such execution: {} ***\n",
+      r.unmarked_spin, r.unmarked_spins, r.unmarked_spins == 1 ? "" : "s", replay);
+}
+
+namespace {
+
 // Says loudly what part of the space was not explored, so nobody mistakes a cut search
 // for a proof.
 void print_cut_banner(const RunArgs& a, const ExploreResult& r) {
+  fmt::print("{}", unmarked_spin_note(r, replay_command(a, r.unmarked_spin_schedule)));
   if (!cut_short(r)) return;
-  std::vector<std::string> why;
-  if (r.stop == StopReason::max_executions) why.push_back("the execution budget ran out");
-  if (r.stop == StopReason::time_limit) why.push_back("the time budget ran out");
-  if (r.stop == StopReason::interrupted) why.push_back("interrupted");
-  if (r.bound_cut) why.push_back(fmt::format("the depth bound cut {} executions", r.bound_cut));
-  if (r.reduction_incomplete)
-    why.push_back("the program waits in yield() or assume(), which DPOR does not model "
-                  "(use --strategy dfs)");
-  if (r.bounded && a.preemption_bound >= 0)
-    why.push_back(fmt::format("the preemption bound {} pruned schedules", a.preemption_bound));
-  std::string list;
-  for (const std::string& w : why) list += (list.empty() ? "" : "; ") + w;
-  fmt::print("*** INCOMPLETE SEARCH: {} ***\n", list);
+  fmt::print("*** INCOMPLETE SEARCH: {} ***\n", search_end_text(r));
   fmt::print("*** explored {} of an estimated {:.3g} executions; no result holds for the rest ***\n",
              r.executions, r.estimate);
 }
@@ -433,10 +436,10 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   if (r.estimate > 0)
     fmt::print("estimate       {:.3g} executions{}\n", r.estimate,
                a.strategy == "dfs" ? "" : " (DFS tree size: an upper bound for DPOR)");
-  fmt::print("executions     {}{}\n", r.executions,
-             !r.exhausted() ? fmt::format("  (stopped: {})", stop_reason_name(r.stop))
-             : r.bounded    ? "  (bounded)"
-             : !sampling(a.strategy) ? "  (exhaustive)" : "");
+  const SearchEnd end = search_end(r);
+  fmt::print("executions     {}  ({}{})\n", r.executions,
+             end == SearchEnd::exhausted || end == SearchEnd::sampled ? "" : "stopped: ",
+             search_end_name(end));
   if (!sampling(a.strategy)) {
     fmt::print("blocked        {}   (sleep-set blocked {}, pruned by assume or spin_until {})\n",
                r.sleep_blocked + r.pruned, r.sleep_blocked, r.pruned);
@@ -510,7 +513,13 @@ void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) 
   j["events"] = r.events;
   j["exhausted"] = r.exhausted();
   j["reduction_incomplete"] = r.reduction_incomplete;
-  j["stop"] = std::string(stop_reason_name(r.stop));
+  j["stop"] = std::string(search_end_name(search_end(r)));
+  j["stop_detail"] = search_end_text(r);
+  j["unmarked_spins"] = r.unmarked_spins;
+  if (r.unmarked_spins) {
+    j["unmarked_spin"] = r.unmarked_spin;
+    j["unmarked_spin_schedule"] = r.unmarked_spin_schedule;
+  }
   j["outcomes"] = nlohmann::json::array();
   for (const auto& [o, count] : r.outcomes) {
     nlohmann::json values = nlohmann::json::object();
@@ -580,9 +589,8 @@ int run_command(RunArgs a) {
     // The default reduction does not model waits in yield()/assume(); a user who did not
     // ask for it gets the sound search instead of a partial answer.
     fmt::print(stderr,
-               "note: {} waits in yield() or assume(), which DPOR does not model; "
-               "exploring with --strategy dfs instead\n",
-               p->name);
+               "note: {} waits in {}, which DPOR does not model; exploring with --strategy dfs instead\n",
+               p->name, r.reduction_incomplete_by);
     a.strategy = "dfs";
     o.strategy = StrategyKind::dfs;
     r = explore(p->body, o);
@@ -598,7 +606,7 @@ int run_command(RunArgs a) {
   }
   if (!write_search_reports(a, *p, o, r)) return kExitBadInput;
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;
-  if (cut_short(r) || r.any_checker_undecided()) return kExitBudget;
+  if (cut_short(r) || r.any_checker_undecided() || r.unmarked_spins) return kExitBudget;
   return kExitOk;
 }
 
@@ -644,6 +652,7 @@ void add_run_commands(CLI::App& app, int& rc) {
                   "Steps per execution before it is reported as not terminating (default 1000)")
       ->check(at_least_one)
       ->each([a](const std::string&) { a->max_steps_given = true; });
+  run->add_option("--spin-threshold", a->spin_threshold, kSpinThresholdHelp)->check(unsigned_integer);
   run->add_option("--step-timeout", a->step_timeout,
                   "Seconds a test thread may run without a step before it is reported as hung with its "
                   "schedule, ending the run (exit 3); default 60, 0: never")

@@ -42,6 +42,7 @@ struct ValidateArgs {
   std::uint64_t max_steps = kDefaultMaxSteps;
   bool max_steps_given = false;  // overrides a JSON spec's own max_steps
   double step_timeout = kDefaultStepTimeout;
+  std::uint32_t spin_threshold = kDefaultSpinThreshold;
   std::size_t stack_kib = 0;
   unsigned jobs = 1;
   std::string replay;
@@ -337,6 +338,7 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   o.time_limit_seconds = a.time_limit;
   o.max_steps = t.max_steps && !a.max_steps_given ? t.max_steps : a.max_steps;
   o.step_timeout_seconds = a.step_timeout;
+  o.spin_threshold = a.spin_threshold;
   o.stack_size = a.stack_kib * 1024;
   o.jobs = a.jobs;
   return o;
@@ -399,9 +401,11 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
     const ExploreResult& r = run.result;
     fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s, equivalence {}\n", memory_name(run.memory),
                r.executions,
-               r.exhausted() ? (a.strategy == "random" ? "" : " (exhaustive)")
-                             : fmt::format(" (stopped: {})", stop_reason_name(r.stop)),
+               search_end(r) == SearchEnd::exhausted || search_end(r) == SearchEnd::sampled
+                   ? fmt::format(" ({})", search_end_name(search_end(r)))
+                   : fmt::format(" (stopped: {})", search_end_text(r)),
                run.judged, r.elapsed_seconds, equivalence_name(r.equivalence));
+    fmt::print("{}", unmarked_spin_note(r, fmt::format("--replay '{}'", r.unmarked_spin_schedule)));
     std::size_t width = 7;
     for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
     std::size_t jwidth = 5;
@@ -494,7 +498,9 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
     rj["equivalence"] = std::string(equivalence_name(r.equivalence));
     rj["judged"] = run.judged;
     rj["exhaustive"] = run.complete;
-    rj["stop"] = std::string(stop_reason_name(r.stop));
+    rj["stop"] = std::string(search_end_name(search_end(r)));
+    rj["stop_detail"] = search_end_text(r);
+    rj["unmarked_spins"] = r.unmarked_spins;
     rj["elapsed_seconds"] = r.elapsed_seconds;
     double total = 0;
     for (const Instance& in : run.instances) total += in.seconds;
@@ -556,9 +562,7 @@ int exit_code(const std::vector<MemoryRun>& runs) {
     for (const Row& row : run.rows)
       for (const QuestionStats& q : row.questions)
         if (definite_disagreement(run, row, q)) return kExitProblem;
-    const StopReason s = run.result.stop;
-    budget |= s == StopReason::max_executions || s == StopReason::time_limit || s == StopReason::interrupted ||
-              run.result.bounded;
+    budget |= search_end_cut(search_end(run.result)) || run.result.unmarked_spins > 0;
     for (const Row& row : run.rows)
       for (const QuestionStats& q : row.questions) budget |= q.undecided > 0;
   }
@@ -732,6 +736,7 @@ void add_validate_command(CLI::App& app, int& rc) {
                   "Steps per execution before it is reported as not terminating (default 1000)")
       ->check(at_least_one)
       ->each([a](const std::string&) { a->max_steps_given = true; });
+  cmd->add_option("--spin-threshold", a->spin_threshold, kSpinThresholdHelp)->check(unsigned_integer);
   cmd->add_option("--step-timeout", a->step_timeout,
                   "Seconds a test thread may run without a step before it is reported as hung (exit 3); "
                   "default 60, 0: never")

@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "../scheduler/explore.hpp"
+
 namespace atomcheck::cli {
 
 // Exit codes (DESIGN.md "Conventions").
@@ -83,6 +85,15 @@ inline std::string given_options(std::initializer_list<std::pair<bool, const cha
 // so the default stays one thread.
 inline constexpr const char* kJobsHelp =
     "Exploring threads, default 1 (optimal DPOR; the result is the same for every value)";
+
+inline constexpr const char* kSpinThresholdHelp =
+    "Identical reads in a row (one thread, line, variable, value) after which a loop without yield() is "
+    "taken to wait for a change there, as yield() would, and said so (exit 3); default 100, 0: never";
+
+// The line `run` and `validate` print when a loop without yield() was taken for a spin
+// (ExploreOptions::spin_threshold), with `replay`, the command that re-runs the first such
+// execution; empty when none was.
+std::string unmarked_spin_note(const ExploreResult& r, const std::string& replay);
 
 void add_trace_info_command(CLI::App& app, int& rc);
 void add_check_trace_command(CLI::App& app, int& rc);

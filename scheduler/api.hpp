@@ -160,7 +160,7 @@ void op_thread_dropped(ThreadId child);
 LabelId op_begin(std::string_view label, const CallSite& at);
 void op_end(LabelId label, const CallSite& at);
 void op_check_failed(std::string_view message, const std::source_location& where);
-void op_assume_failed();
+void op_assume_failed(const CallSite& at);
 void op_outcome(std::string_view name, std::int64_t value);
 void op_yield(const CallSite& at);
 void op_spin_begin();
@@ -423,20 +423,21 @@ class mutex {
 class thread {
  public:
   thread() noexcept = default;
-  // noinline: the spawn site is the return address (a parameter pack cannot be followed
-  // by a defaulted std::source_location).
-  template <class F, class... Args,
+  // The usual `thread t(callable)`: the spawn site is a std::source_location, named in
+  // every build. (Partial ordering prefers it to the variadic one below.)
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, thread>>>
+  explicit thread(F&& f, std::source_location loc = std::source_location::current()) {
+    start(std::tuple<std::decay_t<F>>(std::forward<F>(f)), loc);
+  }
+  // With arguments: a parameter pack cannot be followed by a defaulted source_location,
+  // so the site is the return address (named from line tables; noinline keeps it the
+  // caller's).
+  template <class F, class A, class... Args,
             class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, thread>>>
-  [[gnu::noinline]] explicit thread(F&& f, Args&&... args) {
-    using Bound = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
-    Bound bound(std::forward<F>(f), std::forward<Args>(args)...);
-    id_ = detail::op_spawn(
-        [](void* p) {
-          Bound local(std::move(*static_cast<Bound*>(p)));
-          std::apply([](auto& fn, auto&... a) { std::invoke(std::move(fn), std::move(a)...); },
-                     local);
-        },
-        &bound, ATOMCHECK_RETURN_SITE_);
+  [[gnu::noinline]] explicit thread(F&& f, A&& a, Args&&... args) {
+    start(std::tuple<std::decay_t<F>, std::decay_t<A>, std::decay_t<Args>...>(
+              std::forward<F>(f), std::forward<A>(a), std::forward<Args>(args)...),
+          ATOMCHECK_RETURN_SITE_);
   }
   thread(thread&& o) noexcept : id_(std::exchange(o.id_, kNoId)) {}
   thread& operator=(thread&& o) noexcept {
@@ -459,6 +460,17 @@ class thread {
   ThreadId get_id() const noexcept { return id_; }
 
  private:
+  template <class Bound>
+  void start(Bound bound, const detail::CallSite& at) {
+    id_ = detail::op_spawn(
+        [](void* p) {
+          Bound local(std::move(*static_cast<Bound*>(p)));
+          std::apply([](auto& fn, auto&... a) { std::invoke(std::move(fn), std::move(a)...); },
+                     local);
+        },
+        &bound, at);
+  }
+
   ThreadId id_ = kNoId;
 };
 
@@ -537,8 +549,8 @@ inline void check(bool cond, std::string_view message = "check failed",
 
 // Cuts the execution off silently when `cond` is false (it counts as neither completed
 // nor failed): for restricting a search to executions of interest.
-inline void assume(bool cond) {
-  if (!cond) detail::op_assume_failed();
+inline void assume(bool cond, std::source_location loc = std::source_location::current()) {
+  if (!cond) detail::op_assume_failed(loc);
 }
 
 // Records one component of the execution's final outcome (e.g. a register value of a

@@ -40,11 +40,13 @@ std::string_view basename(std::string_view path) {
 
 }  // namespace
 
-Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64_t max_steps)
+Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64_t max_steps,
+                     std::uint32_t spin_threshold)
     : memory_kind_(memory),
       memory_(make_memory_model(memory)),
       pool_(stack_size ? stack_size : default_stack_size()),
-      max_steps_(max_steps) {
+      max_steps_(max_steps),
+      spin_threshold_(spin_threshold) {
   // Room for typical executions up front, so that even the first deep execution of a
   // search does not grow these vectors step by step.
   constexpr std::size_t kSteps = 1024;
@@ -97,6 +99,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.join_target = kNoId;
   ts.spawned = kNoId;
   new_spin_iteration(ts);
+  ts.repeats = 0;
   ts.effects = ts.effects_at_spin = 0;
   ts.depth = 0;
   ts.entry = entry;
@@ -444,6 +447,9 @@ EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std:
   e.issue = issue;
   e.loc = site;
   trace_.events.push_back(e);
+  // A thread's own operation other than a read ends its run of identical reads (a
+  // commit is its buffer's, not a step of the thread).
+  if (op != Op::read && op != Op::commit && running_ < nthreads_) threads_[running_]->repeats = 0;
   return i;
 }
 
@@ -497,6 +503,7 @@ std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t s
   std::int64_t v = memory_->load(running_, h.id, buffered);
   emit(Op::read, h.id, v, 0, site, buffered);
   note_read(obj_key(h.id, false));
+  if (spin_threshold_) repeated_read(site, h.id, v);
   return v;
 }
 
@@ -700,10 +707,14 @@ void Execution::check_failed(std::string_view message, const std::source_locatio
   unwinding_skip();
 }
 
-void Execution::assume_failed() {
+void Execution::assume_failed(std::uint32_t site) {
   if (unwinding_ || failed_) {
     unwinding_skip();
     return;
+  }
+  if (!history_.spins) {
+    history_.wait_site = site;
+    history_.wait_construct = "assume()";
   }
   pruned_ = true;
   to_scheduler();
@@ -746,16 +757,48 @@ void Execution::note_write(ThreadId by, std::uint32_t key, VarId var) {
   }
 }
 
+// A loop that reads the same thing over and over without yield() (the `spin` model)
+// would give a new class per extra read and reach the step bound on the schedule where
+// the writer never runs. After spin_threshold identical reads in a row the thread is
+// taken to wait for a change of what it read, exactly as yield() there would make it.
+void Execution::repeated_read(std::uint32_t site, VarId var, std::int64_t value) {
+  ThreadState& ts = self();
+  if (ts.repeats > 0 && ts.repeat_site == site && ts.repeat_var == var && ts.repeat_value == value) {
+    ++ts.repeats;
+  } else {
+    ts.repeat_site = site;
+    ts.repeat_var = var;
+    ts.repeat_value = value;
+    ts.repeats = 1;
+  }
+  if (ts.repeats < spin_threshold_) return;
+  ts.repeats = 0;
+  if (!history_.spins) {
+    history_.wait_site = site;
+    history_.wait_construct = "a loop without yield()";
+  }
+  if (history_.unmarked_spin.empty()) {
+    const std::string at = call_site_name(site);
+    history_.unmarked_spin = fmt::format("T{} read {} = {}{} {} times in a row", running_, var_name(var), value,
+                                         at.empty() ? "" : " at " + at, spin_threshold_);
+  }
+  yield(site);
+}
+
 void Execution::new_spin_iteration(ThreadState& ts) {
   for (std::uint32_t k : ts.spin_touched) ts.spin_marks[k] = 0;
   ts.spin_touched.clear();
   ts.stale = false;
 }
 
-void Execution::yield(std::uint32_t) {
+void Execution::yield(std::uint32_t site) {
   if (unwinding_ || failed_) {
     unwinding_skip();
     return;
+  }
+  if (!history_.spins && !*history_.wait_construct) {
+    history_.wait_site = site;
+    history_.wait_construct = "yield()";
   }
   history_.spins = true;
   if (!self().stale) {
@@ -861,7 +904,10 @@ void op_end(LabelId label, const CallSite& at) {
 void op_check_failed(std::string_view message, const std::source_location& where) {
   Execution::current_or_throw("check").check_failed(message, where);
 }
-void op_assume_failed() { Execution::current_or_throw("assume").assume_failed(); }
+void op_assume_failed(const CallSite& at) {
+  Execution& e = Execution::current_or_throw("assume");
+  e.assume_failed(e.site(at));
+}
 void op_outcome(std::string_view name, std::int64_t value) {
   Execution::current_or_throw("outcome").record_outcome(name, value);
 }

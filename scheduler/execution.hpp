@@ -38,7 +38,8 @@ enum class EndKind : std::uint8_t {
 
 class Execution {
  public:
-  Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64_t max_steps);
+  Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64_t max_steps,
+            std::uint32_t spin_threshold = 0);
   ~Execution();
   Execution(const Execution&) = delete;
   Execution& operator=(const Execution&) = delete;
@@ -91,7 +92,7 @@ class Execution {
   LabelId begin_block(std::string_view label, std::uint32_t site);
   void end_block(LabelId label, std::uint32_t site);
   void check_failed(std::string_view message, const std::source_location& where);
-  void assume_failed();
+  void assume_failed(std::uint32_t site);
   void record_outcome(std::string_view name, std::int64_t value);
   void yield(std::uint32_t site);
   void spin_begin();
@@ -140,6 +141,12 @@ class Execution {
     std::uint64_t effects = 0;
     std::uint64_t effects_at_spin = 0;
     std::uint32_t spin_site = 0;
+    // The thread's last read (call site, variable, value) and how many times in a row it
+    // read just that, with no other operation of its own in between (spin_threshold).
+    std::uint32_t repeat_site = 0;
+    VarId repeat_var = kNoId;
+    std::int64_t repeat_value = 0;
+    std::uint32_t repeats = 0;
     std::uint32_t depth = 0;   // atomic block nesting
     void (*entry)(void*) = nullptr;
     void* arg = nullptr;
@@ -189,6 +196,7 @@ class Execution {
   std::unique_ptr<MemoryModel> memory_;
   StackPool pool_;
   std::uint64_t max_steps_;
+  std::uint32_t spin_threshold_;
   std::uint64_t depth_bound_ = 0;
   std::atomic<std::uint64_t> heartbeat_{0};
 
@@ -221,6 +229,7 @@ class Execution {
   // Spin-loop bookkeeping (yield()): objects are keyed as variables 2v, locks 2l + 1.
   static std::uint32_t obj_key(std::uint32_t target, bool lock) { return 2 * target + (lock ? 1 : 0); }
   void note_read(std::uint32_t key);             // by the running thread
+  void repeated_read(std::uint32_t site, VarId var, std::int64_t value);  // spin_threshold
   // A store, rmw, unlock or buffer flush; `var`: the variable written (kNoId: a lock).
   void note_write(ThreadId by, std::uint32_t key, VarId var = kNoId);
   void new_spin_iteration(ThreadState& ts);

@@ -50,6 +50,64 @@ std::string_view stop_reason_name(StopReason reason) {
   return "?";
 }
 
+SearchEnd search_end(const ExploreResult& r) {
+  switch (r.stop) {
+    case StopReason::nondeterministic: return SearchEnd::nondeterministic;
+    case StopReason::bad_schedule: return SearchEnd::bad_schedule;
+    case StopReason::interrupted: return SearchEnd::interrupted;
+    case StopReason::time_limit: return SearchEnd::time;
+    case StopReason::max_executions: return SearchEnd::budget;
+    case StopReason::failure: return SearchEnd::stop_on_failure;
+    case StopReason::none: break;
+  }
+  if (r.reduction_incomplete) return SearchEnd::reduction_incomplete;
+  if (r.bounded || r.bound_cut) return SearchEnd::bound;
+  return r.sampled ? SearchEnd::sampled : SearchEnd::exhausted;
+}
+
+std::string_view search_end_name(SearchEnd end) {
+  switch (end) {
+    case SearchEnd::exhausted: return "exhausted";
+    case SearchEnd::sampled: return "sampled";
+    case SearchEnd::budget: return "budget";
+    case SearchEnd::time: return "time";
+    case SearchEnd::interrupted: return "interrupted";
+    case SearchEnd::bound: return "bound";
+    case SearchEnd::reduction_incomplete: return "reduction-incomplete";
+    case SearchEnd::nondeterministic: return "nondeterministic";
+    case SearchEnd::stop_on_failure: return "stop-on-failure";
+    case SearchEnd::bad_schedule: return "bad-schedule";
+  }
+  return "?";
+}
+
+std::string search_end_text(const ExploreResult& r) {
+  const SearchEnd end = search_end(r);
+  const std::string_view name = search_end_name(end);
+  switch (end) {
+    case SearchEnd::exhausted: return std::string(name);
+    case SearchEnd::sampled: return fmt::format("{}: {} executions drawn", name, r.executions);
+    case SearchEnd::budget: return fmt::format("{}: the execution budget ran out after {} executions", name, r.executions);
+    case SearchEnd::time: return fmt::format("{}: the time limit ran out after {:.1f} s", name, r.elapsed_seconds);
+    case SearchEnd::interrupted: return fmt::format("{}: after {} executions", name, r.executions);
+    case SearchEnd::bound:
+      return r.bound_cut ? fmt::format("{}: the depth bound cut {} executions", name, r.bound_cut)
+                         : fmt::format("{}: the preemption bound {} pruned schedules", name, r.preemption_bound);
+    case SearchEnd::reduction_incomplete:
+      return fmt::format("{}: {} (DPOR does not model this wait; --strategy dfs explores it)", name,
+                         r.reduction_incomplete_by.empty() ? "a wait" : r.reduction_incomplete_by);
+    case SearchEnd::nondeterministic:
+    case SearchEnd::bad_schedule: return fmt::format("{}: {}", name, r.error);
+    case SearchEnd::stop_on_failure: return fmt::format("{}: after the first failure", name);
+  }
+  return std::string(name);
+}
+
+bool search_end_cut(SearchEnd end) {
+  return end == SearchEnd::budget || end == SearchEnd::time || end == SearchEnd::interrupted ||
+         end == SearchEnd::bound || end == SearchEnd::reduction_incomplete;
+}
+
 std::string_view equivalence_name(Equivalence e) {
   switch (e) {
     case Equivalence::automatic: return "automatic";
@@ -218,7 +276,8 @@ struct RunFacts {
   Failure failure;          // failed ends: with its schedule
   Outcome outcome;          // completed ends
   std::vector<Verdict> verdicts;
-  std::string schedule;     // set when a verdict flags or a callback needs it
+  std::string schedule;     // set when a verdict flags, a callback needs it, or a spin was assumed
+  std::string unmarked_spin;  // History::unmarked_spin
 };
 
 // Adds one execution to the result. `counted` keeps the class keys seen.
@@ -250,6 +309,10 @@ void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index,
     if (r.failures.size() < options.keep_failures) r.failures.push_back(f.failure);
   }
   if (f.end == detail::EndKind::completed) ++r.outcomes[f.outcome];
+  if (!f.unmarked_spin.empty() && r.unmarked_spins++ == 0) {
+    r.unmarked_spin = f.unmarked_spin;
+    r.unmarked_spin_schedule = f.schedule;
+  }
   for (std::size_t k = 0; k < f.verdicts.size(); ++k) {
     CheckerSummary& s = r.checkers[k];
     if (!f.verdicts[k].decided() && s.undecided++ == 0) s.first_undecided = f.verdicts[k].undecided;
@@ -283,7 +346,8 @@ void collect(RunFacts& f, detail::EndKind end, detail::Execution& exec, Judges& 
   judges.judge(options, exec, judged_end(end));
   std::swap(f.verdicts, judges.verdicts);
   f.schedule.clear();
-  if (need_schedule || (want_flagged && std::any_of(f.verdicts.begin(), f.verdicts.end(), [](const Verdict& v) { return v.flags(); })))
+  f.unmarked_spin = exec.history().unmarked_spin;
+  if (need_schedule || !f.unmarked_spin.empty() || (want_flagged && std::any_of(f.verdicts.begin(), f.verdicts.end(), [](const Verdict& v) { return v.flags(); })))
     f.schedule = exec.schedule();
 }
 
@@ -420,7 +484,7 @@ class Pool {
   }
   void work(Strategy& strategy, Judges& judges) {
     detail::ensure_alt_stack();
-    detail::Execution exec(options_.memory, options_.stack_size, options_.max_steps);
+    detail::Execution exec(options_.memory, options_.stack_size, options_.max_steps, options_.spin_threshold);
     exec.set_depth_bound(options_.depth_bound);
     for (;;) {
       PlanRecord* rec = nullptr;
@@ -462,7 +526,7 @@ class Pool {
     std::unique_ptr<Strategy> strategy;
     Judges judges;
     Helper(const ExploreOptions& o, const Strategy& s)
-        : exec(o.memory, o.stack_size, o.max_steps), strategy(s.make_worker()), judges(o) {
+        : exec(o.memory, o.stack_size, o.max_steps, o.spin_threshold), strategy(s.make_worker()), judges(o) {
       exec.set_depth_bound(o.depth_bound);
     }
   };
@@ -521,6 +585,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   // the two coincide. Source-DPOR keeps its own, finer relation under TSO.
   const bool tso = options.memory == MemoryModelKind::tso;
   r.equivalence = options.equivalence;
+  r.sampled = options.strategy == StrategyKind::random || options.strategy == StrategyKind::pct;
+  r.preemption_bound = options.preemption_bound;
   if (r.equivalence == Equivalence::automatic || r.equivalence == Equivalence::step_order) {
     r.equivalence = Equivalence::rf_co;
     for (const std::string& name : options.checkers)
@@ -561,7 +627,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
       options.strategy != StrategyKind::replay)
     throw std::invalid_argument("the preemption bound applies to the dfs strategy only");
 
-  detail::Execution exec(options.memory, options.stack_size, options.max_steps);
+  detail::Execution exec(options.memory, options.stack_size, options.max_steps, options.spin_threshold);
   exec.set_depth_bound(options.depth_bound);
 
   // Size estimate of exhaustive searches (Knuth's estimator over the DFS tree, with the
@@ -664,8 +730,11 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     const History& h = rec ? rec->history : exec.history();
     const std::vector<Event>& events = rec ? rec->events : exec.trace().events;
     if ((options.strategy == StrategyKind::dpor || options.strategy == StrategyKind::optimal) &&
-        (end == detail::EndKind::pruned || h.spins))
+        (end == detail::EndKind::pruned || h.spins) && !r.reduction_incomplete) {
       r.reduction_incomplete = true;
+      const std::string at = detail::call_site_name(h.wait_site);
+      r.reduction_incomplete_by = fmt::format("{}{}", h.wait_construct, at.empty() ? "" : " at " + at);
+    }
     if (!strategy->error().empty()) {
       r.error = strategy->error();
       r.stop = exhaustive ? StopReason::nondeterministic : StopReason::bad_schedule;

@@ -67,6 +67,9 @@ struct ExploreProgress {
 // model and spec example ends well within it, and a spin loop without yield() is
 // reported in seconds instead of after the whole time budget.
 inline constexpr std::uint64_t kDefaultMaxSteps = 1000;
+// Identical reads in a row (one thread, call site, variable and value, nothing else in
+// between) after which a loop without yield() is taken for a spin (README "Waits").
+inline constexpr std::uint32_t kDefaultSpinThreshold = 100;
 // Seconds a running execution may go without a step (a test thread looping without
 // calling the harness) before the watchdog reports it and ends the process (exit 3).
 inline constexpr double kDefaultStepTimeout = 60;
@@ -89,6 +92,11 @@ struct ExploreOptions {
   double time_limit_seconds = kDefaultTimeLimit;  // 0: unlimited
   std::uint64_t max_steps = kDefaultMaxSteps;     // scheduling steps per execution before
                                                   // "did not terminate within N steps"
+  // A thread that reads the same variable at the same call site with the same value this
+  // many times in a row, with no other operation in between, spins without yield(): it
+  // is said once (ExploreResult::unmarked_spin) and from then on waits for a change of
+  // what it read, as in yield(), so the search stays finite. 0: never.
+  std::uint32_t spin_threshold = kDefaultSpinThreshold;
   // Wall-clock seconds without a step before a hung test thread is reported with its
   // schedule and the process ends (exit 3); 0: no watchdog (see crash_report.hpp).
   double step_timeout_seconds = kDefaultStepTimeout;
@@ -187,6 +195,16 @@ struct ExploreResult {
   // waiting thread is not a step, so the races that would reverse it are invisible and
   // the reduction may have missed executions. Not exhausted; rerun with dfs.
   bool reduction_incomplete = false;
+  // Which construct made it incomplete, with its call site: "yield() at spin.cpp:14".
+  std::string reduction_incomplete_by;
+  // Executions in which a loop without yield() was taken for a spin (spin_threshold): the
+  // result rests on that thread waiting for a change there. The first one: what spun
+  // ("T1 read flag = 0 at spin.cpp:12 100 times in a row") and its schedule.
+  std::uint64_t unmarked_spins = 0;
+  std::string unmarked_spin;
+  std::string unmarked_spin_schedule;
+  bool sampled = false;            // random or pct: the executions are a sample
+  int preemption_bound = -1;       // the bound the search kept (-1: none)
   double estimate = 0;             // the last size estimate (executions); 0: none
   std::uint64_t steps = 0;         // scheduling steps over all executions
   std::uint64_t events = 0;        // events recorded over all executions
@@ -211,6 +229,31 @@ struct ExploreResult {
   // No failure, no checker flag, no error.
   bool ok() const { return failures_total() == 0 && !any_checker_flagged() && error.empty(); }
 };
+
+// How a search ended, in the one vocabulary that `run`, specs, litmus files, `validate`
+// and atomcheck::model print (README "How a search ends"). Only `exhausted` proves
+// anything for the whole space; `sampled` is a random or PCT search that ran its course.
+enum class SearchEnd : std::uint8_t {
+  exhausted,
+  sampled,
+  budget,                // the execution budget (--max-executions) ran out
+  time,                  // --time-limit
+  interrupted,           // Ctrl-C (ExploreOptions::interrupt)
+  bound,                 // a preemption or depth bound pruned part of the space
+  reduction_incomplete,  // DPOR met a wait it does not model (which: reduction_incomplete_by)
+  nondeterministic,      // the program did something else on a replayed prefix (where: error)
+  stop_on_failure,       // stopped at the first failure, as asked
+  bad_schedule,          // replay: the schedule does not fit the program (error)
+};
+SearchEnd search_end(const ExploreResult& r);
+// "exhausted", "sampled", "budget", "time", "interrupted", "bound",
+// "reduction-incomplete", "nondeterministic", "stop-on-failure", "bad-schedule".
+std::string_view search_end_name(SearchEnd end);
+// The name and what it rests on: "reduction-incomplete: yield() at spin.cpp:14 (DPOR
+// does not model this wait; use --strategy dfs)", "budget: 1000 executions", ...
+std::string search_end_text(const ExploreResult& r);
+// Whether the end leaves part of the space unexplored (exit 3 when nothing was found).
+bool search_end_cut(SearchEnd end);
 
 // What the per-execution callback sees: the execution (with commits under TSO), its
 // schedule, and how it ended. `trace` carries names; it is valid during the call only.

@@ -336,13 +336,13 @@ ModelReport check_model(const Program& body, const ExploreOptions& options, std:
     return rep;
   }
   const ExploreResult& r = rep.result;
-  const bool sampling = o.strategy == StrategyKind::random || o.strategy == StrategyKind::pct;
   std::string how = fmt::format("{}, {}, {}", strategy_name(o.strategy), memory_name(o.memory),
-                                sampling && r.stop == StopReason::none ? "sampled"
-                                : r.exhausted()                        ? "exhaustive"
-                                : r.reduction_incomplete
-                                    ? "reduction incomplete: the program waits in yield() or assume()"
-                                    : fmt::format("stopped by {}", stop_reason_name(r.stop)));
+                                search_end_text(r));
+  // A loop taken for a spin: the result rests on it (README "Waits").
+  if (r.unmarked_spins)
+    how += fmt::format("; spin without yield(): {}, taken to wait for a change there (first in schedule '{}'); "
+                       "write the loop with spin_until or yield()",
+                       r.unmarked_spin, r.unmarked_spin_schedule);
   rep.ok = r.ok();
   if (rep.ok) {
     // Not a failure, but no proof either: say which checker could not judge.
@@ -390,7 +390,8 @@ ExploreResult model(const Program& body, const ExploreOptions& options, std::str
   // A replayed execution is shown even when it passes; a search a budget cut short is
   // not a failure, but says so.
   const bool sampling = rep.options.strategy == StrategyKind::random || rep.options.strategy == StrategyKind::pct;
-  if (rep.replayed || (!sampling && !rep.result.exhausted()) || rep.result.any_checker_undecided())
+  if (rep.replayed || (!sampling && !rep.result.exhausted()) || rep.result.any_checker_undecided() ||
+      rep.result.unmarked_spins)
     std::fprintf(stderr, "%s", rep.text.c_str());
   return std::move(rep.result);
 }

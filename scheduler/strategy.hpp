@@ -94,6 +94,14 @@ struct History {
   // Some thread called yield() (a spin loop): its wake-up is no transition, so DPOR's
   // races cannot see what it waits for.
   bool spins = false;
+  // The call site (Event::loc numbering) of the first yield() of the execution (or of a
+  // loop taken for a spin), else of the failed assume() that cut it: what a report names
+  // when the reduction is incomplete.
+  std::uint32_t wait_site = 0;
+  const char* wait_construct = "";  // "yield()", "assume()" or "a loop without yield()"
+  // A loop without yield() taken for a spin (ExploreOptions::spin_threshold): the first
+  // such read of the execution, said in words; empty when none.
+  std::string unmarked_spin;
   std::size_t steps() const { return chosen.size(); }
   std::span<const Transition> enabled_at(std::size_t step) const {
     std::size_t b = enabled_begin[step];
@@ -108,6 +116,9 @@ struct History {
     edges.clear();
     step_events_end.clear();
     spins = false;
+    wait_site = 0;
+    wait_construct = "";
+    unmarked_spin.clear();
   }
 };
 

@@ -79,7 +79,9 @@ class DfsStrategy final : public Strategy {
   void end_execution(const History&) override {
     // Only an error can leave the prefix unconsumed; never backtrack into stale nodes.
     if (depth_ < stack_.size() && error_.empty()) {
-      error_ = "the program is not deterministic: an execution ended earlier than before";
+      error_ = fmt::format("the program is not deterministic: an execution ended after choice point {} "
+                           "where the previous one went on to choice point {}",
+                           depth_, stack_.size());
     }
   }
 

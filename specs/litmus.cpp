@@ -1369,7 +1369,8 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
   out.equivalence = res.equivalence;
   out.strategy = options.strategy;
   out.elapsed_seconds = res.elapsed_seconds;
-  out.stop = res.stop;
+  out.end = search_end(res);
+  out.end_text = search_end_text(res);
   out.complete = res.exhausted() && !res.bounded;
   if (!res.error.empty()) out.error = res.error;
   else if (!error.empty()) out.error = error;
@@ -1448,7 +1449,7 @@ std::string_view strategy_text(StrategyKind k) {
 std::string explored_line(const RunResult& r) {
   return fmt::format("Explored {} executions, {} classes ({}), strategy {}{}\n", r.executions,
                      r.classes, equivalence_name(r.equivalence), strategy_text(r.strategy),
-                     r.complete ? "" : fmt::format(", stopped: {}", stop_reason_name(r.stop)));
+                     r.complete ? "" : fmt::format(", stopped: {}", r.end_text));
 }
 
 int run_litmus_command(const std::string& path, std::string_view memory, const ExploreOptions& base,
@@ -1486,7 +1487,8 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
                           {"classes", r.classes},
                           {"rf_co_classes", r.rf_co_classes},
                           {"complete", r.complete},
-                          {"stop", std::string(stop_reason_name(r.stop))},
+                          {"stop", std::string(search_end_name(r.end))},
+                          {"stop_detail", r.end_text},
                           {"elapsed_seconds", r.elapsed_seconds}};
       j["states"] = nlohmann::json::array();
       for (std::size_t s = 0; s < r.states.size(); ++s) {

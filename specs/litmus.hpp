@@ -150,7 +150,8 @@ struct RunResult {
   Equivalence equivalence = Equivalence::rf_co;
   StrategyKind strategy = StrategyKind::optimal;
   double elapsed_seconds = 0;
-  StopReason stop = StopReason::none;
+  SearchEnd end = SearchEnd::exhausted;  // how the search ended
+  std::string end_text;                  // search_end_text: the end and what it rests on
   bool complete = true;  // the search was exhaustive
   std::string error;     // the exploration failed (should not happen): one line
   bool ok = false;       // herd7's Ok/No for the quantified condition

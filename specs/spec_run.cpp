@@ -82,6 +82,15 @@ class Interp {
     for (const Operation& op : list) step(op);
   }
 
+  // The spec's own file:line for the waits a report names (a reduction that does not
+  // model them says where they are); other operations are named by the interpreter.
+  detail::CallSite site(const Operation& op) const {
+    detail::CallSite at;
+    at.file = spec_.file.c_str();
+    at.line = static_cast<std::uint32_t>(op.origin.pos.line);
+    return at;
+  }
+
   void step(const Operation& op) {
     switch (op.kind) {
       case OpKind::load: regs_[op.reg] = world_.vars[op.var].load(std::memory_order_relaxed); break;
@@ -110,16 +119,18 @@ class Interp {
           // Yield only when another iteration follows: a spin loop that is about to exit
           // must not wait for a write that may never come.
           if (op.yield && i + 1 < op.bound && (op.cond == kNone || eval(op.cond) != 0))
-            this_thread::yield();
+            detail::op_yield(site(op));
         }
         // A `while` loop still running at its bound leaves the explored space: the
         // execution is cut (neither completed nor failed), as in bounded model checking.
-        if (op.cond != kNone && eval(op.cond) != 0) assume(false);
+        if (op.cond != kNone && eval(op.cond) != 0) detail::op_assume_failed(site(op));
         break;
       }
       case OpKind::if_: ops(eval(op.cond) != 0 ? op.body : op.else_body); break;
       case OpKind::assert_: check(eval(op.cond) != 0, op.message); break;
-      case OpKind::assume: assume(eval(op.cond) != 0); break;
+      case OpKind::assume:
+        if (eval(op.cond) == 0) detail::op_assume_failed(site(op));
+        break;
       case OpKind::spawn: {
         const Spec* spec = &spec_;
         World* world = &world_;
@@ -271,6 +282,8 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   eo.memory = memory;
   eo.checkers = names;
   if (spec.max_steps && !options.max_steps_given) eo.max_steps = spec.max_steps;
+  // A spec's loops are bounded: a run of identical loads is the spec's, not a spin.
+  eo.spin_threshold = 0;
 
   Program program = spec_program(spec);
   std::vector<CheckerTally> tally(names.size());
@@ -373,11 +386,7 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   rep.exhaustive = exhausted;
   if (!exhausted)
     rep.not_exhaustive_why =
-        reduction_gap ? fmt::format("{} does not follow this program's yield() waits; use --strategy dfs",
-                                    eo.strategy == StrategyKind::dpor ? "dpor" : "optimal DPOR")
-        : rep.result.bounded ? std::string("a bound cut it")
-        : rep.result.exhausted() ? std::string("sampled")
-                                 : std::string(stop_reason_name(rep.result.stop));
+        !rep.result.error.empty() && !reduction_gap ? rep.result.error : search_end_text(rep.result);
   const std::uint64_t completed = judged - failed;
   auto add = [&](std::string what, const Origin& origin, ExpectationResult r) {
     r.what = fmt::format("{}: {}", mname, what);

@@ -154,9 +154,9 @@ TEST(CliOptions, ReplayRefusesSearchOptions) {
   auto v = run_cli({"validate", "lost-update", "--checker", "velodrome", "--replay", "1", "--strategy", "optimal"});
   EXPECT_EQ(v.exit_code, 2) << v.out << v.err;
   EXPECT_NE(v.err.find("drop --strategy"), std::string::npos) << v.err;
-  auto spin = run_cli({"run", "spin", "--max-steps", "300"});
+  auto spin = run_cli({"run", "spin", "--max-steps", "300", "--spin-threshold", "0"});
   EXPECT_EQ(spin.exit_code, 1) << spin.out << spin.err;
-  EXPECT_NE(spin.out.find("--max-steps 300"), std::string::npos) << spin.out;
+  EXPECT_NE(spin.out.find("--max-steps 300 --spin-threshold 0"), std::string::npos) << spin.out;
 }
 
 }  // namespace

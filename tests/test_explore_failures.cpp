@@ -91,9 +91,10 @@ TEST(ExploreFailures, ExceptionEscapingThreadIsReported) {
 
 TEST(ExploreFailures, SpinLoopHitsStepBound) {
   ExploreOptions o;
-  // DFS tries "the spinner runs once more" ever deeper: the path that spins forever is
-  // cut at the bound, after which the search is exhausted.
+  // Without the spin diagnosis, DFS tries "the spinner runs once more" ever deeper: the
+  // path that spins forever is cut at the bound, after which the search is exhausted.
   o.max_steps = 200;
+  o.spin_threshold = 0;
   ExploreResult r = explore(
       [] {
         atomic<int> flag(0);
@@ -116,10 +117,56 @@ TEST(ExploreFailures, SpinLoopHitsStepBound) {
 
 // The default options cannot hang a test on a spin loop without yield(): the step bound
 // (Loom's branch limit) reports it, with the cure in the message, and the search ends.
+// Issue 18, item 2: with the default options a loop that reads the same thing over and
+// over without yield() is said once, with its thread, variable, value and line, and from
+// the 100th identical read on waits for a change as yield() would: the search is finite
+// and no execution is cut by the step bound.
 TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
   ExploreOptions o;
   EXPECT_EQ(o.max_steps, kDefaultMaxSteps);
   EXPECT_EQ(kDefaultMaxSteps, 1000u);
+  EXPECT_EQ(o.spin_threshold, 100u);
+  const auto body = [] {
+    atomic<int> flag(0, "flag");
+    thread t([&] {
+      while (flag.load() == 0) {
+      }
+    });
+    flag.store(1);
+    t.join();
+  };
+  const int spin_line = __LINE__ - 6;
+  ExploreResult r = explore(body);
+  EXPECT_EQ(r.step_bounded, 0u);
+  EXPECT_TRUE(r.failures.empty());
+  EXPECT_TRUE(r.exhausted());
+  EXPECT_EQ(r.completed, 101u);  // the store before each of the 100 reads, or while T1 waits
+  EXPECT_EQ(r.unmarked_spins, 1u);
+  EXPECT_EQ(r.unmarked_spin,
+            "T1 read flag = 0 at test_explore_failures.cpp:" + std::to_string(spin_line) + " 100 times in a row");
+  // The reported schedule replays the spinning execution.
+  ReplayResult rep = replay(body, r.unmarked_spin_schedule);
+  EXPECT_FALSE(rep.failed);
+  std::size_t reads = 0;
+  for (const Event& e : rep.trace.events) reads += e.op == Op::read && e.thread == 1;
+  EXPECT_EQ(reads, 101u);
+  // A threshold a bounded loop stays below changes nothing: 50 identical reads complete.
+  ExploreResult bounded = explore([] {
+    atomic<int> x(0, "x");
+    thread t([&] {
+      for (int i = 0; i < 50; ++i) (void)x.load();
+    });
+    x.store(1);
+    t.join();
+  });
+  EXPECT_EQ(bounded.unmarked_spins, 0u);
+  EXPECT_EQ(bounded.completed, 51u);
+}
+
+// Without the diagnosis (spin_threshold 0) the default step bound reports the spin.
+TEST(ExploreFailures, StepBoundReportsASpinLoopWithoutTheDiagnosis) {
+  ExploreOptions o;
+  o.spin_threshold = 0;
   ExploreResult r = explore([] {
     atomic<int> flag(0);
     thread t([&] {
@@ -128,7 +175,7 @@ TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
     });
     flag.store(1);
     t.join();
-  });
+  }, o);
   EXPECT_GT(r.step_bounded, 0u);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_EQ(r.failures[0].kind, FailureKind::step_bound);

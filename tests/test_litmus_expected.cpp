@@ -365,11 +365,11 @@ TEST(LitmusExpected, CliBudgetCutsWithExit3) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["results"][0]["complete"], false);
-  EXPECT_EQ(j["results"][0]["stop"], "time-limit");
+  EXPECT_EQ(j["results"][0]["stop"], "time");
   auto t = atomcheck::testing::run_cli({"run", ring, "--memory", "tso", "--time-limit", "0.000001"});
   EXPECT_EQ(t.exit_code, 3);
   EXPECT_NE(t.out.find("Incomplete: "), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("stopped: time-limit"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("stopped: time"), std::string::npos) << t.out;
   auto ok = atomcheck::testing::run_cli({"run", ring, "--memory", "both", "--max-executions", "0"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }

@@ -99,7 +99,7 @@ TEST(ValidateCli, TextMatrixNamesEveryQuestion) {
   auto r = run_cli({"validate", "lost-update", "--checker", "velodrome,aerodrome-opt-fixed"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   for (const char* s : {"TP", "FP", "TN", "FN", "velodrome", "aerodrome-opt-fixed", "serializability",
-                        "blame", "oracle", "agrees", "(exhaustive)"})
+                        "blame", "oracle", "agrees", "(exhausted)"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   EXPECT_EQ(r.out.find("DISAGREES"), std::string::npos) << r.out;
 }
@@ -286,7 +286,7 @@ TEST(ValidateCli, BudgetHitIsExit3) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["runs"][0]["executions"], 2);
   EXPECT_FALSE(j["runs"][0]["exhaustive"].get<bool>());
-  EXPECT_EQ(j["runs"][0]["stop"], "max-executions");
+  EXPECT_EQ(j["runs"][0]["stop"], "budget");
 }
 
 TEST(ValidateCli, BadInputIsExit2WithOneLine) {
