@@ -54,7 +54,7 @@ struct Expr {
 // The operation kinds, in the order the schema lists them.
 enum class OpKind : std::uint8_t {
   load, store, set, cas, xchg, fetch_add, fence, lock, unlock,
-  begin, end, loop, if_, assert_, assume, spawn, join,
+  begin, end, loop, if_, assert_, assume, spawn, join, await,
 };
 // Every operation name the loader accepts ("load", ..., "if", "assert", ...).
 std::span<const std::string_view> op_kind_names();
@@ -76,7 +76,7 @@ struct Operation {
   bool yield = false;              // loop: yield after an iteration that did not exit
   std::string label;               // begin
   std::string message;             // assert
-  std::vector<Operation> body;     // loop body, if "then"
+  std::vector<Operation> body;     // loop body, if "then", await body
   std::vector<Operation> else_body;  // if "else"
 };
 

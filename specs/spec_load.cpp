@@ -20,9 +20,9 @@ namespace {
 
 constexpr std::string_view kOpNames[] = {
     "load", "store", "set", "cas", "xchg", "fetch_add", "fence", "lock", "unlock",
-    "begin", "end", "loop", "if", "assert", "assume", "spawn", "join",
+    "begin", "end", "loop", "if", "assert", "assume", "spawn", "join", "await",
 };
-static_assert(std::size(kOpNames) == static_cast<std::size_t>(OpKind::join) + 1);
+static_assert(std::size(kOpNames) == static_cast<std::size_t>(OpKind::await) + 1);
 
 constexpr std::string_view kBinaryOps[] = {"+", "-", "*", "&", "|", "^", "==", "!=",
                                            "<", "<=", ">", ">=", "&&", "||"};
@@ -105,6 +105,21 @@ class Loader {
     throw SpecError(one_line(fmt::format("{}:{}:{}: {}: {}", file_, p.line, p.col, ptr.empty() ? "/" : ptr, msg)));
   }
   [[noreturn]] void fail(const At& at, const std::string& msg) const { fail_pos(at.v.pos, at.ptr, msg); }
+
+  // An await's body is re-evaluated by the search at will: loads, sets and ifs only.
+  void reads_only(const std::vector<Operation>& body) const {
+    for (const Operation& op : body) {
+      if (op.kind == OpKind::if_) {
+        reads_only(op.body);
+        reads_only(op.else_body);
+      } else if (op.kind != OpKind::load && op.kind != OpKind::set) {
+        fail_pos(op.origin.pos, op.origin.pointer,
+                 fmt::format("\"{}\" in an await body: it may only read (load, set, if), since a failed "
+                             "attempt is taken back",
+                             op_kind_name(op.kind)));
+      }
+    }
+  }
 
   static Origin origin(const At& at) { return Origin{at.v.pos, at.ptr}; }
 
@@ -504,6 +519,16 @@ class Loader {
                               "once, outside loops)",
                               spec_.threads[op.thread].name));
         ctx.spawned_here.insert(op.thread);
+        break;
+      }
+      case OpKind::await: {
+        // spin_until: a failed attempt blocks the thread for the rest of the execution,
+        // so the body runs at most once per execution (no unrolling), and it may only
+        // read: checked here, where the error can name the operation's line.
+        fields(at, {"op", "body", "until"});
+        op.body = op_list(required(at, "body"), ctx, multiplier, cost);
+        reads_only(op.body);
+        op.cond = expr(required(at, "until"), ctx);
         break;
       }
       case OpKind::join: {

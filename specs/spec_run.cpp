@@ -138,6 +138,12 @@ class Interp {
         children_[child] = thread([spec, world, child] { Interp(*spec, *world, child).run(); });
         break;
       }
+      case OpKind::await:
+        // spin_until, with the spec's own line for its reports.
+        detail::op_spin_begin();
+        ops(op.body);
+        if (eval(op.cond) == 0) detail::op_spin_failed(site(op));
+        break;
       case OpKind::join:
         if (children_[op.thread].joinable()) {
           children_[op.thread].join();

@@ -180,7 +180,7 @@ TEST(SpecLoaderErrors, VersionAndUnknownOperation) {
   EXPECT_EQ(error_of(R"({"atomcheck": 1, "threads": [{"name": "A", "ops": [{"op": "mfence"}]}]})"),
             "t.json:1:59: /threads/0/ops/0/op: unknown operation \"mfence\" (expected one of: load, "
             "store, set, cas, xchg, fetch_add, fence, lock, unlock, begin, end, loop, if, assert, "
-            "assume, spawn, join)");
+            "assume, spawn, join, await)");
 }
 
 TEST(SpecLoaderErrors, SpawnAndJoin) {
@@ -276,6 +276,25 @@ TEST(SpecLoader, UnreadableFile) {
   } catch (const SpecError& e) {
     EXPECT_EQ(std::string(e.what()), "/nonexistent/x.json: cannot read the file");
   }
+}
+
+// Issue 18, item 3: an await's body may only read; the error names the operation.
+TEST(SpecLoaderErrors, AwaitBodyOnlyReads) {
+  EXPECT_EQ(error_of(R"({
+  "atomcheck": 1,
+  "vars": {"x": 0},
+  "threads": [{"name": "A", "regs": {"r": 0}, "ops": [
+    {"op": "await", "body": [
+      {"op": "load", "var": "x", "reg": "r"},
+      {"op": "if", "cond": {"==": ["r", 0]}, "then": [{"op": "store", "var": "x", "value": 1}]}],
+     "until": {"==": ["r", 1]}}
+  ]}]
+})"),
+            "t.json:7:55: /threads/0/ops/0/body/1/then/0: \"store\" in an await body: it may only read "
+            "(load, set, if), since a failed attempt is taken back");
+  EXPECT_EQ(error_of(R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [{"name": "A", "regs": {"r": 0}, "ops": [
+    {"op": "await", "body": [{"op": "load", "var": "x", "reg": "r"}]}]}]})"),
+            "t.json:2:5: /threads/0/ops/0: missing field \"until\"");
 }
 
 }  // namespace

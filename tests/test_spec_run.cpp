@@ -418,5 +418,37 @@ TEST(SpecRun, LongBoundedLoopsAreNotCutByTheDefaultStepBound) {
   EXPECT_EQ(run_spec(capped, {}).models[0].result.step_bounded, 1u);
 }
 
+// Issue 18, item 3: `await` is spin_until. Every exhaustive strategy finds the same
+// outcomes and failures, under SC and TSO; an await nobody satisfies is reported with
+// the spec's own line.
+TEST(SpecRun, AwaitIsExactUnderEveryStrategy) {
+  Spec broken = parse_spec(R"({"atomcheck": 1, "vars": {"flag": 0, "data": 0}, "threads": [
+    {"name": "P", "ops": [{"op": "store", "var": "flag", "value": 1},
+                          {"op": "store", "var": "data", "value": 1}]},
+    {"name": "C", "regs": {"f": 0, "d": 0}, "ops": [
+      {"op": "await", "body": [{"op": "load", "var": "flag", "reg": "f"}], "until": {"==": ["f", 1]}},
+      {"op": "load", "var": "data", "reg": "d"}]}],
+    "expect": {"sc": {"reachable": [{"C.d": 0}, {"C.d": 1}]}, "tso": {"reachable": [{"C.d": 0}, {"C.d": 1}]}}})",
+                           "broken.json");
+  for (StrategyKind strategy : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
+    RunOptions o;
+    o.explore.strategy = strategy;
+    RunReport r = run_spec(broken, o);
+    EXPECT_EQ(r.exit_code(), 0) << format_report(broken, r);
+    for (const ModelReport& m : r.models) {
+      EXPECT_TRUE(m.exhaustive) << format_report(broken, r);
+      EXPECT_EQ(m.outcomes.size(), 2u) << format_report(broken, r);
+    }
+  }
+  Spec stuck = parse_spec(R"({"atomcheck": 1, "vars": {"flag": 0}, "threads": [
+    {"name": "C", "regs": {"f": 0}, "ops": [
+      {"op": "await", "body": [{"op": "load", "var": "flag", "reg": "f"}], "until": {"==": ["f", 1]}}]}]})",
+                          "stuck.json");
+  RunReport r = run_spec(stuck, {});
+  EXPECT_EQ(r.exit_code(), 1) << format_report(stuck, r);
+  EXPECT_NE(format_report(stuck, r).find("spins forever in spin_until (stuck.json:3)"), std::string::npos)
+      << format_report(stuck, r);
+}
+
 }  // namespace
 }  // namespace atomcheck::spec
