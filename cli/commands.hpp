@@ -81,10 +81,11 @@ inline std::string given_options(std::initializer_list<std::pair<bool, const cha
   return out;
 }
 
-// --jobs: worker threads add no speed yet on 2 cores (README, "Parallel exploration"),
-// so the default stays one thread.
+// --jobs: worker threads add no speed yet to optimal DPOR on 2 cores (README, "Parallel
+// exploration"), so the default stays one thread.
 inline constexpr const char* kJobsHelp =
-    "Exploring threads, default 1 (optimal DPOR; the result is the same for every value)";
+    "Exploring threads, default 1 (optimal DPOR: the result is the same for every value; random, pct: "
+    "the samples are split across N searches with seeds derived from --seed)";
 
 inline constexpr const char* kSpinThresholdHelp =
     "Identical reads in a row (one thread, line, variable, value) after which a loop without yield() is "

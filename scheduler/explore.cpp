@@ -22,6 +22,7 @@
 #include "scheduler/crash_report.hpp"
 #include "scheduler/equivalence.hpp"
 #include "scheduler/execution.hpp"
+#include "scheduler/explore_samples.hpp"
 #include "scheduler/strategy.hpp"
 
 namespace atomcheck {
@@ -569,6 +570,9 @@ ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_cl
 
 ExploreResult explore(const Program& program, const ExploreOptions& given,
                       const std::function<void(const ExecutionView&)>& on_execution) {
+  // Samples split across cores; exhaustive strategies take `jobs` below (the Pool).
+  if (given.jobs > 1 && (given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct))
+    return detail::explore_split_samples(program, given, on_execution);
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const ExploreOptions options = with_deadline(given, start);
@@ -646,7 +650,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     r.estimate = estimator->mean();
   };
   if (exhaustive) {
-    walker = std::make_unique<detail::Execution>(options.memory, options.stack_size, options.max_steps);
+    walker = std::make_unique<detail::Execution>(options.memory, options.stack_size, options.max_steps,
+                                                 options.spin_threshold);
     walker->set_depth_bound(options.depth_bound);
     estimator = std::make_unique<EstimateStrategy>(options.seed, options.preemption_bound);
   }

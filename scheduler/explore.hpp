@@ -122,10 +122,11 @@ struct ExploreOptions {
   // Called from the exploring thread every progress_interval seconds (never when unset).
   std::function<void(const ExploreProgress&)> progress{};
   double progress_interval = 0.25;
-  // Threads exploring (--jobs): 1 explores on the calling thread alone; more add
-  // workers that run the executions the search will need ahead of it (optimal DPOR; the
-  // other strategies explore on one thread). The result is the same for every value
-  // (see Pool in explore.cpp for why).
+  // Threads exploring (--jobs): 1 explores on the calling thread alone. With optimal
+  // DPOR more add workers that run the executions the search will need ahead of it, and
+  // the result is the same for every value (see Pool in explore.cpp for why); random and
+  // pct split their samples across that many searches with derived seeds, reproducibly
+  // for a given (seed, jobs) (explore_samples.hpp); dfs and dpor use one thread.
   unsigned jobs = 1;
 };
 

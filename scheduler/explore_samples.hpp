@@ -1,0 +1,25 @@
+// Random and PCT sampling on several cores (ExploreOptions::jobs > 1, issue 17): the
+// samples are split across independent searches whose seeds derive from the given seed,
+// and their results are merged in a fixed order, so `--jobs N --seed S` gives the same
+// summary on every run. Internal to explore(); not part of the API.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "explore.hpp"
+
+namespace atomcheck::detail {
+
+// The seed of worker `w` of a split sample: worker 0 keeps the given seed (so its share
+// is the start of the one-job sample), the others get SplitMix64 mixes of it.
+std::uint64_t sample_worker_seed(std::uint64_t seed, unsigned w);
+
+// Runs options.jobs sampling searches on as many threads (options.strategy is random or
+// pct) and merges them. Failures are sorted by schedule and execution numbers
+// interleaved (worker w's i-th execution is i * jobs + w), so the report does not depend
+// on which thread finished first. `on_execution` is called under a lock, from any thread.
+ExploreResult explore_split_samples(const Program& program, const ExploreOptions& options,
+                                    const std::function<void(const ExecutionView&)>& on_execution);
+
+}  // namespace atomcheck::detail
