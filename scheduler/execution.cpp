@@ -62,6 +62,7 @@ Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64
 Execution::~Execution() {
   unwatch_execution(this);
   abandon();
+  for (const auto& ts : threads_) tsan_destroy_fiber(ts->tsan_fiber);
 }
 
 Execution* Execution::current() { return tls_current; }
@@ -111,6 +112,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
 
 void Execution::start_fiber(ThreadId t) {
   ThreadState& ts = *threads_[t];
+  if (!ts.tsan_fiber) ts.tsan_fiber = tsan_create_fiber();
   boost::context::stack_context sctx;
   ts.fiber = boost::context::fiber(
       std::allocator_arg, PoolStackAllocator{&pool_, &sctx},
@@ -122,6 +124,7 @@ void Execution::start_fiber(ThreadId t) {
         me.status = Status::finished;
         ++finished_;
         asan_start_switch(nullptr, sched_bottom_, sched_size_);
+        tsan_switch_to_fiber(sched_tsan_);
         return std::move(me.back);
       });
   ts.stack_bottom = static_cast<char*>(sctx.sp) - sctx.size;
@@ -159,6 +162,8 @@ void Execution::resume(ThreadId t) {
   ThreadId prev = running_;
   running_ = t;
   asan_start_switch(&sched_fake_, ts.stack_bottom, ts.stack_size);
+  sched_tsan_ = tsan_current_fiber();
+  tsan_switch_to_fiber(ts.tsan_fiber);
   ts.fiber = std::move(ts.fiber).resume();
   asan_finish_switch(sched_fake_, nullptr, nullptr);
   running_ = prev;
@@ -406,6 +411,7 @@ void Execution::materialize_names() {
 void Execution::to_scheduler() {
   ThreadState& ts = self();
   asan_start_switch(&ts.fake_stack, sched_bottom_, sched_size_);
+  tsan_switch_to_fiber(sched_tsan_);
   ts.back = std::move(ts.back).resume();
   asan_finish_switch(ts.fake_stack, &sched_bottom_, &sched_size_);
 }

@@ -154,6 +154,7 @@ class Execution {
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
     void* fake_stack = nullptr;
+    void* tsan_fiber = nullptr;  // the TSan build's handle for this thread slot
   };
 
   struct VarInfo {
@@ -243,6 +244,7 @@ class Execution {
   const void* sched_bottom_ = nullptr;
   std::size_t sched_size_ = 0;
   void* sched_fake_ = nullptr;
+  void* sched_tsan_ = nullptr;  // TSan: the scheduler's fiber, while a thread runs
   const Program* program_ = nullptr;
 };
 

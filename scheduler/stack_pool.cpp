@@ -1,4 +1,4 @@
-// Pooled, guard-paged fiber stacks and the ASan switch annotations.
+// Pooled, guard-paged fiber stacks and the ASan and TSan switch annotations.
 #include "scheduler/stack_pool.hpp"
 
 #include <sys/mman.h>
@@ -10,6 +10,10 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define ATOMCHECK_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define ATOMCHECK_TSAN 1
 #endif
 
 namespace atomcheck::detail {
@@ -79,5 +83,19 @@ void asan_finish_switch(void* fake_stack_save, const void** bottom_old, std::siz
   (void)size_old;
 #endif
 }
+
+#if defined(ATOMCHECK_TSAN)
+void* tsan_current_fiber() { return __tsan_get_current_fiber(); }
+void* tsan_create_fiber() { return __tsan_create_fiber(0); }
+void tsan_destroy_fiber(void* fiber) {
+  if (fiber) __tsan_destroy_fiber(fiber);
+}
+void tsan_switch_to_fiber(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
+#else
+void* tsan_current_fiber() { return nullptr; }
+void* tsan_create_fiber() { return nullptr; }
+void tsan_destroy_fiber(void*) {}
+void tsan_switch_to_fiber(void*) {}
+#endif
 
 }  // namespace atomcheck::detail

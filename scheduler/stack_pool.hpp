@@ -51,4 +51,12 @@ std::size_t default_stack_size();
 void asan_start_switch(void** fake_stack_save, const void* bottom, std::size_t size);
 void asan_finish_switch(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
 
+// ThreadSanitizer fiber annotations (the TSan build, ATOMCHECK_TSAN): without them TSan
+// takes a stack switch for a jump within one thread and reports nonsense. No-ops (and
+// null handles) without TSan.
+void* tsan_current_fiber();
+void* tsan_create_fiber();
+void tsan_destroy_fiber(void* fiber);
+void tsan_switch_to_fiber(void* fiber);
+
 }  // namespace atomcheck::detail
