@@ -1,6 +1,7 @@
 // The one header a user includes: the API test programs are written against
 // (atomic, shared, mutex, thread, atomic_block, check, outcome, spin_until, ...;
-// scheduler/api.hpp), explore() and replay() (scheduler/explore.hpp), model() and
+// scheduler/api.hpp; semaphores, latch, barrier, atomic_flag, shared_mutex:
+// scheduler/sync.hpp), explore() and replay() (scheduler/explore.hpp), model() and
 // check_model() (scheduler/model.hpp). Link atomcheck::atomcheck.
 //
 // The headers live in atomcheck's folders and include each other by relative path, so
@@ -11,3 +12,4 @@
 #include "scheduler/api.hpp"
 #include "scheduler/explore.hpp"
 #include "scheduler/model.hpp"
+#include "scheduler/sync.hpp"

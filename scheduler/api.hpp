@@ -25,11 +25,17 @@
 #pragma once
 
 #include <atomic>
+#include <barrier>
+#include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <latch>
 #include <mutex>
+#include <semaphore>
+#include <shared_mutex>
 #include <source_location>
 #include <stdexcept>
 #include <string>
@@ -291,6 +297,15 @@ class atomic {
   T operator-=(detail::Located<T> d) {
     return static_cast<T>(fetch_sub(d.value, std::memory_order_seq_cst, d.loc) - d.value);
   }
+
+  // std::atomic<T>::wait: returns once the value differs from `old`, as a spin_until
+  // await (exact under every strategy). notify_one/notify_all do nothing, since the
+  // waiter re-reads the value: a program that relies on a notify it forgot is not caught.
+  void wait(T old, std::memory_order mo = std::memory_order_seq_cst, Loc loc = Loc::current()) const {
+    spin_until([&] { return load(mo, loc) != old; }, loc);  // found by ADL (the closure's namespace)
+  }
+  void notify_one() noexcept {}
+  void notify_all() noexcept {}
 
   // The variable's dense id in the current execution (its VarId in traces).
   VarId id() const { return h_.id; }
@@ -561,6 +576,14 @@ void outcome(std::string_view name, T value) {
   detail::op_outcome(name, detail::to_bits(value));
 }
 
+// Defined in sync.hpp (built on atomic and spin_until).
+template <std::ptrdiff_t LeastMaxValue>
+class counting_semaphore;
+class latch;
+class barrier;
+class atomic_flag;
+class shared_mutex;
+
 // Type bundles for code templated on its primitives: instantiate with std_types in
 // production and with model_types under the harness.
 struct std_types {
@@ -570,6 +593,13 @@ struct std_types {
   using shared = T;
   using mutex = std::mutex;
   using thread = std::thread;
+  using shared_mutex = std::shared_mutex;
+  template <std::ptrdiff_t LeastMaxValue = INT_MAX>
+  using counting_semaphore = std::counting_semaphore<LeastMaxValue>;
+  using binary_semaphore = std::binary_semaphore;
+  using latch = std::latch;
+  using barrier = std::barrier<>;
+  using atomic_flag = std::atomic_flag;
   static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
 };
 struct model_types {
@@ -579,6 +609,13 @@ struct model_types {
   using shared = atomcheck::shared<T>;
   using mutex = atomcheck::mutex;
   using thread = atomcheck::thread;
+  using shared_mutex = atomcheck::shared_mutex;
+  template <std::ptrdiff_t LeastMaxValue = INT_MAX>
+  using counting_semaphore = atomcheck::counting_semaphore<LeastMaxValue>;
+  using binary_semaphore = atomcheck::counting_semaphore<1>;
+  using latch = atomcheck::latch;
+  using barrier = atomcheck::barrier;
+  using atomic_flag = atomcheck::atomic_flag;
   static void fence(std::memory_order mo,
                     std::source_location loc = std::source_location::current()) {
     atomcheck::atomic_thread_fence(mo, loc);

@@ -1,0 +1,263 @@
+// The synchronisation built on spin_until (scheduler/sync.hpp, issue 22 in part): each
+// primitive in a correct and a broken use, under dfs, dpor and optimal DPOR, SC and TSO.
+// The correct use holds and the broken one fails under every strategy. On the correct
+// uses DPOR's outcomes equal DFS's (DPOR runs fewer executions); on the broken ones only
+// the failure is compared: an assertion that ends an execution early hides the other
+// threads' later operations from DPOR's race analysis, so DPOR may skip executions past
+// it (a gap of both reductions, README status).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scheduler/api.hpp"
+#include "scheduler/explore.hpp"
+#include "scheduler/sync.hpp"
+
+namespace atomcheck {
+namespace {
+
+struct Seen {
+  std::set<Outcome> outcomes;
+  bool failed = false;
+  bool completed = false;
+  std::string first_failure;
+};
+
+Seen run(const Program& p, StrategyKind s, MemoryModelKind m) {
+  ExploreOptions o;
+  o.strategy = s;
+  o.memory = m;
+  ExploreResult r = explore(p, o);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_FALSE(r.reduction_incomplete);  // spin_until awaits: DPOR covers them
+  EXPECT_TRUE(r.exhausted());
+  Seen seen;
+  for (const auto& [out, n] : r.outcomes) seen.outcomes.insert(out);
+  seen.failed = r.failures_total() > 0;
+  seen.completed = r.completed > 0;
+  if (!r.failures.empty()) seen.first_failure = r.failures[0].message;
+  return seen;
+}
+
+// Runs `p` every way; returns what DFS saw after checking DPOR and optimal agree (on
+// the outcomes and completions too when `failing` is false).
+Seen every_way(const Program& p, MemoryModelKind m, bool failing) {
+  const Seen dfs = run(p, StrategyKind::dfs, m);
+  for (StrategyKind s : {StrategyKind::dpor, StrategyKind::optimal}) {
+    const Seen other = run(p, s, m);
+    EXPECT_EQ(other.failed, dfs.failed) << static_cast<int>(s);
+    if (failing) continue;
+    EXPECT_EQ(other.outcomes, dfs.outcomes) << static_cast<int>(s);
+    EXPECT_EQ(other.completed, dfs.completed) << static_cast<int>(s);
+  }
+  return dfs;
+}
+
+void expect_holds(const Program& p) {
+  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso}) {
+    const Seen s = every_way(p, m, false);
+    EXPECT_FALSE(s.failed) << s.first_failure;
+    EXPECT_TRUE(s.completed);
+  }
+}
+
+void expect_fails(const Program& p, const std::string& message) {
+  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso}) {
+    const Seen s = every_way(p, m, true);
+    EXPECT_TRUE(s.failed);
+    EXPECT_NE(s.first_failure.find(message), std::string::npos) << s.first_failure;
+  }
+}
+
+// A pool of `slots` guarded by a semaphore initialised to `permits`, three users.
+void pool(int permits) {
+  counting_semaphore<3> sem(permits, "sem");
+  atomic<int> in_use(0, "in_use");
+  auto user = [&] {
+    sem.acquire();
+    check(in_use.fetch_add(1) < 2, "more users than slots");
+    in_use.fetch_sub(1);
+    sem.release();
+  };
+  thread a(user), b(user), c(user);
+  a.join();
+  b.join();
+  c.join();
+}
+
+TEST(Sync, SemaphoreBoundsAPool) {
+  expect_holds([] { pool(2); });
+  expect_fails([] { pool(3); }, "more users than slots");
+}
+
+TEST(Sync, BinarySemaphoreAsAMutexAndTryAcquire) {
+  expect_holds([] {
+    binary_semaphore m(1, "m");
+    shared<int> x(0, "x");
+    auto inc = [&] {
+      m.acquire();
+      x = x + 1;
+      m.release();
+    };
+    thread a(inc), b(inc);
+    a.join();
+    b.join();
+    check(x == 2, "lost update");
+  });
+  expect_fails([] {
+    binary_semaphore m(1, "m");
+    shared<int> x(0, "x");
+    auto inc = [&] {
+      if (m.try_acquire_for(std::chrono::milliseconds(1))) {
+        x = x + 1;
+        m.release();
+      }
+    };
+    thread a(inc), b(inc);
+    a.join();
+    b.join();
+    check(x == 2, "a timed acquire gave up");
+  }, "a timed acquire gave up");
+}
+
+void latch_program(bool try_only) {
+  latch done(2, "done");
+  atomic<int> a(0, "a"), b(0, "b");
+  thread t1([&] { a.store(1); done.count_down(); }), t2([&] { b.store(1); done.count_down(); });
+  if (try_only) {
+    check(done.try_wait(), "the workers had not finished");
+  } else {
+    done.wait();
+    check(a.load() + b.load() == 2, "a worker's write is missing");
+  }
+  t1.join();
+  t2.join();
+}
+
+TEST(Sync, LatchWaitsForEveryCountDown) {
+  expect_holds([] { latch_program(false); });
+  expect_fails([] { latch_program(true); }, "the workers had not finished");
+}
+
+// Each thread writes its slot, meets the others at the barrier, then reads the other
+// slot; the broken variant reads before arriving.
+void barrier_program(bool read_early) {
+  barrier sync(2, "sync");
+  atomic<int> slot0(0, "slot0"), slot1(0, "slot1");
+  auto worker = [&](atomic<int>& mine, atomic<int>& other) {
+    mine.store(1);
+    int seen = read_early ? other.load() : -1;
+    sync.arrive_and_wait();
+    if (!read_early) seen = other.load();
+    check(seen == 1, "read the other slot before its phase ended");
+    sync.arrive_and_wait();  // a second phase: the barrier resets
+  };
+  thread t1([&] { worker(slot0, slot1); }), t2([&] { worker(slot1, slot0); });
+  t1.join();
+  t2.join();
+}
+
+TEST(Sync, BarrierPhases) {
+  expect_holds([] { barrier_program(false); });
+  expect_fails([] { barrier_program(true); }, "read the other slot before its phase ended");
+}
+
+TEST(Sync, AtomicFlagSpinLockAndAtomicWait) {
+  expect_holds([] {
+    atomic_flag busy("busy");
+    shared<int> x(0, "x");
+    auto inc = [&] {
+      while (busy.test_and_set()) busy.wait(true);
+      x = x + 1;
+      busy.clear();
+      busy.notify_one();
+    };
+    thread a(inc), b(inc);
+    a.join();
+    b.join();
+    check(x == 2, "lost update");
+  });
+  expect_holds([] {
+    atomic<int> flag(0, "flag"), data(0, "data");
+    thread p([&] {
+      data.store(7);
+      flag.store(1);
+      flag.notify_all();
+    });
+    flag.wait(0);
+    check(data.load() == 7, "saw the flag before the data");
+    p.join();
+  });
+}
+
+void rw_program(bool writer_takes_shared) {
+  shared_mutex rw("rw");
+  atomic<int> x(0, "x");
+  thread w([&] {
+    if (writer_takes_shared) rw.lock_shared(); else rw.lock();
+    x.store(x.load() + 1);
+    x.store(x.load() + 1);
+    if (writer_takes_shared) rw.unlock_shared(); else rw.unlock();
+  });
+  thread r1([&] {
+    rw.lock_shared();
+    check(x.load() % 2 == 0, "a reader saw a half-done update");
+    rw.unlock_shared();
+  });
+  rw.lock_shared();
+  outcome("x", x.load());
+  rw.unlock_shared();
+  w.join();
+  r1.join();
+}
+
+TEST(Sync, SharedMutexExcludesWritersFromReaders) {
+  expect_holds([] { rw_program(false); });
+  expect_fails([] { rw_program(true); }, "a reader saw a half-done update");
+}
+
+// A waiter nobody releases is a livelock at the caller's line; misuse fails at once.
+TEST(Sync, NoReleaseIsALivelockAndMisuseFails) {
+  const int line = __LINE__ + 3;
+  ExploreResult r = explore([] {
+    binary_semaphore s(0, "s");
+    s.acquire();
+  });
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures[0].message.find("spins forever in spin_until (test_sync.cpp:" + std::to_string(line) + ")"),
+            std::string::npos)
+      << r.failures[0].message;
+  r = explore([] {
+    shared_mutex m("m");
+    m.unlock();
+  });
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures[0].message.find("shared_mutex::unlock without lock()"), std::string::npos);
+}
+
+// Code templated on its primitives switches by one alias.
+template <class Types>
+int count_with(typename Types::template counting_semaphore<2>& sem, typename Types::latch& done) {
+  sem.acquire();
+  sem.release();
+  done.count_down();
+  return done.try_wait() ? 1 : 0;
+}
+
+TEST(Sync, ModelTypesAndStdTypesShareTheNames) {
+  std::counting_semaphore<2> s(1);
+  std::latch l(1);
+  EXPECT_EQ(count_with<std_types>(s, l), 1);
+  ExploreResult r = explore([] {
+    model_types::counting_semaphore<2> sem(1);
+    model_types::latch done(1);
+    check(count_with<model_types>(sem, done) == 1, "the latch did not open");
+  });
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.completed, 1u);
+}
+
+}  // namespace
+}  // namespace atomcheck
