@@ -27,8 +27,8 @@ void pool(int permits) {
   c.join();
 }
 
-// Two workers each fill their half, meet at the barrier, then read the other half. The
-// broken one reads before the barrier.
+// Two workers each fill their half, meet at the barrier, then read the other half, and
+// meet once more (the barrier resets). The broken one reads before the barrier.
 void phases(bool read_early) {
   atomcheck::barrier sync(2, "phase");
   atomic<int> half0(0, "half0"), half1(0, "half1");
@@ -38,6 +38,7 @@ void phases(bool read_early) {
     sync.arrive_and_wait();
     if (!read_early) seen = other.load();
     check(seen == 1, "read the other half before its phase ended");
+    sync.arrive_and_wait();  // a second phase: the barrier resets
   };
   thread t1([&] { worker(half0, half1); }), t2([&] { worker(half1, half0); });
   t1.join();

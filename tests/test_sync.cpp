@@ -1,5 +1,6 @@
 // The synchronisation built on spin_until (scheduler/sync.hpp, issue 22 in part): each
-// primitive in a correct and a broken use, under dfs, dpor and optimal DPOR, SC and TSO.
+// primitive in a correct and a broken use (the pool, barrier and cache ones are the
+// model library's, models/sync_primitives.cpp), under dfs, dpor and optimal DPOR, SC and TSO.
 // The correct use holds and the broken one fails under every strategy. On the correct
 // uses DPOR's outcomes equal DFS's (DPOR runs fewer executions); on the broken ones only
 // the failure is compared: an assertion that ends an execution early hides the other
@@ -71,25 +72,16 @@ void expect_fails(const Program& p, const std::string& message) {
   }
 }
 
-// A pool of `slots` guarded by a semaphore initialised to `permits`, three users.
-void pool(int permits) {
-  counting_semaphore<3> sem(permits, "sem");
-  atomic<int> in_use(0, "in_use");
-  auto user = [&] {
-    sem.acquire();
-    check(in_use.fetch_add(1) < 2, "more users than slots");
-    in_use.fetch_sub(1);
-    sem.release();
-  };
-  thread a(user), b(user), c(user);
-  a.join();
-  b.join();
-  c.join();
+// The library's models (models/sync_primitives.cpp), each with its broken variant.
+Program model(const char* name) {
+  const ProgramInfo* p = find_program(name);
+  EXPECT_NE(p, nullptr) << name;
+  return p ? p->body : Program([] {});
 }
 
 TEST(Sync, SemaphoreBoundsAPool) {
-  expect_holds([] { pool(2); });
-  expect_fails([] { pool(3); }, "more users than slots");
+  expect_holds(model("sem-pool"));
+  expect_fails(model("sem-pool-broken"), "more users than slots");
 }
 
 TEST(Sync, BinarySemaphoreAsAMutexAndTryAcquire) {
@@ -141,27 +133,9 @@ TEST(Sync, LatchWaitsForEveryCountDown) {
   expect_fails([] { latch_program(true); }, "the workers had not finished");
 }
 
-// Each thread writes its slot, meets the others at the barrier, then reads the other
-// slot; the broken variant reads before arriving.
-void barrier_program(bool read_early) {
-  barrier sync(2, "sync");
-  atomic<int> slot0(0, "slot0"), slot1(0, "slot1");
-  auto worker = [&](atomic<int>& mine, atomic<int>& other) {
-    mine.store(1);
-    int seen = read_early ? other.load() : -1;
-    sync.arrive_and_wait();
-    if (!read_early) seen = other.load();
-    check(seen == 1, "read the other slot before its phase ended");
-    sync.arrive_and_wait();  // a second phase: the barrier resets
-  };
-  thread t1([&] { worker(slot0, slot1); }), t2([&] { worker(slot1, slot0); });
-  t1.join();
-  t2.join();
-}
-
 TEST(Sync, BarrierPhases) {
-  expect_holds([] { barrier_program(false); });
-  expect_fails([] { barrier_program(true); }, "read the other slot before its phase ended");
+  expect_holds(model("barrier-phase"));
+  expect_fails(model("barrier-phase-broken"), "read the other half before its phase ended");
 }
 
 TEST(Sync, AtomicFlagSpinLockAndAtomicWait) {
@@ -192,30 +166,9 @@ TEST(Sync, AtomicFlagSpinLockAndAtomicWait) {
   });
 }
 
-void rw_program(bool writer_takes_shared) {
-  shared_mutex rw("rw");
-  atomic<int> x(0, "x");
-  thread w([&] {
-    if (writer_takes_shared) rw.lock_shared(); else rw.lock();
-    x.store(x.load() + 1);
-    x.store(x.load() + 1);
-    if (writer_takes_shared) rw.unlock_shared(); else rw.unlock();
-  });
-  thread r1([&] {
-    rw.lock_shared();
-    check(x.load() % 2 == 0, "a reader saw a half-done update");
-    rw.unlock_shared();
-  });
-  rw.lock_shared();
-  outcome("x", x.load());
-  rw.unlock_shared();
-  w.join();
-  r1.join();
-}
-
 TEST(Sync, SharedMutexExcludesWritersFromReaders) {
-  expect_holds([] { rw_program(false); });
-  expect_fails([] { rw_program(true); }, "a reader saw a half-done update");
+  expect_holds(model("rw-cache"));
+  expect_fails(model("rw-cache-broken"), "a reader saw a key without its value");
 }
 
 // A waiter nobody releases is a livelock at the caller's line; misuse fails at once.
