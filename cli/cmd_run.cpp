@@ -250,21 +250,23 @@ std::string replay_command(const RunArgs& a, const std::string& schedule) {
 std::string ending_of(const ReplayResult& r) {
   if (r.failed) return fmt::format("failed ({}): {}", failure_kind_name(r.failure.kind), r.failure.message);
   if (r.blocked)
-    return "blocked in spin_until, then another thread changed what it read: the search "
-           "discards it (covered by an execution where the read comes later)";
+    return "blocked in a wait (spin_until, a yield() loop or a spin), then another thread "
+           "changed what it read, or stopped at a failed assume(): the search discards it "
+           "(covered by an execution where the read comes later)";
   return "completed";
 }
 
-// Under TSO, the stores issued but never committed (an execution cut short by a failure
-// ends with full buffers).
+// Under TSO, the stores issued but not committed when the execution failed (the other
+// threads run on after a failure, so the buffers drain later) or ended (a bound cut it).
 std::vector<std::string> pending_stores(const ReplayResult& r, const std::string& memory) {
   std::vector<std::string> out;
   if (memory != "tso") return out;
   const auto& ev = r.trace.events;
+  const std::size_t end = r.failed && r.failure.event < ev.size() ? r.failure.event : ev.size();
   std::vector<bool> committed(ev.size(), false);
-  for (const Event& e : ev)
-    if (e.op == Op::commit && e.issue < ev.size()) committed[e.issue] = true;
-  for (std::size_t i = 0; i < ev.size(); ++i)
+  for (std::size_t i = 0; i < end; ++i)
+    if (ev[i].op == Op::commit && ev[i].issue < ev.size()) committed[ev[i].issue] = true;
+  for (std::size_t i = 0; i < end; ++i)
     if (ev[i].op == Op::write && !committed[i])
       out.push_back(fmt::format("{}: {} = {} (event {})", r.trace.names.thread(ev[i].thread),
                                 r.trace.names.var(ev[i].target), ev[i].value, i));
@@ -352,6 +354,8 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
     if (r.failed) {
       j["failure"] = {{"kind", std::string(failure_kind_name(r.failure.kind))},
                       {"message", r.failure.message}};
+      // The events before the failure; the failing thread stopped there, the others ran on.
+      if (r.failure.event != kNoEvent) j["failure"]["event"] = r.failure.event;
     }
     j["ending"] = r.failed ? "failed" : r.blocked ? "blocked" : "completed";
     j["pending_stores"] = pending_stores(r, a.memory);
@@ -373,6 +377,8 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
                r.trace.events.size());
     for (std::size_t i = 0; i < r.trace.events.size(); ++i) {
       const Event& e = r.trace.events[i];
+      if (r.failed && i == r.failure.event && r.failure.thread != kNoId)
+        fmt::print("       ---- T{} failed here (below); the other threads ran on ----\n", r.failure.thread);
       std::string line = e.loc ? "  at " + r.trace.names.loc(e.loc) : "";
       fmt::print("{:>5}  {:<4} {}{}\n", i, r.trace.names.thread(e.thread),
                  describe_event(r.trace, e), line);
@@ -441,7 +447,7 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
              end == SearchEnd::exhausted || end == SearchEnd::sampled ? "" : "stopped: ",
              search_end_name(end));
   if (!sampling(a.strategy)) {
-    fmt::print("blocked        {}   (sleep-set blocked {}, pruned by assume or spin_until {})\n",
+    fmt::print("blocked        {}   (sleep-set blocked {}, pruned by assume or a wait {})\n",
                r.sleep_blocked + r.pruned, r.sleep_blocked, r.pruned);
     fmt::print("classes        {} ({})   rf+co classes {}   distinct outcomes {}\n", r.classes,
                equivalence_name(r.equivalence), r.rf_co_classes, r.outcomes.size());

@@ -168,9 +168,9 @@ ATOMCHECK_PROGRAM("locked-counter", "x++ from two threads under a mutex: always 
   check(x == 2, "lost update under a mutex");
 }
 
-// A spin loop without this_thread::yield(): the search follows the schedule where the
-// spinner runs forever and reports it at the step bound ("did not terminate within 1000
-// steps", --max-steps), in about a second.
+// A spin loop without this_thread::yield(): after --spin-threshold identical reads the
+// run says so and takes the loop for a wait (exit 3: the result rests on that); with
+// --spin-threshold 0 the schedule where the spinner runs forever reaches the step bound.
 ATOMCHECK_PROGRAM("spin", "a spin loop without yield(): some schedule never terminates") {
   atomic<int> flag(0, "flag");
   thread t([&] {
@@ -181,8 +181,8 @@ ATOMCHECK_PROGRAM("spin", "a spin loop without yield(): some schedule never term
   t.join();
 }
 
-// The same loop with this_thread::yield(): the spinner waits for a change, so the search
-// is finite and every execution terminates.
+// The same loop with this_thread::yield(): an iteration that repeats the previous one
+// blocks the spinner, so the search is finite, and DPOR exact.
 ATOMCHECK_PROGRAM("spin-yield", "a spin loop with yield(): finite search, always terminates") {
   atomic<int> flag(0, "flag");
   thread t([&] {

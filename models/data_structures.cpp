@@ -125,7 +125,7 @@ ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consiste
     atomic_block blk("snapshot");
     // The retries stay in the trace, inside the "snapshot" block, which is what makes it
     // not conflict serializable: a yield() loop, not a spin_until await (whose failed
-    // attempts are discarded). DPOR cannot follow it, so `run` falls back to DFS.
+    // attempts are discarded). A retry that repeats the previous one blocks the reader.
     for (;;) {
       const int s1 = seq.load(acq);
       if (s1 % 2 != 0) {

@@ -61,9 +61,9 @@ ATOMCHECK_PROGRAM("lock-tas", "test-and-set spinlock (exchange) around a shared 
   Section s;
   atomic<int> flag(0, "flag");
   two_threads(s, [&](int i) {
-    // A failed exchange writes back the 1 it read, which yield() would count as a change
-    // and so never block; the spin is an await instead: a failed attempt changes nothing,
-    // so executions where it fails are covered by those where it is tried later.
+    // An assume() on the exchange: a thread that finds the lock taken stops, and the
+    // executions where it tries after the release cover it (a yield() loop around the
+    // exchange would do the same: a failed exchange writes back what it read).
     atomcheck::assume(flag.exchange(1, acq) == 0);
     s.enter_and_increment(i);
     flag.store(0, rel);
@@ -112,8 +112,9 @@ namespace {
 // Lamport's bakery for two threads. Under TSO the plain stores to choosing[i] and
 // number[i] sit in the store buffer while the thread reads the other's entries (the
 // store->load reordering); `fenced` puts an mfence after each of the two stores that a
-// later read of the other thread's entries must not overtake.
-void bakery(bool fenced) {
+// later read of the other thread's entries must not overtake. `yield_loops` waits with
+// loops that call this_thread::yield() instead of spin_until awaits (issue 18's bakery).
+void bakery(bool fenced, bool yield_loops = false) {
   Section s;
   std::array<atomic<int>, 2> choosing{atomic<int>(0, "choosing0"), atomic<int>(0, "choosing1")};
   std::array<atomic<int>, 2> number{atomic<int>(0, "number0"), atomic<int>(0, "number1")};
@@ -125,11 +126,17 @@ void bakery(bool fenced) {
     number[i].store(mine, rlx);
     choosing[i].store(0, rlx);
     if (fenced) mfence();
-    atomcheck::spin_until([&] { return choosing[j].load(rlx) == 0; });
-    atomcheck::spin_until([&] {
+    const auto my_turn = [&] {
       const int theirs = number[j].load(rlx);
       return theirs == 0 || theirs > mine || (theirs == mine && j > i);
-    });
+    };
+    if (yield_loops) {
+      while (choosing[j].load(rlx) != 0) atomcheck::this_thread::yield();
+      while (!my_turn()) atomcheck::this_thread::yield();
+    } else {
+      atomcheck::spin_until([&] { return choosing[j].load(rlx) == 0; });
+      atomcheck::spin_until(my_turn);
+    }
     s.enter_and_increment(i);
     number[i].store(0, rlx);
   });
@@ -143,4 +150,8 @@ ATOMCHECK_PROGRAM("lock-bakery", "Lamport's bakery, 2 threads, no fences (broken
 
 ATOMCHECK_PROGRAM("lock-bakery-fenced", "Lamport's bakery, 2 threads, mfence after choosing/number stores") {
   bakery(true);
+}
+
+ATOMCHECK_PROGRAM("lock-bakery-yield", "Lamport's bakery, fenced, waiting in yield() loops instead of spin_until") {
+  bakery(true, true);
 }

@@ -492,11 +492,14 @@ class thread {
 namespace this_thread {
 // The calling thread's dense id (0 for the program body).
 inline ThreadId get_id() { return detail::op_current_thread(); }
-// A spin-loop hint with a meaning: the caller is not scheduled again until some other
-// thread has changed shared state (a store, read-modify-write, unlock or buffer flush).
-// Calling it in every iteration of a spin loop makes exhaustive search of the loop
-// finite; if every unfinished thread is waiting in yield(), the execution is reported
-// as a deadlock (livelock). No event is recorded.
+// A spin-loop hint with a meaning: it ends an iteration of a spin loop (the caller's
+// operations since its last yield()). An iteration that repeats the end of the previous
+// one, operation for operation with the same values, and wrote nothing (a failed
+// test-and-set, a lock taken and released, count as nothing) blocks the caller for the
+// rest of the execution: the search explores instead the executions where the iteration
+// reads another thread's later write (GenMC's spin-assume), and one where nobody writes
+// is reported as a deadlock (livelock). Calling it in every iteration of a spin loop
+// makes exhaustive search of the loop finite, and DPOR exact. No event is recorded.
 inline void yield(std::source_location loc = std::source_location::current()) {
   detail::op_yield(loc);
 }
@@ -506,8 +509,8 @@ inline void yield(std::source_location loc = std::source_location::current()) {
 // it is true, like a spin loop, but a failed attempt is never repeated: the thread blocks
 // for the rest of that execution (which is then discarded and counted as pruned), and the
 // search explores instead the executions in which the attempt reads later writes (GenMC's
-// spin-assume). Every strategy treats it alike, and DPOR keeps its guarantees, which it
-// cannot with yield() loops. The condition must only read in an attempt that fails
+// spin-assume). Every strategy treats it alike, and DPOR keeps its guarantees. Unlike a
+// yield() loop, no failed attempt stays in the trace. The condition must only read in an attempt that fails
 // (taking a lock with try_lock in a successful one is fine); if no thread ever changes
 // what the failed attempt read, the execution is reported as a deadlock (livelock).
 template <class Cond>
@@ -562,8 +565,11 @@ inline void check(bool cond, std::string_view message = "check failed",
   if (!cond) detail::op_check_failed(message, loc);
 }
 
-// Cuts the execution off silently when `cond` is false (it counts as neither completed
-// nor failed): for restricting a search to executions of interest.
+// When `cond` is false, stops the calling thread for the rest of the execution, which then
+// counts as neither completed nor failed (pruned): for restricting a search to
+// executions of interest. The other threads run on (GenMC's assume-blocking), so DPOR
+// sees the writes that would have made `cond` true; a failure they hit is reported (it
+// happened in a prefix that does not contain the assume).
 inline void assume(bool cond, std::source_location loc = std::source_location::current()) {
   if (!cond) detail::op_assume_failed(loc);
 }

@@ -85,7 +85,7 @@ void Execution::reset() {
   trace_.events.clear();
   history_.clear();
   choices_.clear();
-  failed_ = pruned_ = unwinding_ = false;
+  failed_ = assumed_ = unwinding_ = false;
   failure_ = Failure{};
 }
 
@@ -100,6 +100,9 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.join_target = kNoId;
   ts.spawned = kNoId;
   new_spin_iteration(ts);
+  ts.iter_begin = trace_.events.size();
+  ts.prev_iter.clear();
+  ts.spin_how = "";
   ts.repeats = 0;
   ts.effects = ts.effects_at_spin = 0;
   ts.depth = 0;
@@ -143,6 +146,7 @@ void Execution::fiber_main(ThreadId t) {
     if (!unwinding_ && !failed_) {
       failure_ = Failure{FailureKind::exception,
                          fmt::format("exception escaping thread T{}: {}", t, e.what()), t, {}, 0};
+      failure_.event = trace_.events.size();
       failed_ = true;
     }
   } catch (...) {
@@ -150,6 +154,7 @@ void Execution::fiber_main(ThreadId t) {
       failure_ = Failure{FailureKind::exception,
                          fmt::format("exception escaping thread T{}: (not a std::exception)", t),
                          t, {}, 0};
+      failure_.event = trace_.events.size();
       failed_ = true;
     }
   }
@@ -176,7 +181,6 @@ void Execution::run_thread(ThreadId t) {
     if (ts.request == Request::spawn && ts.status == Status::running) {
       ts.request = Request::none;
       run_thread(ts.spawned);
-      if (failed_ || pruned_) return;
       continue;
     }
     return;
@@ -208,7 +212,6 @@ bool Execution::settle() {
     if (!ready) continue;
     run_thread(t);
     progressed = true;
-    if (failed_ || pruned_) return true;
   }
   return progressed;
 }
@@ -253,8 +256,8 @@ std::string Execution::blocked_description() {
     } else if (ts.status == Status::yielding) {
       what = fmt::format("T{} spins in yield() and no thread can change what it read", t);
     } else if (ts.status == Status::spin_blocked) {
-      what = fmt::format("T{} spins forever in spin_until ({}): no thread changes what it "
-                         "read", t, call_site_name(ts.spin_site));
+      what = fmt::format("T{} spins forever in {} ({}): no thread changes what it read", t,
+                         ts.spin_how, call_site_name(ts.spin_site));
     } else {
       continue;
     }
@@ -280,18 +283,19 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
   run_thread(main);
   EndKind end;
   for (;;) {
-    if (failed_) {
-      end = EndKind::failed;
-      break;
-    }
-    if (pruned_) {
-      end = EndKind::pruned;
-      break;
-    }
     if (waiting_ > 0 && settle()) continue;
     compute_enabled();
     if (enabled_.empty()) {
-      if (finished_ == nthreads_ && memory_->all_buffers_empty()) {
+      if (failed_) {
+        // A failed thread stopped where it failed and the others ran on to their end,
+        // so that DPOR's race analysis saw their later operations too.
+        end = EndKind::failed;
+      } else if (assumed_) {
+        // The failed assume()'s thread never finishes: what is left undone (a thread
+        // waiting for it, a livelock) is in no execution of the program. A failure before
+        // this point is kept: it happened in a prefix that does not contain the assume.
+        end = EndKind::pruned;
+      } else if (finished_ == nthreads_ && memory_->all_buffers_empty()) {
         end = EndKind::completed;
       } else if (spin_stale()) {
         end = EndKind::spin_blocked;
@@ -304,6 +308,10 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
     }
     if (depth_bound_ && history_.steps() >= depth_bound_) {
       end = EndKind::depth_cut;
+      break;
+    }
+    if (history_.steps() >= max_steps_ && failed_) {
+      end = EndKind::failed;
       break;
     }
     if (history_.steps() >= max_steps_) {
@@ -422,7 +430,7 @@ bool Execution::unwinding_skip() {
 }
 
 bool Execution::announce(Action a, std::uint32_t target, bool drains) {
-  if (unwinding_ || failed_) return unwinding_skip();
+  if (unwinding_) return unwinding_skip();
   ThreadState& ts = self();
   ts.pending = Transition{running_, a, target};
   ts.pending_drains = drains;
@@ -432,12 +440,18 @@ bool Execution::announce(Action a, std::uint32_t target, bool drains) {
   return true;
 }
 
+// The first failure is the execution's; the failing thread stops for the rest of it (as
+// at a failed assume()), and the others run on.
 void Execution::fail(FailureKind kind, std::string message) {
   if (!failed_) {
     failure_ = Failure{kind, std::move(message), running_, {}, 0};
+    failure_.event = trace_.events.size();
     failed_ = true;
   }
-  if (!unwinding_) to_scheduler();
+  if (!unwinding_) {
+    self().status = Status::stopped;
+    to_scheduler();
+  }
 }
 
 EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std::int64_t value2,
@@ -604,7 +618,7 @@ bool Execution::try_lock(const Handle& h, std::uint32_t site) {
 
 // Called from lock_guard destructors: never throws.
 void Execution::unlock(const Handle& h, std::uint32_t site) {
-  if (unwinding_ || failed_) return;
+  if (unwinding_) return;
   LockInfo* l = lock_of(h, "unlock");
   if (!l) return;
   if (l->owner != running_) {
@@ -625,7 +639,7 @@ void Execution::unlock(const Handle& h, std::uint32_t site) {
 }
 
 ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t site) {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return kNoId;
   }
@@ -641,7 +655,7 @@ ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t site) {
 }
 
 void Execution::join(ThreadId child, std::uint32_t site) {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return;
   }
@@ -667,7 +681,7 @@ void Execution::join(ThreadId child, std::uint32_t site) {
 
 // Called from ~thread: never throws.
 void Execution::thread_dropped(ThreadId child) {
-  if (unwinding_ || failed_) return;
+  if (unwinding_) return;
   fail(FailureKind::usage,
        fmt::format("T{} destroyed thread T{} while joinable (std::thread would call "
                    "std::terminate)",
@@ -675,7 +689,7 @@ void Execution::thread_dropped(ThreadId child) {
 }
 
 LabelId Execution::begin_block(std::string_view label, std::uint32_t site) {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return kNoId;
   }
@@ -696,14 +710,14 @@ LabelId Execution::begin_block(std::string_view label, std::uint32_t site) {
 
 // Called from ~atomic_block: never throws.
 void Execution::end_block(LabelId label, std::uint32_t site) {
-  if (unwinding_ || failed_) return;
+  if (unwinding_) return;
   ThreadState& ts = self();
   if (ts.depth > 0) --ts.depth;
   emit(Op::end, label, 0, 0, site);
 }
 
 void Execution::check_failed(std::string_view message, const std::source_location& where) {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return;
   }
@@ -714,15 +728,17 @@ void Execution::check_failed(std::string_view message, const std::source_locatio
 }
 
 void Execution::assume_failed(std::uint32_t site) {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return;
   }
-  if (!history_.spins) {
-    history_.wait_site = site;
-    history_.wait_construct = "assume()";
-  }
-  pruned_ = true;
+  // GenMC's assume-blocking: the thread stops here and the others run on, so that the
+  // race analysis sees the writes that would have made the condition true (cutting the
+  // execution here hid them from DPOR). The execution is pruned when it ends.
+  ThreadState& ts = self();
+  ts.status = Status::stopped;
+  assumed_ = true;
+  (void)site;
   to_scheduler();
   unwinding_skip();
 }
@@ -779,16 +795,16 @@ void Execution::repeated_read(std::uint32_t site, VarId var, std::int64_t value)
   }
   if (ts.repeats < spin_threshold_) return;
   ts.repeats = 0;
-  if (!history_.spins) {
-    history_.wait_site = site;
-    history_.wait_construct = "a loop without yield()";
-  }
   if (history_.unmarked_spin.empty()) {
     const std::string at = call_site_name(site);
     history_.unmarked_spin = fmt::format("T{} read {} = {}{} {} times in a row", running_, var_name(var), value,
                                          at.empty() ? "" : " at " + at, spin_threshold_);
   }
-  yield(site);
+  // spin_threshold identical reads are a repeated iteration of a loop that only reads:
+  // block as a yield() loop does, waiting on that variable alone.
+  new_spin_iteration(ts);
+  note_read(obj_key(var, false));
+  block_spinning(site, "a loop without yield()");
 }
 
 void Execution::new_spin_iteration(ThreadState& ts) {
@@ -797,31 +813,70 @@ void Execution::new_spin_iteration(ThreadState& ts) {
   ts.stale = false;
 }
 
+// A yield() loop under the spin-assume of GenMC (Kokologiannakis et al., "Dynamic
+// Partial Order Reductions for Spinloops", FMCAD 2021), decided on the thread's own
+// events: an iteration (its events since its last yield(), flushes left out) that
+// repeats the end of the previous one, operation for operation with the same values
+// and call sites, left the thread where it was, so every later iteration would repeat
+// it until another thread changes what it read. If it wrote nothing (an rmw that wrote
+// back the value it read, or a lock taken and released, counts as nothing), deleting it
+// from any execution leaves a valid execution with the same values everywhere: the
+// thread blocks for good, and the execution is pruned if a later write changed what the
+// iteration read (the one where the iteration reads it is explored) or reported as a
+// livelock if none did. The decision is a function of the values the thread read, so
+// DPOR's races see everything: the iteration's reads race with the writes that would
+// wake it. An iteration that repeats with a store (not deletable) waits for a change
+// instead, outside the reductions' model: DPOR says so and `run` falls back to DFS.
 void Execution::yield(std::uint32_t site) {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return;
   }
-  if (!history_.spins && !*history_.wait_construct) {
-    history_.wait_site = site;
-    history_.wait_construct = "yield()";
+  ThreadState& ts = self();
+  std::vector<Event>& cur = iter_scratch_;
+  cur.clear();
+  for (std::size_t i = ts.iter_begin; i < trace_.events.size(); ++i) {
+    const Event& e = trace_.events[i];
+    if (e.thread == running_ && e.op != Op::commit) cur.push_back(e);
   }
-  history_.spins = true;
-  if (!self().stale) {
-    ThreadState& ts = self();
-    ts.status = Status::yielding;
-    ++waiting_;
-    to_scheduler();
-    if (unwinding_) {
-      unwinding_skip();
-      return;
+  bool repeats = cur.size() <= ts.prev_iter.size();
+  bool deletable = true;
+  const std::size_t off = ts.prev_iter.size() - (repeats ? cur.size() : 0);
+  for (std::size_t i = 0; i < cur.size() && repeats; ++i) {
+    const Event& a = cur[i];
+    const Event& b = ts.prev_iter[off + i];
+    repeats = a.op == b.op && a.target == b.target && a.value == b.value && a.value2 == b.value2 &&
+              a.loc == b.loc;
+    deletable = deletable && a.op != Op::write && a.op != Op::fork &&
+                (a.op != Op::rmw || a.value == a.value2);
+  }
+  if (repeats && deletable) {
+    block_spinning(site, "a yield() loop");
+    return;
+  }
+  std::swap(ts.prev_iter, cur);
+  ts.iter_begin = trace_.events.size();
+  if (repeats) {
+    if (!history_.spins && !*history_.wait_construct) {
+      history_.wait_site = site;
+      history_.wait_construct = "yield() (a repeated iteration that stores)";
+    }
+    history_.spins = true;
+    if (!ts.stale) {
+      ts.status = Status::yielding;
+      ++waiting_;
+      to_scheduler();
+      if (unwinding_) {
+        unwinding_skip();
+        return;
+      }
     }
   }
   new_spin_iteration(self());
 }
 
 void Execution::spin_begin() {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return;
   }
@@ -831,7 +886,7 @@ void Execution::spin_begin() {
 }
 
 void Execution::spin_failed(std::uint32_t site) {
-  if (unwinding_ || failed_) {
+  if (unwinding_) {
     unwinding_skip();
     return;
   }
@@ -845,10 +900,17 @@ void Execution::spin_failed(std::uint32_t site) {
     return;
   }
   // A failed attempt changed nothing, so the executions where it is made are covered by
-  // those where only the successful attempt is (GenMC's spin-assume): block for good. If
-  // what it read never changes again, the thread would spin forever (checked at the end).
+  // those where only the successful attempt is (GenMC's spin-assume): block for good.
+  block_spinning(site, "spin_until");
+}
+
+// If what the attempt read never changes again, the thread would spin forever (checked
+// at the end of the execution, spin_stale()).
+void Execution::block_spinning(std::uint32_t site, const char* how) {
+  ThreadState& ts = self();
   ts.status = Status::spin_blocked;
   ts.spin_site = site;
+  ts.spin_how = how;
   to_scheduler();
   unwinding_skip();
 }

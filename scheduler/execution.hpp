@@ -30,8 +30,10 @@ struct Unwind {};
 
 // How an execution ended.
 // depth_cut: stopped by the depth bound (set_depth_bound), not a failure.
-// spin_blocked: a thread blocked in spin_until() while another thread had changed what
-// its attempt read (an execution where it read later is explored too): not a failure.
+// spin_blocked: a thread blocked in spin_until() or in a yield() loop while another
+// thread had changed what its attempt read (an execution where it read later is explored
+// too): not a failure.
+// pruned: some assume() failed (its thread blocked; the others ran on): not a failure.
 enum class EndKind : std::uint8_t {
   completed, failed, deadlock, step_bound, pruned, aborted, depth_cut, spin_blocked
 };
@@ -112,7 +114,9 @@ class Execution {
     announced,  // suspended before `pending`
     joining,    // suspended in join() until `join_target` finishes
     yielding,   // suspended in yield() until another thread changes what it read
-    spin_blocked,  // a spin_until() attempt failed: blocked for the rest of the execution
+    spin_blocked,  // a spin_until() attempt failed or a yield() loop repeated an iteration:
+                   // blocked for the rest of the execution
+    stopped,    // failed, or an assume() failed: never runs again (the others run on)
     running,
     finished,
   };
@@ -141,6 +145,11 @@ class Execution {
     std::uint64_t effects = 0;
     std::uint64_t effects_at_spin = 0;
     std::uint32_t spin_site = 0;
+    const char* spin_how = "";  // what blocked it: "spin_until", "a yield() loop", ...
+    // yield(): where the current iteration's events begin in the trace, and the thread's
+    // events of the previous iteration (an iteration repeated unchanged blocks it).
+    std::size_t iter_begin = 0;
+    std::vector<Event> prev_iter;
     // The thread's last read (call site, variable, value) and how many times in a row it
     // read just that, with no other operation of its own in between (spin_threshold).
     std::uint32_t repeat_site = 0;
@@ -234,9 +243,11 @@ class Execution {
   // A store, rmw, unlock or buffer flush; `var`: the variable written (kNoId: a lock).
   void note_write(ThreadId by, std::uint32_t key, VarId var = kNoId);
   void new_spin_iteration(ThreadState& ts);
+  void block_spinning(std::uint32_t site, const char* how);  // the running thread, for good
+  std::vector<Event> iter_scratch_;
 
   bool failed_ = false;
-  bool pruned_ = false;
+  bool assumed_ = false;  // some thread is assume_blocked: the execution ends pruned
   bool unwinding_ = false;
   Failure failure_;
 

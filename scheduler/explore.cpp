@@ -52,6 +52,9 @@ std::string_view stop_reason_name(StopReason reason) {
 }
 
 SearchEnd search_end(const ExploreResult& r) {
+  // A wait outside the reductions' model makes a replayed prefix diverge: the wait is
+  // the cause to name, not the divergence it caused.
+  if (r.reduction_incomplete && r.stop == StopReason::nondeterministic) return SearchEnd::reduction_incomplete;
   switch (r.stop) {
     case StopReason::nondeterministic: return SearchEnd::nondeterministic;
     case StopReason::bad_schedule: return SearchEnd::bad_schedule;
@@ -735,7 +738,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     const History& h = rec ? rec->history : exec.history();
     const std::vector<Event>& events = rec ? rec->events : exec.trace().events;
     if ((options.strategy == StrategyKind::dpor || options.strategy == StrategyKind::optimal) &&
-        (end == detail::EndKind::pruned || h.spins) && !r.reduction_incomplete) {
+        h.spins && !r.reduction_incomplete) {
       r.reduction_incomplete = true;
       const std::string at = detail::call_site_name(h.wait_site);
       r.reduction_incomplete_by = fmt::format("{}{}", h.wait_construct, at.empty() ? "" : " at " + at);

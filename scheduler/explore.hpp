@@ -94,8 +94,8 @@ struct ExploreOptions {
                                                   // "did not terminate within N steps"
   // A thread that reads the same variable at the same call site with the same value this
   // many times in a row, with no other operation in between, spins without yield(): it
-  // is said once (ExploreResult::unmarked_spin) and from then on waits for a change of
-  // what it read, as in yield(), so the search stays finite. 0: never.
+  // is said once (ExploreResult::unmarked_spin) and blocks there, as a yield() loop that
+  // repeats an iteration does, so the search stays finite. 0: never.
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
   // Wall-clock seconds without a step before a hung test thread is reported with its
   // schedule and the process ends (exit 3); 0: no watchdog (see crash_report.hpp).
@@ -147,6 +147,9 @@ struct Failure {
   ThreadId thread = kNoId;  // the thread that failed (kNoId for deadlock/step bound)
   std::string schedule;
   std::uint64_t execution = 0;  // 0-based index of the execution within the search
+  // The number of trace events before the failure: the failing thread stopped there and
+  // the other threads ran on to their end (kNoEvent: the failure ended the execution).
+  EventIndex event = kNoEvent;
 };
 
 // What one checker said over the whole search.
@@ -184,7 +187,7 @@ struct ExploreResult {
   std::uint64_t failed = 0;        // assertion, exception or usage failures
   std::uint64_t deadlocks = 0;
   std::uint64_t step_bounded = 0;  // cut by max_steps
-  std::uint64_t pruned = 0;        // cut off by assume(false), or blocked in spin_until()
+  std::uint64_t pruned = 0;        // stopped by assume(false), or blocked in a wait
   std::uint64_t sleep_blocked = 0; // DPOR: redundant executions cut by the sleep set
   std::uint64_t classes = 0;       // count_classes: distinct classes of the reduction's
                                    // equivalence among the executions explored
@@ -192,11 +195,13 @@ struct ExploreResult {
   Equivalence equivalence = Equivalence::rf_co;  // the one the reduction kept (never automatic)
   std::uint64_t bound_cut = 0;     // executions cut short by depth_bound
   bool bounded = false;            // a preemption or depth bound cut part of the space
-  // dpor/optimal ran a program that waits in yield() or assume(): the wake-up of a
-  // waiting thread is not a step, so the races that would reverse it are invisible and
-  // the reduction may have missed executions. Not exhausted; rerun with dfs.
+  // dpor/optimal ran a program with a yield() loop whose repeated iteration stores: the
+  // thread waits for a change, its wake-up is not a step, so the races that would
+  // reverse it are invisible and the reduction may have missed executions. Not
+  // exhausted; rerun with dfs. (Every other wait is inside the model, README "Waits".)
   bool reduction_incomplete = false;
-  // Which construct made it incomplete, with its call site: "yield() at spin.cpp:14".
+  // Which construct made it incomplete, with its call site:
+  // "yield() (a repeated iteration that stores) at spin.cpp:14".
   std::string reduction_incomplete_by;
   // Executions in which a loop without yield() was taken for a spin (spin_threshold): the
   // result rests on that thread waiting for a change there. The first one: what spun
@@ -250,7 +255,7 @@ SearchEnd search_end(const ExploreResult& r);
 // "exhausted", "sampled", "budget", "time", "interrupted", "bound",
 // "reduction-incomplete", "nondeterministic", "stop-on-failure", "bad-schedule".
 std::string_view search_end_name(SearchEnd end);
-// The name and what it rests on: "reduction-incomplete: yield() at spin.cpp:14 (DPOR
+// The name and what it rests on: "reduction-incomplete: yield() (...) at spin.cpp:14 (DPOR
 // does not model this wait; use --strategy dfs)", "budget: 1000 executions", ...
 std::string search_end_text(const ExploreResult& r);
 // Whether the end leaves part of the space unexplored (exit 3 when nothing was found).
@@ -285,8 +290,9 @@ struct ReplayResult {
   Trace trace;               // the execution, names included (commits kept under TSO)
   bool failed = false;       // the execution ended in a failure, described by `failure`
   Failure failure;
-  // Neither completed nor failed: a thread blocked in spin_until on reads another thread
-  // changed later, so the search discards the execution (it is covered by others).
+  // Neither completed nor failed: a thread blocked in a wait (spin_until, a yield() loop
+  // that repeated an iteration, a spin) on reads another thread changed later, or stopped
+  // at a failed assume(), so the search discards the execution (others cover it).
   bool blocked = false;
   Outcome outcome;
   std::vector<Verdict> verdicts;  // one per options.checkers

@@ -74,8 +74,8 @@ struct History {
   std::vector<Transition> chosen;            // one per step
   std::vector<std::uint32_t> enabled_begin;  // per step: offset into `enabled`
   std::vector<Transition> enabled;           // all enabled sets, concatenated
-  // At the end of an execution that stopped with threads unfinished (deadlock, failure,
-  // assume): the announced operation of every such thread that was not taken (enabled
+  // At the end of an execution that stopped with threads unfinished (deadlock, a bound):
+  // the announced operation of every such thread that was not taken (enabled
   // or blocked on a lock) and the pending flushes. DPOR races them with the history.
   std::vector<Transition> pending;
   // Spawn and join, which are not transitions: the steps of thread `to` from step `at` on
@@ -91,14 +91,13 @@ struct History {
   // Per step: the number of trace events once the step (and the eager operations after
   // it) ran; the events of step i are [step_events_end[i-1], step_events_end[i]).
   std::vector<std::uint32_t> step_events_end;
-  // Some thread called yield() (a spin loop): its wake-up is no transition, so DPOR's
-  // races cannot see what it waits for.
+  // Some thread waited in a yield() loop whose repeated iteration stores: its wake-up is
+  // no transition, so DPOR's races cannot see what it waits for.
   bool spins = false;
-  // The call site (Event::loc numbering) of the first yield() of the execution (or of a
-  // loop taken for a spin), else of the failed assume() that cut it: what a report names
+  // The call site (Event::loc numbering) of the first such yield(): what a report names
   // when the reduction is incomplete.
   std::uint32_t wait_site = 0;
-  const char* wait_construct = "";  // "yield()", "assume()" or "a loop without yield()"
+  const char* wait_construct = "";  // "yield() (a repeated iteration that stores)"
   // A loop without yield() taken for a spin (ExploreOptions::spin_threshold): the first
   // such read of the execution, said in words; empty when none.
   std::string unmarked_spin;

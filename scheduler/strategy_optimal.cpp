@@ -37,11 +37,14 @@
 // Sleep sets and wakeup trees compare transitions by label (label_dependent): a read
 // served by its buffer commutes with other threads' flushes, and a sequence that moves it
 // past its own flush of that variable relabels it as a memory read.
-// yield() spin loops are outside the model: their wake-ups are not transitions, so the
-// races that would wake a spinner are invisible; when that makes a replayed prefix
-// diverge, the search stops with an error naming dpor or dfs instead.
+// Waits are blocked threads (spin_until, a yield() loop repeating an iteration, assume()):
+// a thread's blocking depends only on what it read, so the races of its reads with the
+// later writes are ordinary races. The one wait outside the model, a yield() loop whose
+// repeated iteration stores, waits for a change: its wake-up is not a transition, so when
+// that makes a replayed prefix diverge, the search stops with an error naming dpor or dfs.
 // Threads still blocked on a lock at the end of an execution (deadlock) and the untaken
-// operations of an execution cut short by a failure race as if they came last.
+// operations of an execution cut short by a bound race as if they came last. (A failure
+// does not cut: its thread stops and the others run on, so their operations are steps.)
 #include <algorithm>
 #include <array>
 #include <cstdint>

@@ -301,7 +301,7 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   const bool tso = memory == MemoryModelKind::tso;
 
   auto on_execution = [&](const ExecutionView& v) {
-    if (v.failure == nullptr && v.outcome == nullptr) return;  // cut by assume: not judged
+    if (v.failure == nullptr && v.outcome == nullptr) return;  // pruned (assume or a wait): not judged
     ++judged;
     if (v.failure != nullptr) {
       ++failed;
@@ -555,7 +555,7 @@ std::string format_report(const Spec& spec, const RunReport& report) {
   std::size_t total = 0, failed = 0, undecided = 0;
   for (const ModelReport& m : report.models) {
     const ExploreResult& r = m.result;
-    out += fmt::format("{}: {} executions ({} completed, {} failed, {} cut by assume), {}, {:.3f} s\n",
+    out += fmt::format("{}: {} executions ({} completed, {} failed, {} pruned by assume or a wait), {}, {:.3f} s\n",
                        model_name(m.memory), r.executions, r.completed, r.failures_total(), r.pruned,
                        m.exhaustive ? std::string("exhaustive") : "not exhaustive: " + m.not_exhaustive_why,
                        r.elapsed_seconds);

@@ -119,8 +119,8 @@ TEST(ExploreFailures, SpinLoopHitsStepBound) {
 // (Loom's branch limit) reports it, with the cure in the message, and the search ends.
 // Issue 18, item 2: with the default options a loop that reads the same thing over and
 // over without yield() is said once, with its thread, variable, value and line, and from
-// the 100th identical read on waits for a change as yield() would: the search is finite
-// and no execution is cut by the step bound.
+// the 100th identical read on blocks as a yield() loop repeating itself would: the search
+// is finite and no execution is cut by the step bound.
 TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
   ExploreOptions o;
   EXPECT_EQ(o.max_steps, kDefaultMaxSteps);
@@ -140,7 +140,8 @@ TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
   EXPECT_EQ(r.step_bounded, 0u);
   EXPECT_TRUE(r.failures.empty());
   EXPECT_TRUE(r.exhausted());
-  EXPECT_EQ(r.completed, 101u);  // the store before each of the 100 reads, or while T1 waits
+  EXPECT_EQ(r.completed, 100u);  // the store before each of the 100 reads
+  EXPECT_EQ(r.pruned, 1u);       // or after them: T1 blocked, the store changed what it read
   EXPECT_EQ(r.unmarked_spins, 1u);
   EXPECT_EQ(r.unmarked_spin,
             "T1 read flag = 0 at test_explore_failures.cpp:" + std::to_string(spin_line) + " 100 times in a row");
@@ -149,7 +150,8 @@ TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
   EXPECT_FALSE(rep.failed);
   std::size_t reads = 0;
   for (const Event& e : rep.trace.events) reads += e.op == Op::read && e.thread == 1;
-  EXPECT_EQ(reads, 101u);
+  EXPECT_EQ(reads, 100u);
+  EXPECT_TRUE(rep.blocked);
   // A threshold a bounded loop stays below changes nothing: 50 identical reads complete.
   ExploreResult bounded = explore([] {
     atomic<int> x(0, "x");
@@ -286,6 +288,45 @@ TEST(ExploreFailures, YieldIgnoresTheSpinnersOwnWrites) {
   EXPECT_LT(r.executions, 200u);
 }
 
+// A failing thread stops where it failed and the others run on, so DPOR's race analysis
+// sees their later operations. Cutting the execution at the failure hid T1's store to d
+// from it: dpor and optimal ran only the failing execution and never the one where the
+// check passes (DFS: one completed execution with a = 1).
+TEST(ExploreFailures, AFailureStopsItsThreadAndTheOthersRunOn) {
+  const Program p = [] {
+    atomic<int> a(0, "a"), d(0, "d");
+    thread t1([&] {
+      a.store(1);
+      d.store(1);
+    });
+    check(d.load() == 1, "d not yet set");
+    outcome("a", a.load());
+    t1.join();
+  };
+  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso}) {
+    for (StrategyKind s : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
+      SCOPED_TRACE(static_cast<int>(s) * 10 + static_cast<int>(m));
+      ExploreOptions o;
+      o.strategy = s;
+      o.memory = m;
+      const ExploreResult r = explore(p, o);
+      EXPECT_TRUE(r.exhausted());
+      EXPECT_EQ(r.completed, 1u);
+      ASSERT_EQ(r.outcomes.size(), 1u);
+      EXPECT_EQ(r.outcomes.begin()->first, (Outcome{{"a", 1}}));
+      ASSERT_FALSE(r.failures.empty());
+      EXPECT_NE(r.failures[0].message.find("d not yet set"), std::string::npos);
+      // The failing execution ran T1 to its end after T0 stopped.
+      const ReplayResult again = replay(p, r.failures[0].schedule, o);
+      ASSERT_TRUE(again.failed);
+      std::size_t t1_after = 0;
+      for (std::size_t e = again.failure.event; e < again.trace.events.size(); ++e)
+        t1_after += again.trace.events[e].thread == 1;
+      EXPECT_GT(t1_after, 0u);
+    }
+  }
+}
+
 TEST(ExploreFailures, YieldWithNobodyToWakeIsLivelock) {
   ExploreResult r = explore([] {
     atomic<int> flag(0);
@@ -293,7 +334,7 @@ TEST(ExploreFailures, YieldWithNobodyToWakeIsLivelock) {
   });
   EXPECT_EQ(r.deadlocks, 1u);
   ASSERT_EQ(r.failures.size(), 1u);
-  EXPECT_NE(r.failures[0].message.find("spins in yield()"), std::string::npos);
+  EXPECT_NE(r.failures[0].message.find("spins forever in a yield() loop"), std::string::npos);
 }
 
 // spin_until: a failed attempt blocks its thread for good; the execution is discarded

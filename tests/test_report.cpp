@@ -240,8 +240,9 @@ TEST(Report, CommandsWriteBothFiles) {
 }
 
 // Every report says how the execution ended before any checker verdict: a failed TSO
-// execution with a store still in T1's buffer, replayed with velodrome attached (which
-// finds nothing), in text, JSON, HTML and DOT; and a spin-blocked one is not "completed".
+// execution with a store still in T1's buffer when T2 fails, replayed with velodrome
+// attached (which finds nothing), in text, JSON, HTML and DOT; the text marks where T2
+// failed (the other threads ran on); and a spin-blocked one is not "completed".
 TEST(Report, ReportsShowHowTheExecutionEnded) {
   std::string dir = testing::temp_dir();
   const std::string schedule = "111222!1!1!2!22111122";
@@ -254,6 +255,9 @@ TEST(Report, ReportsShowHowTheExecutionEnded) {
   ASSERT_NE(ended, std::string::npos) << r.out;
   EXPECT_LT(ended, r.out.find("checker velodrome: ok")) << r.out;
   EXPECT_NE(r.out.find("still in a store buffer: T1: flag0 = 0"), std::string::npos) << r.out;
+  const std::size_t here = r.out.find("---- T2 failed here (below); the other threads ran on ----");
+  ASSERT_NE(here, std::string::npos) << r.out;
+  EXPECT_LT(here, r.out.find("T0   join T1")) << r.out;
   std::string html = read_all(dir + "/e.html"), dot = read_all(dir + "/e.dot");
   ended = html.find("Execution: <span class=\"verdict bad\">failed (assertion)");
   ASSERT_NE(ended, std::string::npos) << html;
@@ -268,6 +272,7 @@ TEST(Report, ReportsShowHowTheExecutionEnded) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["ending"], "failed");
   EXPECT_NE(j["failure"]["message"].get<std::string>().find(failure), std::string::npos);
+  EXPECT_LT(j["failure"]["event"].get<std::size_t>(), j["events"].size()) << r.out;
   ASSERT_EQ(j["pending_stores"].size(), 1u) << r.out;
   EXPECT_NE(j["pending_stores"][0].get<std::string>().find("T1: flag0 = 0"), std::string::npos);
 
@@ -280,7 +285,7 @@ TEST(Report, ReportsShowHowTheExecutionEnded) {
 
   r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", "11222!1!211!22222!1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("execution blocked in spin_until"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("execution blocked in a wait (spin_until"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("execution completed"), std::string::npos) << r.out;
 }
 

@@ -121,7 +121,7 @@ TEST(RunCli, SpinLoopIsDiagnosedWithDefaultOptions) {
     const std::string schedule = r.out.substr(begin, r.out.find('\'', begin) - begin);
     auto rep = run_cli({"run", "spin", "--memory", memory, "--replay", schedule});
     EXPECT_EQ(rep.exit_code, 0) << rep.out << rep.err;
-    EXPECT_NE(rep.out.find("execution completed"), std::string::npos) << rep.out;
+    EXPECT_NE(rep.out.find("execution blocked in a wait"), std::string::npos) << rep.out;
     auto j = nlohmann::json::parse(run_cli({"run", "spin", "--memory", memory, "--json"}).out);
     EXPECT_GT(j["unmarked_spins"].get<int>(), 0);
     EXPECT_EQ(j["unmarked_spin_schedule"], schedule);

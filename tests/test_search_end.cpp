@@ -83,10 +83,32 @@ TEST(SearchEnd, BoundNamesWhichBound) {
 }
 
 // The construct DPOR does not model is named with its call site.
+// The one wait left outside the reductions' model (issue 18): a yield() loop whose
+// repeated iteration stores, so it cannot be deleted and must wait for a change.
 TEST(SearchEnd, ReductionIncompleteNamesTheConstructAndItsLine) {
   ExploreOptions o;
   o.strategy = StrategyKind::optimal;
-  const int yield_line = __LINE__ + 5;
+  const int yield_line = __LINE__ + 6;
+  ExploreResult r = explore([] {
+    atomic<int> flag(0, "flag"), mark(0, "mark");
+    thread t([&] { flag.store(1); });
+    while (flag.load() == 0) {
+      mark.store(1);
+      this_thread::yield();
+    }
+    t.join();
+  }, o);
+  EXPECT_EQ(search_end(r), SearchEnd::reduction_incomplete);
+  EXPECT_TRUE(has(search_end_text(r), "reduction-incomplete: yield() (a repeated iteration that stores) at "
+                                      "test_search_end.cpp:" + std::to_string(yield_line)))
+      << search_end_text(r);
+  EXPECT_TRUE(search_end_cut(search_end(r)));
+}
+
+// A yield() loop that only reads and an assume() are inside the model: DPOR exhausts them.
+TEST(SearchEnd, YieldLoopsThatOnlyReadAndAssumeAreExhausted) {
+  ExploreOptions o;
+  o.strategy = StrategyKind::optimal;
   ExploreResult r = explore([] {
     atomic<int> flag(0, "flag");
     thread t([&] { flag.store(1); });
@@ -94,22 +116,17 @@ TEST(SearchEnd, ReductionIncompleteNamesTheConstructAndItsLine) {
       this_thread::yield();
     t.join();
   }, o);
-  EXPECT_EQ(search_end(r), SearchEnd::reduction_incomplete);
-  EXPECT_TRUE(has(search_end_text(r), "reduction-incomplete: yield() at test_search_end.cpp:" +
-                                          std::to_string(yield_line)))
-      << search_end_text(r);
-  EXPECT_TRUE(search_end_cut(search_end(r)));
-
-  const int assume_line = __LINE__ + 4;
+  EXPECT_EQ(search_end(r), SearchEnd::exhausted) << search_end_text(r);
+  EXPECT_EQ(r.completed, 2u);  // the store before the first read, or between two reads
   r = explore([] {
     atomic<int> x(0, "x");
     thread t([&] { x.store(1); });
     assume(x.load() == 1);
     t.join();
   }, o);
-  EXPECT_EQ(search_end(r), SearchEnd::reduction_incomplete);
-  EXPECT_TRUE(has(search_end_text(r), "assume() at test_search_end.cpp:" + std::to_string(assume_line)))
-      << search_end_text(r);
+  EXPECT_EQ(search_end(r), SearchEnd::exhausted) << search_end_text(r);
+  EXPECT_EQ(r.completed, 1u);
+  EXPECT_EQ(r.pruned, 1u);
 }
 
 TEST(SearchEnd, NondeterministicSaysWhere) {
@@ -153,7 +170,6 @@ TEST(SearchEnd, RunPrintsTheSameWordsWithTheReadmeExitCodes) {
       {{"run", "iriw", "--strategy", "dfs", "--max-executions", "3"}, "budget", 3},
       {{"run", "iriw", "--strategy", "dfs", "--max-executions", "0", "--time-limit", "0.000001"}, "time", 3},
       {{"run", "iriw", "--preemption-bound", "0"}, "bound", 3},
-      {{"run", "spin-yield", "--strategy", "optimal"}, "reduction-incomplete", 3},
       {{"run", "lost-update", "--strategy", "dfs", "--stop-on-failure"}, "stop-on-failure", 1},
   };
   for (const Case& c : cases) {
@@ -168,8 +184,11 @@ TEST(SearchEnd, RunPrintsTheSameWordsWithTheReadmeExitCodes) {
     auto text = run_cli(c.args);
     EXPECT_TRUE(has(text.out, c.stop)) << text.out;
   }
-  auto y = run_cli({"run", "spin-yield", "--strategy", "optimal"});
-  EXPECT_TRUE(has(y.out, "*** INCOMPLETE SEARCH: reduction-incomplete: yield() at ")) << y.out;
+  // No registered model waits outside the reductions' model any more: a spec does.
+  auto y = run_cli({"run", testing::data_path("waits/yield-store.json"), "--strategy", "optimal"});
+  EXPECT_EQ(y.exit_code, 3) << y.out << y.err;
+  EXPECT_TRUE(has(y.out, "not exhaustive: reduction-incomplete: yield() (a repeated iteration that stores) at "
+                         "yield-store.json:7")) << y.out;
 }
 
 // Specs and validate speak the same words.

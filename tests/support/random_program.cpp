@@ -9,7 +9,7 @@ namespace atomcheck::testing_support {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins) {
+RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits) {
   RandomProgram rp;
   int nthreads = 2 + static_cast<int>(rng() % 3);
   int max_ops = nthreads == 4 ? 2 : nthreads == 3 ? 3 : 4;
@@ -18,7 +18,7 @@ RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins) {
     int nops = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_ops));
     std::vector<Op> ops;
     for (int i = 0; i < nops; ++i)
-      ops.push_back(Op{static_cast<int>(rng() % (spins ? 12 : 9)), static_cast<int>(rng() % 2),
+      ops.push_back(Op{static_cast<int>(rng() % (waits ? 18 : spins ? 12 : 9)), static_cast<int>(rng() % 2),
                        1 + static_cast<int>(rng() % 2)});
     rp.threads.push_back(ops);
     rp.atomic_body.push_back(rng() % 2 == 0);
@@ -30,7 +30,8 @@ RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins) {
 std::string describe(const RandomProgram& rp) {
   std::string out;
   const char* names[] = {"ld",     "st",    "st_sc", "faa",   "cas",      "lock",
-                         "unlock", "trylock", "fence", "await", "await_sum", "spinlock"};
+                         "unlock", "trylock", "fence", "await", "await_sum", "spinlock",
+                         "yield_until", "yield_sum", "yield_tas", "yield_poll", "assume", "yield_last"};
   for (std::size_t t = 0; t < rp.threads.size(); ++t) {
     out += fmt::format("T{}{}:", t + 1, rp.atomic_body[t] ? "[atomic]" : "");
     for (const Op& op : rp.threads[t]) out += fmt::format(" {}({},{})", names[op.kind], op.obj, op.value);
@@ -41,6 +42,7 @@ std::string describe(const RandomProgram& rp) {
 
 Program program_of(const RandomProgram& rp) {
   return [rp] {
+    bool stuck = false;  // the naive judge: some wait ran out of attempts
     atomic<int> v0(0, "v0"), v1(0, "v1");
     mutex m0("m0"), m1("m1");
     atomic<int>* vars[2] = {&v0, &v1};
@@ -53,8 +55,21 @@ Program program_of(const RandomProgram& rp) {
         std::vector<int> held;
         int k = 0;
         auto out = [&](std::int64_t v) { outcome(fmt::format("t{}_{}", t, k), v); };
+        bool gave_up = false;
+        // A wait: `attempt` until it returns true, with yield() in between, or unrolled.
+        auto wait = [&](auto attempt) {
+          if (rp.unroll == 0) {
+            while (!attempt()) atomcheck::this_thread::yield();
+            return true;
+          }
+          for (int i = 0; i < rp.unroll; ++i)
+            if (attempt()) return true;
+          stuck = gave_up = true;
+          return false;
+        };
         for (const Op& op : rp.threads[t]) {
           atomic<int>& x = *vars[op.obj];
+          if (gave_up) break;
           auto holds = [&](int l) { return std::find(held.begin(), held.end(), l) != held.end(); };
           switch (op.kind) {
             case 0: out(x.load(kRelaxed)); break;
@@ -90,10 +105,44 @@ Program program_of(const RandomProgram& rp) {
             case 10:
               spin_until([&] { return v0.load(kRelaxed) + v1.load(kRelaxed) >= op.value; });
               break;
-            default:
+            case 11:
               if (!holds(op.obj)) {
                 spin_until([&] { return locks[op.obj]->try_lock(); });
                 held.push_back(op.obj);
+              }
+              break;
+            case 12: wait([&] { return x.load(kRelaxed) == op.value; }); break;
+            case 13: wait([&] { return v0.load(kRelaxed) + v1.load(kRelaxed) >= op.value; }); break;
+            case 14: wait([&] { return x.exchange(1) != 1; }); break;
+            case 15:
+              if (!holds(op.obj)) {
+                wait([&] {
+                  locks[op.obj]->lock();
+                  const bool ok = x.load(kRelaxed) == op.value;
+                  locks[op.obj]->unlock();
+                  return ok;
+                });
+              }
+              break;
+            case 17: {
+              // How many times the value it waits on changed while it waited: a change
+              // is seen by every semantics of the wait, a repetition by none.
+              int prev = -1, changes = 0;
+              wait([&] {
+                const int r = x.load(kRelaxed);
+                if (r == op.value) return true;
+                changes += prev != -1 && r != prev;
+                prev = r;
+                return false;
+              });
+              out(changes);
+              break;
+            }
+            default:
+              if (rp.unroll == 0) {
+                assume(x.load(kRelaxed) == op.value);
+              } else if (x.load(kRelaxed) != op.value) {
+                stuck = gave_up = true;
               }
               break;
           }
@@ -106,6 +155,10 @@ Program program_of(const RandomProgram& rp) {
       });
     }
     for (auto& th : ths) th.join();
+    if (stuck) {
+      outcome("stuck", 1);
+      return;
+    }
     int sum = v0.load() + v1.load();
     outcome("sum", sum);
     check(sum != rp.forbidden, "forbidden sum");

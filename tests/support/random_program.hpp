@@ -1,7 +1,7 @@
 // Random programs for the DPOR property tests: 2-4 threads of loads, stores, rmw,
-// compare-exchange, locks, fences and spin_until awaits over two variables and two
-// locks, with a forbidden final sum checked. Shared by the optimal-DPOR and the
-// parallel-exploration properties.
+// compare-exchange, locks, fences, spin_until awaits, yield() loops and assume() over
+// two variables and two locks, with a forbidden final sum checked. Shared by the
+// optimal-DPOR and the parallel-exploration properties.
 #pragma once
 
 #include <random>
@@ -15,7 +15,10 @@ namespace atomcheck::testing_support {
 struct Op {
   int kind;  // 0 load, 1 relaxed store, 2 seq_cst store, 3 fetch_add, 4 cas, 5 lock,
              // 6 unlock, 7 try_lock, 8 fence; spin_until: 9 obj == value, 10 v0 + v1 >=
-             // value, 11 try_lock succeeds
+             // value, 11 try_lock succeeds; waits: 12 yield() loop until obj == value, 13
+             // until v0 + v1 >= value, 14 until exchange(1) != 1 (a TAS lock), 15 polling
+             // obj == value under lock obj, 16 assume(obj == value), 17 yield() loop until
+             // obj == value counting the changes it saw (loop-carried state)
   int obj;
   int value;
 };
@@ -23,9 +26,14 @@ struct RandomProgram {
   std::vector<std::vector<Op>> threads;
   std::vector<bool> atomic_body;
   int forbidden = -1;
+  // The naive judge of the waits (kinds 12-17), sharing no code with yield() or
+  // assume(): each wait is unrolled to `unroll` plain attempts; a thread whose attempts
+  // all fail records outcome "stuck" and stops, and the final check is skipped.
+  int unroll = 0;
 };
 
-RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins);
+// `waits`: also kinds 12-17 (with `spins`).
+RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits = false);
 std::string describe(const RandomProgram& rp);
 Program program_of(const RandomProgram& rp);
 
