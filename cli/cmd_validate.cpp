@@ -43,6 +43,7 @@ struct ValidateArgs {
   bool max_steps_given = false;  // overrides a JSON spec's own max_steps
   double step_timeout = kDefaultStepTimeout;
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
+  bool no_spurious_wakeups = false;
   std::size_t stack_kib = 0;
   unsigned jobs = 1;
   std::string replay;
@@ -339,6 +340,7 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   o.max_steps = t.max_steps && !a.max_steps_given ? t.max_steps : a.max_steps;
   o.step_timeout_seconds = a.step_timeout;
   o.spin_threshold = a.spin_threshold;
+  o.spurious_wakeups = !a.no_spurious_wakeups;
   o.stack_size = a.stack_kib * 1024;
   o.jobs = a.jobs;
   return o;
@@ -737,6 +739,7 @@ void add_validate_command(CLI::App& app, int& rc) {
       ->check(at_least_one)
       ->each([a](const std::string&) { a->max_steps_given = true; });
   cmd->add_option("--spin-threshold", a->spin_threshold, kSpinThresholdHelp)->check(unsigned_integer);
+  cmd->add_flag("--no-spurious-wakeups", a->no_spurious_wakeups, kNoSpuriousWakeupsHelp);
   cmd->add_option("--step-timeout", a->step_timeout,
                   "Seconds a test thread may run without a step before it is reported as hung (exit 3); "
                   "default 60, 0: never")

@@ -1,6 +1,9 @@
 // Data-structure shapes built on the std synchronisation that scheduler/sync.hpp
 // models, each in a correct and a broken variant with a known answer under SC and TSO:
-// a semaphore-bounded pool, a barrier between two phases, a readers-writer cache.
+// a semaphore-bounded pool, a barrier between two phases, a readers-writer cache, a
+// blocking queue on one condition variable.
+#include <mutex>
+
 #include "scheduler/api.hpp"
 #include "scheduler/sync.hpp"
 
@@ -8,6 +11,7 @@ namespace {
 
 using atomcheck::atomic;
 using atomcheck::check;
+using atomcheck::shared;
 using atomcheck::thread;
 
 // Three users share two slots; the semaphore holds the permits. The broken pool hands
@@ -68,8 +72,54 @@ void cache(bool writer_shared) {
   r2.join();
 }
 
+// A blocking queue of capacity 1 on one mutex and one condition variable: a producer puts
+// 1 and 2, a consumer must take 1 then 2. The broken queue has the classic lost wake-up:
+// the producer publishes the item outside the lock (then notifies), and the consumer
+// waits with `if` instead of `while`. With spurious wake-ups (the default) the consumer's
+// wait returns before the item is there; without them (--no-spurious-wakeups) the notify
+// can come between the consumer's check and its wait, and both threads then wait forever.
+void blocking_queue(bool broken) {
+  atomcheck::mutex m("m");
+  atomcheck::condition_variable cv("cv");
+  shared<int> slot(0, "slot"), full(0, "full");
+  thread producer([&] {
+    for (int item = 1; item <= 2; ++item) {
+      std::unique_lock<atomcheck::mutex> lk(m);
+      cv.wait(lk, [&] { return full == 0; });
+      if (broken) lk.unlock();
+      slot = item;
+      full = 1;
+      if (!broken) lk.unlock();
+      cv.notify_all();
+    }
+  });
+  thread consumer([&] {
+    for (int want = 1; want <= 2; ++want) {
+      std::unique_lock<atomcheck::mutex> lk(m);
+      if (broken) {
+        if (full == 0) cv.wait(lk);
+      } else {
+        cv.wait(lk, [&] { return full == 1; });
+      }
+      check(full == 1, "took from an empty queue");
+      check(slot == want, "items lost or out of order");
+      full = 0;
+      lk.unlock();
+      cv.notify_all();
+    }
+  });
+  producer.join();
+  consumer.join();
+}
+
 }  // namespace
 
+ATOMCHECK_PROGRAM("cv-queue", "blocking queue, capacity 1, one condition_variable: items arrive in order") {
+  blocking_queue(false);
+}
+ATOMCHECK_PROGRAM("cv-queue-broken", "the same queue publishing outside the lock and waiting with if: lost wake-up") {
+  blocking_queue(true);
+}
 ATOMCHECK_PROGRAM("sem-pool", "three users, two slots, a counting_semaphore of 2: never more users than slots") {
   pool(2);
 }

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <barrier>
 #include <climits>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -168,9 +169,13 @@ void op_end(LabelId label, const CallSite& at);
 void op_check_failed(std::string_view message, const std::source_location& where);
 void op_assume_failed(const CallSite& at);
 void op_outcome(std::string_view name, std::int64_t value);
-void op_yield(const CallSite& at);
+// `waits_on` (e.g. "condition_variable cv"): what a livelock report says the thread waits
+// on, with no notifier; empty for a plain yield() or spin_until.
+void op_yield(const CallSite& at, std::string_view waits_on = {});
 void op_spin_begin();
-void op_spin_failed(const CallSite& at);
+void op_spin_failed(const CallSite& at, std::string_view waits_on = {});
+// ExploreOptions::spurious_wakeups of the running exploration.
+bool op_spurious_wakeups();
 ThreadId op_current_thread();
 // Declarations for the atomic-set checkers (scheduler/declare.cpp).
 void op_atomic_set(std::string_view name, const VarId* vars, std::size_t n);
@@ -589,6 +594,7 @@ class latch;
 class barrier;
 class atomic_flag;
 class shared_mutex;
+class condition_variable;
 
 // Type bundles for code templated on its primitives: instantiate with std_types in
 // production and with model_types under the harness.
@@ -606,6 +612,7 @@ struct std_types {
   using latch = std::latch;
   using barrier = std::barrier<>;
   using atomic_flag = std::atomic_flag;
+  using condition_variable = std::condition_variable;
   static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
 };
 struct model_types {
@@ -622,6 +629,7 @@ struct model_types {
   using latch = atomcheck::latch;
   using barrier = atomcheck::barrier;
   using atomic_flag = atomcheck::atomic_flag;
+  using condition_variable = atomcheck::condition_variable;
   static void fence(std::memory_order mo,
                     std::source_location loc = std::source_location::current()) {
     atomcheck::atomic_thread_fence(mo, loc);

@@ -96,9 +96,12 @@ class Execution {
   void check_failed(std::string_view message, const std::source_location& where);
   void assume_failed(std::uint32_t site);
   void record_outcome(std::string_view name, std::int64_t value);
-  void yield(std::uint32_t site);
+  void yield(std::uint32_t site, std::string_view waits_on = {});
   void spin_begin();
-  void spin_failed(std::uint32_t site);
+  void spin_failed(std::uint32_t site, std::string_view waits_on = {});
+  // condition_variable: whether a wait may return without a notify (ExploreOptions).
+  bool spurious_wakeups() const { return spurious_wakeups_; }
+  void set_spurious_wakeups(bool on) { spurious_wakeups_ = on; }
   ThreadId running() const { return running_; }
   // The call-site id of an operation (Event::loc).
   std::uint32_t site(const CallSite& at) { return sites_.id(at); }
@@ -146,6 +149,7 @@ class Execution {
     std::uint64_t effects_at_spin = 0;
     std::uint32_t spin_site = 0;
     const char* spin_how = "";  // what blocked it: "spin_until", "a yield() loop", ...
+    std::string waits_on;       // or the condition variable it waits on, for reports
     // yield(): where the current iteration's events begin in the trace, and the thread's
     // events of the previous iteration (an iteration repeated unchanged blocks it).
     std::size_t iter_begin = 0;
@@ -243,7 +247,9 @@ class Execution {
   // A store, rmw, unlock or buffer flush; `var`: the variable written (kNoId: a lock).
   void note_write(ThreadId by, std::uint32_t key, VarId var = kNoId);
   void new_spin_iteration(ThreadState& ts);
-  void block_spinning(std::uint32_t site, const char* how);  // the running thread, for good
+  // The running thread, for good; `waits_on` names a condition variable for reports.
+  void block_spinning(std::uint32_t site, const char* how, std::string_view waits_on = {});
+  bool spurious_wakeups_ = true;
   std::vector<Event> iter_scratch_;
 
   bool failed_ = false;

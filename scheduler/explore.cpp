@@ -489,6 +489,7 @@ class Pool {
   void work(Strategy& strategy, Judges& judges) {
     detail::ensure_alt_stack();
     detail::Execution exec(options_.memory, options_.stack_size, options_.max_steps, options_.spin_threshold);
+    exec.set_spurious_wakeups(options_.spurious_wakeups);
     exec.set_depth_bound(options_.depth_bound);
     for (;;) {
       PlanRecord* rec = nullptr;
@@ -531,6 +532,7 @@ class Pool {
     Judges judges;
     Helper(const ExploreOptions& o, const Strategy& s)
         : exec(o.memory, o.stack_size, o.max_steps, o.spin_threshold), strategy(s.make_worker()), judges(o) {
+      exec.set_spurious_wakeups(o.spurious_wakeups);
       exec.set_depth_bound(o.depth_bound);
     }
   };
@@ -635,6 +637,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     throw std::invalid_argument("the preemption bound applies to the dfs strategy only");
 
   detail::Execution exec(options.memory, options.stack_size, options.max_steps, options.spin_threshold);
+  exec.set_spurious_wakeups(options.spurious_wakeups);
   exec.set_depth_bound(options.depth_bound);
 
   // Size estimate of exhaustive searches (Knuth's estimator over the DFS tree, with the
@@ -655,6 +658,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   if (exhaustive) {
     walker = std::make_unique<detail::Execution>(options.memory, options.stack_size, options.max_steps,
                                                  options.spin_threshold);
+    walker->set_spurious_wakeups(options.spurious_wakeups);
     walker->set_depth_bound(options.depth_bound);
     estimator = std::make_unique<EstimateStrategy>(options.seed, options.preemption_bound);
   }

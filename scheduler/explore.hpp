@@ -97,6 +97,11 @@ struct ExploreOptions {
   // is said once (ExploreResult::unmarked_spin) and blocks there, as a yield() loop that
   // repeats an iteration does, so the search stays finite. 0: never.
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
+  // condition_variable::wait may return without a notify (a spurious wake-up, which the
+  // standard allows): on, a wait is unlock, yield(), lock, and notify changes nothing; off,
+  // a wait blocks until a notify, so a forgotten notify is found (a livelock report
+  // naming the condition variable). README "Condition variables".
+  bool spurious_wakeups = true;
   // Wall-clock seconds without a step before a hung test thread is reported with its
   // schedule and the process ends (exit 3); 0: no watchdog (see crash_report.hpp).
   double step_timeout_seconds = kDefaultStepTimeout;

@@ -1,6 +1,6 @@
-// Semaphores, latch, barrier, atomic_flag and shared_mutex with the std signatures,
-// built from atomcheck::atomic and spin_until (issue 22, the part that needs no new
-// scheduler primitive). Every wait is a spin_until await, so each is exact under dfs,
+// Semaphores, latch, barrier, atomic_flag, shared_mutex and condition_variable with the
+// std signatures, built from atomcheck::atomic, spin_until and yield() (issue 22). Every
+// wait is a spin_until await (or a yield() loop), so each is exact under dfs,
 // dpor and optimal DPOR, SC and TSO, exactly as spin_until is (README "Waits"): a failed
 // attempt only reads and blocks the thread for the rest of the execution, and the search
 // explores the executions where it reads later writes instead. Under TSO every update is
@@ -9,11 +9,16 @@
 // after the object; a waiter nobody releases is a livelock report at the caller's line.
 // Timed waits (try_acquire_for, ...) are a single try: time is not modelled, and "tried
 // later and succeeded" is the schedule where the try comes after the release.
+// condition_variable waits in a yield() loop (spurious wake-ups on, the default) or, with
+// ExploreOptions::spurious_wakeups off, in a spin_until await on notify's tokens.
 #pragma once
 
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <mutex>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -193,6 +198,170 @@ class shared_mutex {
 
  private:
   atomic<int> state_;
+};
+
+
+// std::condition_variable, with std::unique_lock<atomcheck::mutex>. Two models, chosen by
+// ExploreOptions::spurious_wakeups (`--no-spurious-wakeups`):
+//  - on (the default, as the standard allows): wait() is unlock, this_thread::yield(),
+//    lock, so it may return at any time and notify changes nothing it waits for. The
+//    caller's `while (!pred) cv.wait(lk)` is a yield() loop: a repeated check blocks, and
+//    one nobody can satisfy is a livelock naming the condition variable. An `if` instead
+//    of the `while` is caught: the wait returns before the condition holds.
+//  - off: wait() registers (under the lock, taking a ticket), unlocks and blocks (a
+//    spin_until await) until it takes a token. notify_one hands out one token, stamped
+//    with the tickets issued so far, when some waiter has none; notify_all one to each.
+//    A waiter may take a token stamped after its ticket, so exactly the threads waiting
+//    at a notify can be woken by it, and which of them notify_one wakes is the order in
+//    which they try, which the search varies (taking the oldest token it may is no loss:
+//    an older token is usable by fewer waiters). A notify with nobody waiting is lost, so
+//    a forgotten or early notify is a livelock report: "T2 waits on condition_variable
+//    cv (file:line) with no notifier".
+// A timed wait may return at any time: cv_status::no_timeout if some notify came since
+// it began, else timeout (time is not modelled; the predicate overloads return pred()).
+// Every wait is a blocked thread whose reads race with the writes that release it, so
+// each model is exact under dfs, dpor and optimal DPOR, SC and TSO (README "Waits").
+class condition_variable {
+ public:
+  using Loc = std::source_location;
+
+  explicit condition_variable(std::string_view name = "condition_variable")
+      : waits_on_("condition_variable " + std::string(name)),
+        state_(0, std::string(name) + ".waiters"),
+        gen_(0, std::string(name) + ".notifies") {}
+  condition_variable(const condition_variable&) = delete;
+  condition_variable& operator=(const condition_variable&) = delete;
+
+  void notify_one(Loc loc = Loc::current()) { notify(false, loc); }
+  void notify_all(Loc loc = Loc::current()) { notify(true, loc); }
+
+  void wait(std::unique_lock<mutex>& lk, Loc loc = Loc::current()) {
+    mutex& m = held(lk, loc);
+    if (detail::op_spurious_wakeups()) {
+      m.unlock(loc);
+      detail::op_yield(loc, waits_on_);
+      m.lock(loc);
+      return;
+    }
+    const int ticket = enroll(loc);
+    m.unlock(loc);
+    detail::op_spin_begin();
+    if (!take_token(ticket, loc)) detail::op_spin_failed(loc, waits_on_);
+    m.lock(loc);
+  }
+  template <class Pred>
+  void wait(std::unique_lock<mutex>& lk, Pred pred, Loc loc = Loc::current()) {
+    while (!pred()) wait(lk, loc);
+  }
+  template <class Rep, class Period>
+  std::cv_status wait_for(std::unique_lock<mutex>& lk, const std::chrono::duration<Rep, Period>&,
+                          Loc loc = Loc::current()) {
+    return timed_wait(lk, loc);
+  }
+  template <class Rep, class Period, class Pred>
+  bool wait_for(std::unique_lock<mutex>& lk, const std::chrono::duration<Rep, Period>& d, Pred pred,
+                Loc loc = Loc::current()) {
+    while (!pred())
+      if (wait_for(lk, d, loc) == std::cv_status::timeout) return pred();
+    return true;
+  }
+  template <class Clock, class Duration>
+  std::cv_status wait_until(std::unique_lock<mutex>& lk, const std::chrono::time_point<Clock, Duration>&,
+                            Loc loc = Loc::current()) {
+    return timed_wait(lk, loc);
+  }
+  template <class Clock, class Duration, class Pred>
+  bool wait_until(std::unique_lock<mutex>& lk, const std::chrono::time_point<Clock, Duration>& t, Pred pred,
+                  Loc loc = Loc::current()) {
+    while (!pred())
+      if (wait_until(lk, t, loc) == std::cv_status::timeout) return pred();
+    return true;
+  }
+
+ private:
+  // The blocking model's state, in one atomic so that every change is one locked rmw:
+  // byte 0 the waiters not yet woken, byte 1 the tickets issued, bytes
+  // 2-7 the stamps of the tokens handed out and not taken, ascending (0: no token).
+  static constexpr int kSlots = 6;
+  struct State {
+    int waiting = 0;
+    int tickets = 0;
+    int stamps[kSlots] = {};
+    int tokens() const {
+      int n = 0;
+      while (n < kSlots && stamps[n] != 0) ++n;
+      return n;
+    }
+  };
+  static State decode(std::int64_t v) {
+    State s;
+    s.waiting = static_cast<int>(v & 0xff);
+    s.tickets = static_cast<int>((v >> 8) & 0xff);
+    for (int i = 0; i < kSlots; ++i) s.stamps[i] = static_cast<int>((v >> (16 + 8 * i)) & 0xff);
+    return s;
+  }
+  static std::int64_t encode(const State& s) {
+    std::int64_t v = s.waiting | (std::int64_t{s.tickets} << 8);
+    for (int i = 0; i < kSlots; ++i) v |= std::int64_t{s.stamps[i]} << (16 + 8 * i);
+    return v;
+  }
+
+  mutex& held(std::unique_lock<mutex>& lk, const Loc& loc) {
+    check(lk.owns_lock(), "condition_variable::wait without holding the lock", loc);
+    return *lk.mutex();
+  }
+  // Registers the caller as waiting; returns its ticket.
+  int enroll(const Loc& loc) {
+    for (;;) {
+      std::int64_t v = state_.load(std::memory_order_seq_cst, loc);
+      State s = decode(v);
+      check(s.waiting < kSlots && s.tickets < 255, "condition_variable: more waits than atomcheck models", loc);
+      const int ticket = s.tickets;
+      ++s.waiting;
+      ++s.tickets;
+      if (state_.compare_exchange_strong(v, encode(s), std::memory_order_seq_cst, loc)) return ticket;
+    }
+  }
+  // One attempt: a read, then (with a token stamped after `ticket`, the oldest such) a
+  // compare-exchange that takes it; a failed attempt writes nothing, as spin_until needs.
+  bool take_token(int ticket, const Loc& loc) {
+    std::int64_t v = state_.load(std::memory_order_seq_cst, loc);
+    State s = decode(v);
+    int k = 0;
+    while (k < kSlots && s.stamps[k] != 0 && s.stamps[k] <= ticket) ++k;
+    if (k == kSlots || s.stamps[k] == 0) return false;
+    for (int i = k; i + 1 < kSlots; ++i) s.stamps[i] = s.stamps[i + 1];
+    s.stamps[kSlots - 1] = 0;
+    --s.waiting;
+    return state_.compare_exchange_strong(v, encode(s), std::memory_order_seq_cst, loc);
+  }
+  void notify(bool all, const Loc& loc) {
+    gen_.fetch_add(1, std::memory_order_seq_cst, loc);
+    if (detail::op_spurious_wakeups()) return;
+    for (;;) {
+      std::int64_t v = state_.load(std::memory_order_seq_cst, loc);
+      State s = decode(v);
+      int n = s.tokens();
+      if (s.waiting <= n) return;  // every waiter has a token already: the notify is lost
+      do s.stamps[n++] = s.tickets;  // stamps ascend: tickets only grow
+      while (all && n < s.waiting);
+      if (state_.compare_exchange_strong(v, encode(s), std::memory_order_seq_cst, loc)) return;
+    }
+  }
+  // Returns at once after letting the others run (a wait that may time out whenever):
+  // no_timeout when a notify came in between.
+  std::cv_status timed_wait(std::unique_lock<mutex>& lk, const Loc& loc) {
+    mutex& m = held(lk, loc);
+    const std::int64_t before = gen_.load(std::memory_order_seq_cst, loc);
+    m.unlock(loc);
+    detail::op_yield(loc, waits_on_);
+    m.lock(loc);
+    return gen_.load(std::memory_order_seq_cst, loc) != before ? std::cv_status::no_timeout : std::cv_status::timeout;
+  }
+
+  std::string waits_on_;
+  atomic<std::int64_t> state_;
+  atomic<std::int64_t> gen_;
 };
 
 }  // namespace atomcheck

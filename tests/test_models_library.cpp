@@ -87,6 +87,11 @@ const std::vector<Expectation> kTable = {
     {"rw-cache",                    TSO, false, false, 20000,  true},
     {"rw-cache-broken",             SC,  true,  false, 20000,  true},
     {"rw-cache-broken",             TSO, true,  false, 20000,  true},
+    // condition_variable, spurious wake-ups on (the default; test_sync.cpp runs both models).
+    {"cv-queue",                    SC,  false, false, 20000,  true},
+    {"cv-queue",                    TSO, false, false, 20000,  true},
+    {"cv-queue-broken",             SC,  true,  false, 20000,  true},
+    {"cv-queue-broken",             TSO, true,  false, 20000,  true},
     // Locks (models/locks.cpp, models/tso_mutex.cpp).
     {"lock-tas",                    SC,  false, false, 20000,  true},
     {"lock-tas",                    TSO, false, false, 20000,  true},

@@ -6,6 +6,7 @@
 // thread stops and the others run on, so DPOR sees their operations past the failure.
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,14 +25,15 @@ struct Seen {
   std::string first_failure;
 };
 
-Seen run(const Program& p, StrategyKind s, MemoryModelKind m) {
+Seen run(const Program& p, StrategyKind s, MemoryModelKind m, bool spurious = true) {
   ExploreOptions o;
   o.strategy = s;
   o.memory = m;
+  o.spurious_wakeups = spurious;
   ExploreResult r = explore(p, o);
   EXPECT_TRUE(r.error.empty()) << r.error;
   EXPECT_FALSE(r.reduction_incomplete);  // spin_until awaits: DPOR covers them
-  EXPECT_TRUE(r.exhausted());
+  EXPECT_TRUE(r.exhausted()) << search_end_text(r);
   Seen seen;
   for (const auto& [out, n] : r.outcomes) seen.outcomes.insert(out);
   seen.failed = r.failures_total() > 0;
@@ -184,6 +186,109 @@ TEST(Sync, NoReleaseIsALivelockAndMisuseFails) {
   });
   ASSERT_FALSE(r.failures.empty());
   EXPECT_NE(r.failures[0].message.find("shared_mutex::unlock without lock()"), std::string::npos);
+}
+
+// condition_variable in both models (spurious wake-ups on, the default, and off): the
+// blocking queue holds and its lost-wake-up variant fails. DPOR and optimal agree with
+// each other under SC and TSO, and with DFS under SC with spurious wake-ups (without
+// them, and under TSO, DFS runs past 10^6 executions on the broken queue).
+TEST(Sync, ConditionVariableBlockingQueue) {
+  for (bool spurious : {true, false}) {
+    SCOPED_TRACE(spurious ? "spurious wake-ups" : "no spurious wake-ups");
+    for (const char* name : {"cv-queue", "cv-queue-broken"}) {
+      SCOPED_TRACE(name);
+      const bool broken = std::string(name) == "cv-queue-broken";
+      const Seen ref = run(model(name), spurious ? StrategyKind::dfs : StrategyKind::dpor, MemoryModelKind::sc, spurious);
+      for (StrategyKind s : {StrategyKind::dpor, StrategyKind::optimal}) {
+        const Seen other = run(model(name), s, MemoryModelKind::sc, spurious);
+        EXPECT_EQ(other.outcomes, ref.outcomes);
+        EXPECT_EQ(other.failed, ref.failed);
+      }
+      const Seen tso_dpor = run(model(name), StrategyKind::dpor, MemoryModelKind::tso, spurious);
+      const Seen tso_opt = run(model(name), StrategyKind::optimal, MemoryModelKind::tso, spurious);
+      EXPECT_EQ(tso_dpor.outcomes, tso_opt.outcomes);
+      for (const Seen* seen : {&ref, &tso_opt}) {
+        EXPECT_EQ(seen->failed, broken) << seen->first_failure;
+        if (!broken) continue;
+        // With spurious wake-ups the `if` lets the consumer past an empty queue; without,
+        // the notify before its wait is lost and it waits forever.
+        const std::string want =
+            spurious ? "took from an empty queue" : "waits on condition_variable cv (sync_primitives.cpp:";
+        EXPECT_NE(seen->first_failure.find(want), std::string::npos) << seen->first_failure;
+      }
+    }
+  }
+}
+
+// A forgotten notify: harmless when a wait may return by itself, a livelock naming the
+// condition variable and the wait's line when it may not.
+TEST(Sync, AForgottenNotifyIsFoundWithoutSpuriousWakeups) {
+  const int wait_line = __LINE__ + 7;
+  const Program p = [] {
+    mutex m("m");
+    condition_variable cv("ready_cv");
+    shared<int> ready(0, "ready");
+    thread t([&] {
+      std::unique_lock<mutex> lk(m);
+      cv.wait(lk, [&] { return ready == 1; });
+    });
+    {
+      std::lock_guard<mutex> g(m);
+      ready = 1;
+    }  // no notify
+    t.join();
+  };
+  for (MemoryModelKind mm : {MemoryModelKind::sc, MemoryModelKind::tso}) {
+    for (StrategyKind s : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
+      EXPECT_FALSE(run(p, s, mm, true).failed);
+      const Seen off = run(p, s, mm, false);
+      EXPECT_TRUE(off.failed);
+      EXPECT_NE(off.first_failure.find("T1 waits on condition_variable ready_cv (test_sync.cpp:" +
+                                       std::to_string(wait_line) + ") with no notifier"),
+                std::string::npos)
+          << off.first_failure;
+    }
+  }
+}
+
+// notify_one wakes one of the threads waiting at that moment, either of them, and not a
+// thread that starts waiting later: two waiters, two notify_one calls after both wait;
+// each waiter can be the first one through. A waiter that took an earlier notify meant
+// for the others would leave one of them waiting forever.
+TEST(Sync, NotifyOneWakesEitherWaiterAndOnlyAWaiter) {
+  const Program p = [] {
+    mutex m("m");
+    condition_variable cv("cv");
+    shared<int> permits(0, "permits");
+    atomic<int> waiting(0, "waiting"), order(0, "order");
+    auto waiter = [&](const char* name) {
+      std::unique_lock<mutex> lk(m);
+      waiting.fetch_add(1);  // in the critical section the wait registers in
+      cv.wait(lk, [&] { return permits > 0; });
+      permits = permits - 1;
+      outcome(name, order.fetch_add(1));
+    };
+    thread a([&] { waiter("a"); }), b([&] { waiter("b"); });
+    spin_until([&] { return waiting.load() == 2; });  // both wait, or have been through
+    for (int i = 0; i < 2; ++i) {
+      std::unique_lock<mutex> lk(m);
+      permits = permits + 1;
+      cv.notify_one();
+    }
+    a.join();
+    b.join();
+  };
+  for (bool spurious : {true, false}) {
+    for (StrategyKind s : {StrategyKind::dfs, StrategyKind::optimal}) {
+      const Seen seen = run(p, s, MemoryModelKind::sc, spurious);
+      EXPECT_FALSE(seen.failed) << seen.first_failure << spurious;
+      std::set<std::int64_t> first_a;
+      for (const Outcome& o : seen.outcomes)
+        for (const auto& [n, v] : o)
+          if (n == "a") first_a.insert(v);
+      EXPECT_EQ(first_a, (std::set<std::int64_t>{0, 1})) << spurious;
+    }
+  }
 }
 
 // Code templated on its primitives switches by one alias.
