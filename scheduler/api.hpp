@@ -169,11 +169,12 @@ void op_end(LabelId label, const CallSite& at);
 void op_check_failed(std::string_view message, const std::source_location& where);
 void op_assume_failed(const CallSite& at);
 void op_outcome(std::string_view name, std::int64_t value);
-// `waits_on` (e.g. "condition_variable cv"): what a livelock report says the thread waits
-// on, with no notifier; empty for a plain yield() or spin_until.
-void op_yield(const CallSite& at, std::string_view waits_on = {});
+// `waits_on` (e.g. "condition_variable cv") and `without` (a static string, "notifier"):
+// a livelock report says "T2 waits on condition_variable cv (f.cpp:9) with no notifier";
+// empty for a plain yield() or spin_until.
+void op_yield(const CallSite& at, std::string_view waits_on = {}, const char* without = "notifier");
 void op_spin_begin();
-void op_spin_failed(const CallSite& at, std::string_view waits_on = {});
+void op_spin_failed(const CallSite& at, std::string_view waits_on = {}, const char* without = "notifier");
 // ExploreOptions::spurious_wakeups of the running exploration.
 bool op_spurious_wakeups();
 ThreadId op_current_thread();

@@ -257,7 +257,8 @@ std::string Execution::blocked_description() {
     } else if (ts.status == Status::yielding) {
       what = fmt::format("T{} spins in yield() and no thread can change what it read", t);
     } else if (ts.status == Status::spin_blocked && !ts.waits_on.empty()) {
-      what = fmt::format("T{} waits on {} ({}) with no notifier", t, ts.waits_on, call_site_name(ts.spin_site));
+      what = fmt::format("T{} waits on {} ({}) with no {}", t, ts.waits_on, call_site_name(ts.spin_site),
+                         ts.waits_without);
     } else if (ts.status == Status::spin_blocked) {
       what = fmt::format("T{} spins forever in {} ({}): no thread changes what it read", t,
                          ts.spin_how, call_site_name(ts.spin_site));
@@ -830,7 +831,7 @@ void Execution::new_spin_iteration(ThreadState& ts) {
 // DPOR's races see everything: the iteration's reads race with the writes that would
 // wake it. An iteration that repeats with a store (not deletable) waits for a change
 // instead, outside the reductions' model: DPOR says so and `run` falls back to DFS.
-void Execution::yield(std::uint32_t site, std::string_view waits_on) {
+void Execution::yield(std::uint32_t site, std::string_view waits_on, const char* without) {
   if (unwinding_) {
     unwinding_skip();
     return;
@@ -854,7 +855,7 @@ void Execution::yield(std::uint32_t site, std::string_view waits_on) {
                 (a.op != Op::rmw || a.value == a.value2);
   }
   if (repeats && deletable) {
-    block_spinning(site, "a yield() loop", waits_on);
+    block_spinning(site, "a yield() loop", waits_on, without);
     return;
   }
   std::swap(ts.prev_iter, cur);
@@ -888,7 +889,7 @@ void Execution::spin_begin() {
   ts.effects_at_spin = ts.effects;
 }
 
-void Execution::spin_failed(std::uint32_t site, std::string_view waits_on) {
+void Execution::spin_failed(std::uint32_t site, std::string_view waits_on, const char* without) {
   if (unwinding_) {
     unwinding_skip();
     return;
@@ -904,17 +905,19 @@ void Execution::spin_failed(std::uint32_t site, std::string_view waits_on) {
   }
   // A failed attempt changed nothing, so the executions where it is made are covered by
   // those where only the successful attempt is (GenMC's spin-assume): block for good.
-  block_spinning(site, "spin_until", waits_on);
+  block_spinning(site, "spin_until", waits_on, without);
 }
 
 // If what the attempt read never changes again, the thread would spin forever (checked
 // at the end of the execution, spin_stale()).
-void Execution::block_spinning(std::uint32_t site, const char* how, std::string_view waits_on) {
+void Execution::block_spinning(std::uint32_t site, const char* how, std::string_view waits_on,
+                               const char* without) {
   ThreadState& ts = self();
   ts.status = Status::spin_blocked;
   ts.spin_site = site;
   ts.spin_how = how;
   ts.waits_on.assign(waits_on);
+  ts.waits_without = without;
   to_scheduler();
   unwinding_skip();
 }
@@ -983,14 +986,14 @@ void op_assume_failed(const CallSite& at) {
 void op_outcome(std::string_view name, std::int64_t value) {
   Execution::current_or_throw("outcome").record_outcome(name, value);
 }
-void op_yield(const CallSite& at, std::string_view waits_on) {
+void op_yield(const CallSite& at, std::string_view waits_on, const char* without) {
   Execution& e = Execution::current_or_throw("this_thread::yield");
-  e.yield(e.site(at), waits_on);
+  e.yield(e.site(at), waits_on, without);
 }
 void op_spin_begin() { Execution::current_or_throw("spin_until").spin_begin(); }
-void op_spin_failed(const CallSite& at, std::string_view waits_on) {
+void op_spin_failed(const CallSite& at, std::string_view waits_on, const char* without) {
   Execution& e = Execution::current_or_throw("spin_until");
-  e.spin_failed(e.site(at), waits_on);
+  e.spin_failed(e.site(at), waits_on, without);
 }
 bool op_spurious_wakeups() {
   return Execution::current_or_throw("condition_variable").spurious_wakeups();

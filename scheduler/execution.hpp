@@ -96,9 +96,9 @@ class Execution {
   void check_failed(std::string_view message, const std::source_location& where);
   void assume_failed(std::uint32_t site);
   void record_outcome(std::string_view name, std::int64_t value);
-  void yield(std::uint32_t site, std::string_view waits_on = {});
+  void yield(std::uint32_t site, std::string_view waits_on = {}, const char* without = "notifier");
   void spin_begin();
-  void spin_failed(std::uint32_t site, std::string_view waits_on = {});
+  void spin_failed(std::uint32_t site, std::string_view waits_on = {}, const char* without = "notifier");
   // condition_variable: whether a wait may return without a notify (ExploreOptions).
   bool spurious_wakeups() const { return spurious_wakeups_; }
   void set_spurious_wakeups(bool on) { spurious_wakeups_ = on; }
@@ -149,7 +149,8 @@ class Execution {
     std::uint64_t effects_at_spin = 0;
     std::uint32_t spin_site = 0;
     const char* spin_how = "";  // what blocked it: "spin_until", "a yield() loop", ...
-    std::string waits_on;       // or the condition variable it waits on, for reports
+    std::string waits_on;       // or the object it waits on, for reports ("latch done")
+    const char* waits_without = "notifier";  // and what never came ("count_down")
     // yield(): where the current iteration's events begin in the trace, and the thread's
     // events of the previous iteration (an iteration repeated unchanged blocks it).
     std::size_t iter_begin = 0;
@@ -248,7 +249,8 @@ class Execution {
   void note_write(ThreadId by, std::uint32_t key, VarId var = kNoId);
   void new_spin_iteration(ThreadState& ts);
   // The running thread, for good; `waits_on` names a condition variable for reports.
-  void block_spinning(std::uint32_t site, const char* how, std::string_view waits_on = {});
+  void block_spinning(std::uint32_t site, const char* how, std::string_view waits_on = {},
+                      const char* without = "notifier");
   bool spurious_wakeups_ = true;
   std::vector<Event> iter_scratch_;
 

@@ -27,6 +27,16 @@
 
 namespace atomcheck {
 
+namespace detail {
+// spin_until(cond) whose livelock report names the object: "T2 waits on latch done
+// (f.cpp:9) with no count_down".
+template <class Cond>
+void await_on(Cond&& cond, const std::string& waits_on, const char* without, const std::source_location& loc) {
+  op_spin_begin();
+  if (!cond()) op_spin_failed(loc, waits_on, without);
+}
+}  // namespace detail
+
 // std::counting_semaphore: a counter; acquire waits until it is positive and takes one.
 template <std::ptrdiff_t LeastMaxValue = INT_MAX>
 class counting_semaphore {
@@ -35,7 +45,7 @@ class counting_semaphore {
   static constexpr std::ptrdiff_t max() noexcept { return LeastMaxValue; }
 
   explicit counting_semaphore(std::ptrdiff_t desired, std::string_view name = "semaphore")
-      : count_(desired, name) {}
+      : count_(desired, name), waits_on_("counting_semaphore " + std::string(name)) {}
   counting_semaphore(const counting_semaphore&) = delete;
   counting_semaphore& operator=(const counting_semaphore&) = delete;
 
@@ -44,7 +54,7 @@ class counting_semaphore {
     check(update >= 0 && old + update <= max(), "counting_semaphore::release beyond max() or negative", loc);
   }
   void acquire(Loc loc = Loc::current()) {
-    spin_until([&] { return take(loc); }, loc);
+    detail::await_on([&] { return take(loc); }, waits_on_, "release", loc);
   }
   bool try_acquire(Loc loc = Loc::current()) { return take(loc); }
   template <class Rep, class Period>
@@ -65,6 +75,7 @@ class counting_semaphore {
   }
 
   atomic<std::ptrdiff_t> count_;
+  std::string waits_on_;
 };
 using binary_semaphore = counting_semaphore<1>;
 
@@ -74,7 +85,8 @@ class latch {
   using Loc = std::source_location;
   static constexpr std::ptrdiff_t max() noexcept { return PTRDIFF_MAX; }
 
-  explicit latch(std::ptrdiff_t expected, std::string_view name = "latch") : count_(expected, name) {}
+  explicit latch(std::ptrdiff_t expected, std::string_view name = "latch")
+      : count_(expected, name), waits_on_("latch " + std::string(name)) {}
   latch(const latch&) = delete;
   latch& operator=(const latch&) = delete;
 
@@ -86,7 +98,7 @@ class latch {
     return count_.load(std::memory_order_seq_cst, loc) == 0;
   }
   void wait(Loc loc = Loc::current()) const {
-    spin_until([&] { return count_.load(std::memory_order_seq_cst, loc) == 0; }, loc);
+    detail::await_on([&] { return count_.load(std::memory_order_seq_cst, loc) == 0; }, waits_on_, "count_down", loc);
   }
   void arrive_and_wait(std::ptrdiff_t n = 1, Loc loc = Loc::current()) {
     count_down(n, loc);
@@ -95,6 +107,7 @@ class latch {
 
  private:
   atomic<std::ptrdiff_t> count_;
+  std::string waits_on_;
 };
 
 // std::barrier without a completion function: arrive_and_wait blocks until the phase's
@@ -106,7 +119,8 @@ class barrier {
   explicit barrier(std::ptrdiff_t expected, std::string_view name = "barrier")
       : expected_(expected, std::string(name) + ".expected"),
         left_(expected, std::string(name) + ".left"),
-        phase_(0, std::string(name) + ".phase") {}
+        phase_(0, std::string(name) + ".phase"),
+        waits_on_("barrier " + std::string(name)) {}
   barrier(const barrier&) = delete;
   barrier& operator=(const barrier&) = delete;
 
@@ -120,7 +134,7 @@ class barrier {
     return phase;
   }
   void wait(std::int64_t phase, Loc loc = Loc::current()) const {
-    spin_until([&] { return phase_.load(std::memory_order_seq_cst, loc) != phase; }, loc);
+    detail::await_on([&] { return phase_.load(std::memory_order_seq_cst, loc) != phase; }, waits_on_, "arrival", loc);
   }
   void arrive_and_wait(Loc loc = Loc::current()) { wait(arrive(1, loc), loc); }
   void arrive_and_drop(Loc loc = Loc::current()) {
@@ -132,6 +146,7 @@ class barrier {
   atomic<std::ptrdiff_t> expected_;
   atomic<std::ptrdiff_t> left_;
   atomic<std::int64_t> phase_;
+  std::string waits_on_;
 };
 
 // std::atomic_flag. wait(old) returns once the flag differs from old; notify_one and
@@ -169,12 +184,13 @@ class shared_mutex {
  public:
   using Loc = std::source_location;
 
-  explicit shared_mutex(std::string_view name = "shared_mutex") : state_(0, name) {}
+  explicit shared_mutex(std::string_view name = "shared_mutex")
+      : state_(0, name), waits_on_("shared_mutex " + std::string(name)) {}
   shared_mutex(const shared_mutex&) = delete;
   shared_mutex& operator=(const shared_mutex&) = delete;
 
   void lock(Loc loc = Loc::current()) {
-    spin_until([&] { return try_lock(loc); }, loc);
+    detail::await_on([&] { return try_lock(loc); }, waits_on_, "unlock", loc);
   }
   bool try_lock(Loc loc = Loc::current()) {
     if (state_.load(std::memory_order_seq_cst, loc) != 0) return false;
@@ -185,7 +201,7 @@ class shared_mutex {
     check(state_.exchange(0, std::memory_order_seq_cst, loc) == -1, "shared_mutex::unlock without lock()", loc);
   }
   void lock_shared(Loc loc = Loc::current()) {
-    spin_until([&] { return try_lock_shared(loc); }, loc);
+    detail::await_on([&] { return try_lock_shared(loc); }, waits_on_, "unlock", loc);
   }
   bool try_lock_shared(Loc loc = Loc::current()) {
     int s = state_.load(std::memory_order_seq_cst, loc);
@@ -198,6 +214,7 @@ class shared_mutex {
 
  private:
   atomic<int> state_;
+  std::string waits_on_;
 };
 
 

@@ -221,10 +221,13 @@ struct Run {
 
 // With the oracle attached (it reads tau, so the explorer keeps issue order under TSO)
 // or with no checker (rf+co, the coarsest).
+bool g_spurious = true;  // ExploreOptions::spurious_wakeups of run()
+
 Run run(const Program& p, StrategyKind s, MemoryModelKind m, std::uint64_t limit = 0,
         bool oracle = true) {
   Run out;
   ExploreOptions o;
+  o.spurious_wakeups = g_spurious;
   o.max_executions = limit;
   o.strategy = s;
   o.memory = m;
@@ -281,14 +284,14 @@ bool judge_waits(const RandomProgram& rp, MemoryModelKind m, const Run& dfs, con
 }
 
 void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n,
-                           bool spins = false, bool waits = false) {
+                           bool spins = false, bool waits = false, bool sync = false) {
   std::mt19937_64 rng(seed);
   std::size_t judged = 0;
   std::uint64_t dfs_total = 0, dpor_total = 0, dpor_blocked = 0, opt_total = 0, classes = 0;
   std::uint64_t rf_total = 0, rf_classes = 0, rf_exact = 0;
   std::size_t checked = 0, skipped = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    RandomProgram rp = make_random(rng, m == MemoryModelKind::tso, spins, waits);
+    RandomProgram rp = make_random(rng, m == MemoryModelKind::tso, spins, waits, sync);
     Program p = program_of(rp);
     std::string what = fmt::format("program {} ({}): {}", i,
                                    m == MemoryModelKind::tso ? "tso" : "sc", describe(rp));
@@ -323,7 +326,9 @@ void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n,
     // write and a class may run more than once (none is missed). Once each elsewhere.
     bool has_cas = false;
     for (const auto& ops : rp.threads)
-      for (const Op& op : ops) has_cas = has_cas || op.kind == 4 || op.kind == 7 || op.kind == 11;
+      for (const Op& op : ops)
+        has_cas = has_cas || op.kind == 4 || op.kind == 7 || op.kind == 11 || op.kind == 18 ||
+                  (op.kind >= 20 && op.kind <= 22) || op.kind >= 25;  // sync.hpp's CAS attempts
     if (!has_cas) {
       EXPECT_EQ(rf_keys.size(), rf.keys.size()) << what << ": two executions of one rf+co class";
       rf_exact += rf.result.executions;
@@ -447,6 +452,20 @@ TEST(OptimalDporProperties, RandomWaitProgramsSc) {
 }
 TEST(OptimalDporProperties, RandomWaitProgramsTso) {
   check_random_programs(MemoryModelKind::tso, 6006, scaled(300), true, true);
+}
+// Issue 22: semaphores, condition variables (both models), latches and shared_mutex
+// among the operations above: the same equalities with DFS, deadlocks included.
+TEST(OptimalDporProperties, RandomSyncProgramsSc) {
+  check_random_programs(MemoryModelKind::sc, 6007, scaled(200), true, true, true);
+}
+TEST(OptimalDporProperties, RandomSyncProgramsTso) {
+  check_random_programs(MemoryModelKind::tso, 6008, scaled(200), true, true, true);
+}
+TEST(OptimalDporProperties, RandomSyncProgramsWithoutSpuriousWakeups) {
+  g_spurious = false;
+  check_random_programs(MemoryModelKind::sc, 6009, scaled(150), true, true, true);
+  check_random_programs(MemoryModelKind::tso, 6010, scaled(150), true, true, true);
+  g_spurious = true;
 }
 
 }  // namespace

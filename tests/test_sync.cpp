@@ -169,7 +169,8 @@ TEST(Sync, SharedMutexExcludesWritersFromReaders) {
   expect_fails(model("rw-cache-broken"), "a reader saw a key without its value");
 }
 
-// A waiter nobody releases is a livelock at the caller's line; misuse fails at once.
+// A waiter nobody releases is a livelock naming the object, the caller's line and what
+// never came; misuse fails at once.
 TEST(Sync, NoReleaseIsALivelockAndMisuseFails) {
   const int line = __LINE__ + 3;
   ExploreResult r = explore([] {
@@ -177,9 +178,29 @@ TEST(Sync, NoReleaseIsALivelockAndMisuseFails) {
     s.acquire();
   });
   ASSERT_FALSE(r.failures.empty());
-  EXPECT_NE(r.failures[0].message.find("spins forever in spin_until (test_sync.cpp:" + std::to_string(line) + ")"),
+  EXPECT_NE(r.failures[0].message.find("T0 waits on counting_semaphore s (test_sync.cpp:" + std::to_string(line) +
+                                       ") with no release"),
             std::string::npos)
       << r.failures[0].message;
+  const int latch_line = __LINE__ + 3;
+  r = explore([] {
+    latch done(1, "done");
+    done.wait();
+  });
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures[0].message.find("T0 waits on latch done (test_sync.cpp:" + std::to_string(latch_line) +
+                                       ") with no count_down"),
+            std::string::npos)
+      << r.failures[0].message;
+  r = explore([] {
+    shared_mutex rw("rw");
+    thread t([&] { rw.lock(); });
+    t.join();
+    rw.lock_shared();
+  });
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures[0].message.find("T0 waits on shared_mutex rw ("), std::string::npos) << r.failures[0].message;
+  EXPECT_NE(r.failures[0].message.find(") with no unlock"), std::string::npos) << r.failures[0].message;
   r = explore([] {
     shared_mutex m("m");
     m.unlock();

@@ -3,13 +3,16 @@
 
 #include <fmt/core.h>
 
+#include <mutex>
+
 #include "scheduler/api.hpp"
+#include "scheduler/sync.hpp"
 
 namespace atomcheck::testing_support {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits) {
+RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits, bool sync) {
   RandomProgram rp;
   int nthreads = 2 + static_cast<int>(rng() % 3);
   int max_ops = nthreads == 4 ? 2 : nthreads == 3 ? 3 : 4;
@@ -18,7 +21,7 @@ RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits
     int nops = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_ops));
     std::vector<Op> ops;
     for (int i = 0; i < nops; ++i)
-      ops.push_back(Op{static_cast<int>(rng() % (waits ? 18 : spins ? 12 : 9)), static_cast<int>(rng() % 2),
+      ops.push_back(Op{static_cast<int>(rng() % (sync ? 27 : waits ? 18 : spins ? 12 : 9)), static_cast<int>(rng() % 2),
                        1 + static_cast<int>(rng() % 2)});
     rp.threads.push_back(ops);
     rp.atomic_body.push_back(rng() % 2 == 0);
@@ -31,7 +34,8 @@ std::string describe(const RandomProgram& rp) {
   std::string out;
   const char* names[] = {"ld",     "st",    "st_sc", "faa",   "cas",      "lock",
                          "unlock", "trylock", "fence", "await", "await_sum", "spinlock",
-                         "yield_until", "yield_sum", "yield_tas", "yield_poll", "assume", "yield_last"};
+                         "yield_until", "yield_sum", "yield_tas", "yield_poll", "assume", "yield_last", "sem_acq", "sem_rel", "cv_wait", "cv_set_all",
+                         "cv_set_one", "latch_down", "latch_wait", "rw_read", "rw_write"};
   for (std::size_t t = 0; t < rp.threads.size(); ++t) {
     out += fmt::format("T{}{}:", t + 1, rp.atomic_body[t] ? "[atomic]" : "");
     for (const Op& op : rp.threads[t]) out += fmt::format(" {}({},{})", names[op.kind], op.obj, op.value);
@@ -45,6 +49,13 @@ Program program_of(const RandomProgram& rp) {
     bool stuck = false;  // the naive judge: some wait ran out of attempts
     atomic<int> v0(0, "v0"), v1(0, "v1");
     mutex m0("m0"), m1("m1");
+    counting_semaphore<2> sem(1, "sem");
+    condition_variable cv("cv");
+    int count_downs = 0;
+    for (const auto& ops : rp.threads)
+      for (const Op& op : ops) count_downs += op.kind == 23;
+    latch done(count_downs, "done");
+    shared_mutex rw("rw");
     atomic<int>* vars[2] = {&v0, &v1};
     mutex* locks[2] = {&m0, &m1};
     std::vector<thread> ths;
@@ -53,6 +64,7 @@ Program program_of(const RandomProgram& rp) {
         std::unique_ptr<atomic_block> block;
         if (rp.atomic_body[t]) block = std::make_unique<atomic_block>("body");
         std::vector<int> held;
+        bool has_permit = false;
         int k = 0;
         auto out = [&](std::int64_t v) { outcome(fmt::format("t{}_{}", t, k), v); };
         bool gave_up = false;
@@ -138,6 +150,56 @@ Program program_of(const RandomProgram& rp) {
               out(changes);
               break;
             }
+            case 18:
+              if (!has_permit) {
+                sem.acquire();
+                has_permit = true;
+              }
+              break;
+            case 19:
+              if (has_permit) {
+                sem.release();
+                has_permit = false;
+              }
+              break;
+            case 20:
+              if (!holds(0)) {
+                std::unique_lock<mutex> lk(m0);
+                cv.wait(lk, [&] { return x.load(kRelaxed) == op.value; });
+              }
+              break;
+            case 21:
+            case 22:
+              if (!holds(0)) {
+                {
+                  std::lock_guard<mutex> g(m0);
+                  x.store(op.value, kRelaxed);
+                }
+                if (op.kind == 21) {
+                  cv.notify_all();
+                } else {
+                  cv.notify_one();
+                }
+              }
+              break;
+            case 23: done.count_down(); break;
+            case 24:
+              if (count_downs > 0) {
+                done.wait();
+              } else {
+                out(done.try_wait());
+              }
+              break;
+            case 25:
+              rw.lock_shared();
+              out(x.load(kRelaxed));
+              rw.unlock_shared();
+              break;
+            case 26:
+              rw.lock();
+              x.store(op.value, kRelaxed);
+              rw.unlock();
+              break;
             default:
               if (rp.unroll == 0) {
                 assume(x.load(kRelaxed) == op.value);
@@ -152,6 +214,7 @@ Program program_of(const RandomProgram& rp) {
           locks[held.back()]->unlock();
           held.pop_back();
         }
+        if (has_permit) sem.release();
       });
     }
     for (auto& th : ths) th.join();

@@ -18,7 +18,12 @@ struct Op {
              // value, 11 try_lock succeeds; waits: 12 yield() loop until obj == value, 13
              // until v0 + v1 >= value, 14 until exchange(1) != 1 (a TAS lock), 15 polling
              // obj == value under lock obj, 16 assume(obj == value), 17 yield() loop until
-             // obj == value counting the changes it saw (loop-carried state)
+             // obj == value counting the changes it saw (loop-carried state); std
+             // synchronisation (sync.hpp): 18 semaphore acquire, 19 its release, 20 under
+             // m0, wait on cv until obj == value, 21 under m0, store value to obj, then
+             // notify_all, 22 the same with notify_one, 23 latch count_down (the latch
+             // counts the program's count_downs), 24 latch wait (try_wait without any),
+             // 25 shared_mutex lock_shared + read obj + unlock_shared, 26 lock + store + unlock
   int obj;
   int value;
 };
@@ -32,8 +37,8 @@ struct RandomProgram {
   int unroll = 0;
 };
 
-// `waits`: also kinds 12-17 (with `spins`).
-RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits = false);
+// `waits`: also kinds 12-17 (with `spins`); `sync`: also kinds 18-26 (with both).
+RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits = false, bool sync = false);
 std::string describe(const RandomProgram& rp);
 Program program_of(const RandomProgram& rp);
 
