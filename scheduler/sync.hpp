@@ -252,19 +252,12 @@ class condition_variable {
   void notify_one(Loc loc = Loc::current()) { notify(false, loc); }
   void notify_all(Loc loc = Loc::current()) { notify(true, loc); }
 
-  void wait(std::unique_lock<mutex>& lk, Loc loc = Loc::current()) {
-    mutex& m = held(lk, loc);
-    if (detail::op_spurious_wakeups()) {
-      m.unlock(loc);
-      detail::op_yield(loc, waits_on_);
-      m.lock(loc);
-      return;
-    }
-    const int ticket = enroll(loc);
-    m.unlock(loc);
-    detail::op_spin_begin();
-    if (!take_token(ticket, loc)) detail::op_spin_failed(loc, waits_on_);
-    m.lock(loc);
+  void wait(std::unique_lock<mutex>& lk, Loc loc = Loc::current()) { wait_once(lk, loc, loc); }
+  // For interpreters (JSON specs): wait until `pred`, with `at` (the spec's line) as the
+  // wait's site in reports.
+  template <class Pred>
+  void wait_at(std::unique_lock<mutex>& lk, Pred pred, const detail::CallSite& at, Loc loc = Loc::current()) {
+    while (!pred()) wait_once(lk, loc, at);
   }
   template <class Pred>
   void wait(std::unique_lock<mutex>& lk, Pred pred, Loc loc = Loc::current()) {
@@ -323,6 +316,20 @@ class condition_variable {
     return v;
   }
 
+  void wait_once(std::unique_lock<mutex>& lk, const Loc& loc, const detail::CallSite& at) {
+    mutex& m = held(lk, loc);
+    if (detail::op_spurious_wakeups()) {
+      m.unlock(loc);
+      detail::op_yield(at, waits_on_);
+      m.lock(loc);
+      return;
+    }
+    const int ticket = enroll(loc);
+    m.unlock(loc);
+    detail::op_spin_begin();
+    if (!take_token(ticket, loc)) detail::op_spin_failed(at, waits_on_);
+    m.lock(loc);
+  }
   mutex& held(std::unique_lock<mutex>& lk, const Loc& loc) {
     check(lk.owns_lock(), "condition_variable::wait without holding the lock", loc);
     return *lk.mutex();

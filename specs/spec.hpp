@@ -55,6 +55,7 @@ struct Expr {
 enum class OpKind : std::uint8_t {
   load, store, set, cas, xchg, fetch_add, fence, lock, unlock,
   begin, end, loop, if_, assert_, assume, spawn, join, await,
+  wait, notify, read_lock, read_unlock, write_lock, write_unlock,
 };
 // Every operation name the loader accepts ("load", ..., "if", "assert", ...).
 std::span<const std::string_view> op_kind_names();
@@ -65,7 +66,10 @@ struct Operation {
   OpKind kind = OpKind::fence;
   Origin origin;
   std::uint32_t var = kNone;     // load, store, cas, xchg, fetch_add
-  std::uint32_t lock = kNone;    // lock, unlock
+  std::uint32_t lock = kNone;    // lock, unlock, wait (the mutex it holds)
+  std::uint32_t cv = kNone;      // wait, notify: a condition variable
+  std::uint32_t rwlock = kNone;  // read_lock, read_unlock, write_lock, write_unlock
+  bool all = false;              // notify: notify_all
   std::uint32_t reg = kNone;     // load/set: destination; rmw: receives the old value
   std::uint32_t ok_reg = kNone;  // cas: receives 1 on success, 0 on failure
   std::uint32_t thread = kNone;  // spawn, join: a thread of the spec
@@ -76,7 +80,7 @@ struct Operation {
   bool yield = false;              // loop: yield after an iteration that did not exit
   std::string label;               // begin
   std::string message;             // assert
-  std::vector<Operation> body;     // loop body, if "then", await body
+  std::vector<Operation> body;     // loop body, if "then", await and wait body
   std::vector<Operation> else_body;  // if "else"
 };
 
@@ -167,6 +171,8 @@ struct Spec {
   std::string description;
   std::vector<Variable> vars;
   std::vector<std::string> locks;
+  std::vector<std::string> condvars;
+  std::vector<std::string> rwlocks;
   std::vector<Thread> threads;
   std::vector<Expr> exprs;
   std::vector<AtomicSet> atomic_sets;

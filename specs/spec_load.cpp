@@ -21,8 +21,9 @@ namespace {
 constexpr std::string_view kOpNames[] = {
     "load", "store", "set", "cas", "xchg", "fetch_add", "fence", "lock", "unlock",
     "begin", "end", "loop", "if", "assert", "assume", "spawn", "join", "await",
+    "wait", "notify", "read_lock", "read_unlock", "write_lock", "write_unlock",
 };
-static_assert(std::size(kOpNames) == static_cast<std::size_t>(OpKind::await) + 1);
+static_assert(std::size(kOpNames) == static_cast<std::size_t>(OpKind::write_unlock) + 1);
 
 constexpr std::string_view kBinaryOps[] = {"+", "-", "*", "&", "|", "^", "==", "!=",
                                            "<", "<=", ">", ">=", "&&", "||"};
@@ -65,7 +66,7 @@ class Loader {
   void load(const JsonValue& root) {
     At top{root, ""};
     expect_kind(top, Kind::object);
-    fields(top, {"atomcheck", "name", "description", "vars", "locks", "threads", "atomic_sets",
+    fields(top, {"atomcheck", "name", "description", "vars", "locks", "condvars", "rwlocks", "threads", "atomic_sets",
                  "units_of_work", "observe", "expect", "max_steps"});
     if (!root.find("atomcheck")) fail(top, "missing field \"atomcheck\" (the format version, 1)");
     At ver = top.member("atomcheck");
@@ -81,6 +82,8 @@ class Loader {
     }
     if (root.find("vars")) load_vars(top.member("vars"));
     if (root.find("locks")) load_locks(top.member("locks"));
+    if (root.find("condvars")) load_names(top.member("condvars"), "condition variable", cv_ix_, spec_.condvars);
+    if (root.find("rwlocks")) load_names(top.member("rwlocks"), "rwlock", rwlock_ix_, spec_.rwlocks);
     if (!root.find("threads")) fail(top, "missing field \"threads\"");
     load_threads(top.member("threads"));
     // A spec always terminates (every loop is bounded), so the step bound that catches
@@ -106,17 +109,18 @@ class Loader {
   }
   [[noreturn]] void fail(const At& at, const std::string& msg) const { fail_pos(at.v.pos, at.ptr, msg); }
 
-  // An await's body is re-evaluated by the search at will: loads, sets and ifs only.
-  void reads_only(const std::vector<Operation>& body) const {
+  // An await's or a wait's body is re-evaluated by the search at will: loads, sets and
+  // ifs only.
+  void reads_only(const std::vector<Operation>& body, const char* where) const {
     for (const Operation& op : body) {
       if (op.kind == OpKind::if_) {
-        reads_only(op.body);
-        reads_only(op.else_body);
+        reads_only(op.body, where);
+        reads_only(op.else_body, where);
       } else if (op.kind != OpKind::load && op.kind != OpKind::set) {
         fail_pos(op.origin.pos, op.origin.pointer,
-                 fmt::format("\"{}\" in an await body: it may only read (load, set, if), since a failed "
+                 fmt::format("\"{}\" in {}: it may only read (load, set, if), since a failed "
                              "attempt is taken back",
-                             op_kind_name(op.kind)));
+                             op_kind_name(op.kind), where));
       }
     }
   }
@@ -231,6 +235,25 @@ class Loader {
         fail(l, fmt::format("lock \"{}\" is declared twice", n));
       spec_.locks.push_back(n);
     }
+  }
+
+  void load_names(const At& at, const char* what, std::map<std::string, std::uint32_t>& ix,
+                  std::vector<std::string>& out) {
+    expect_kind(at, Kind::array);
+    for (std::size_t i = 0; i < at.v.items.size(); ++i) {
+      At l = at.item(i);
+      std::string n = name_of(l, what);
+      if (!ix.emplace(n, static_cast<std::uint32_t>(out.size())).second)
+        fail(l, fmt::format("{} \"{}\" is declared twice", what, n));
+      out.push_back(n);
+    }
+  }
+  std::uint32_t named(const At& at, const char* what, const char* list,
+                      const std::map<std::string, std::uint32_t>& ix) const {
+    const std::string n = string_of(at);
+    auto it = ix.find(n);
+    if (it == ix.end()) fail(at, fmt::format("unknown {} \"{}\" (declare it in \"{}\")", what, n, list));
+    return it->second;
   }
 
   // ---- threads ---------------------------------------------------------------------
@@ -527,10 +550,45 @@ class Loader {
         // read: checked here, where the error can name the operation's line.
         fields(at, {"op", "body", "until"});
         op.body = op_list(required(at, "body"), ctx, multiplier, cost);
-        reads_only(op.body);
+        reads_only(op.body, "an await body");
         op.cond = expr(required(at, "until"), ctx);
         break;
       }
+      case OpKind::wait: {
+        // condition_variable::wait with a predicate: the body reads under the lock each
+        // time the wait returns, until `until` holds (the waits of sync.hpp).
+        fields(at, {"op", "cv", "lock", "body", "until"});
+        op.cv = named(required(at, "cv"), "condition variable", "condvars", cv_ix_);
+        At l = required(at, "lock");
+        op.lock = lock_id(l);
+        if (std::none_of(bal.held.begin(), bal.held.end(), [&](const auto& h) { return h.first == op.lock; }))
+          fail(l, fmt::format("wait with lock \"{}\", which is not held here", spec_.locks[op.lock]));
+        // Each round of the wait re-runs the body and takes the lock again (and the
+        // condition variable's own operations); a round repeats only after some other
+        // thread changed what it read, so a few dozen rounds bound a spec's step count.
+        constexpr std::uint64_t kRounds = 32, kRoundOps = 8;
+        cost += multiplier * kRounds * kRoundOps;
+        if (v.find("body")) op.body = op_list(at.member("body"), ctx, multiplier * kRounds, cost);
+        reads_only(op.body, "a wait body");
+        op.cond = expr(required(at, "until"), ctx);
+        break;
+      }
+      case OpKind::notify:
+        fields(at, {"op", "cv", "all"});
+        op.cv = named(required(at, "cv"), "condition variable", "condvars", cv_ix_);
+        if (v.find("all")) {
+          At all = at.member("all");
+          expect_kind(all, Kind::boolean);
+          op.all = all.v.boolean;
+        }
+        break;
+      case OpKind::read_lock:
+      case OpKind::read_unlock:
+      case OpKind::write_lock:
+      case OpKind::write_unlock:
+        fields(at, {"op", "rwlock"});
+        op.rwlock = named(required(at, "rwlock"), "rwlock", "rwlocks", rwlock_ix_);
+        break;
       case OpKind::join: {
         fields(at, {"op", "thread"});
         At t = required(at, "thread");
@@ -761,6 +819,7 @@ class Loader {
   std::uint64_t unrolled_ = 0;  // operations of all threads with every loop at its bound
   // Name -> dense id, so that loading stays linear in the size of the input.
   std::unordered_map<std::string, std::uint32_t> var_ix_, lock_ix_, obs_ix_;
+  std::map<std::string, std::uint32_t> cv_ix_, rwlock_ix_;
   std::vector<std::unordered_map<std::string, std::uint32_t>> reg_ix_;
   int loop_depth_ = 0;
 };

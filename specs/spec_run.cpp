@@ -9,11 +9,13 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include <fmt/core.h>
 
 #include "checkers/registry.hpp"
 #include "scheduler/api.hpp"
+#include "scheduler/sync.hpp"
 #include "specs/spec.hpp"
 
 namespace atomcheck::spec {
@@ -24,6 +26,8 @@ namespace {
 struct World {
   std::deque<atomic<std::int64_t>> vars;
   std::deque<mutex> locks;
+  std::deque<condition_variable> condvars;
+  std::deque<shared_mutex> rwlocks;
   std::vector<std::vector<std::int64_t>> regs;  // per spec thread
 };
 
@@ -144,6 +148,27 @@ class Interp {
         ops(op.body);
         if (eval(op.cond) == 0) detail::op_spin_failed(site(op));
         break;
+      case OpKind::wait: {
+        // The loader checked that the thread holds the lock here.
+        std::unique_lock<mutex> lk(world_.locks[op.lock], std::adopt_lock);
+        world_.condvars[op.cv].wait_at(lk, [&] {
+          ops(op.body);
+          return eval(op.cond) != 0;
+        }, site(op));
+        lk.release();
+        break;
+      }
+      case OpKind::notify:
+        if (op.all) {
+          world_.condvars[op.cv].notify_all();
+        } else {
+          world_.condvars[op.cv].notify_one();
+        }
+        break;
+      case OpKind::read_lock: world_.rwlocks[op.rwlock].lock_shared(); break;
+      case OpKind::read_unlock: world_.rwlocks[op.rwlock].unlock_shared(); break;
+      case OpKind::write_lock: world_.rwlocks[op.rwlock].lock(); break;
+      case OpKind::write_unlock: world_.rwlocks[op.rwlock].unlock(); break;
       case OpKind::join:
         if (children_[op.thread].joinable()) {
           children_[op.thread].join();
@@ -170,6 +195,8 @@ Program spec_program(const Spec& spec) {
     World world;
     for (const Variable& v : spec.vars) world.vars.emplace_back(v.init, v.name);
     for (const std::string& l : spec.locks) world.locks.emplace_back(l);
+    for (const std::string& c : spec.condvars) world.condvars.emplace_back(c);
+    for (const std::string& r : spec.rwlocks) world.rwlocks.emplace_back(r);
     // Atomic sets and units of work, for the atomic-set checkers.
     for (const AtomicSet& s : spec.atomic_sets) {
       std::vector<VarId> ids;

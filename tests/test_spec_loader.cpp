@@ -33,7 +33,7 @@ TEST(SpecLoaderErrors, UnknownField) {
             "t.json:5:23: /threads/0/ops/0/order: unknown field \"order\" (expected one of: op)");
   EXPECT_EQ(error_of(R"({"atomcheck": 1, "thread": []})"),
             "t.json:1:18: /thread: unknown field \"thread\" (expected one of: atomcheck, name, "
-            "description, vars, locks, threads, atomic_sets, units_of_work, observe, expect, "
+            "description, vars, locks, condvars, rwlocks, threads, atomic_sets, units_of_work, observe, expect, "
             "max_steps)");
 }
 
@@ -180,7 +180,7 @@ TEST(SpecLoaderErrors, VersionAndUnknownOperation) {
   EXPECT_EQ(error_of(R"({"atomcheck": 1, "threads": [{"name": "A", "ops": [{"op": "mfence"}]}]})"),
             "t.json:1:59: /threads/0/ops/0/op: unknown operation \"mfence\" (expected one of: load, "
             "store, set, cas, xchg, fetch_add, fence, lock, unlock, begin, end, loop, if, assert, "
-            "assume, spawn, join, await)");
+            "assume, spawn, join, await, wait, notify, read_lock, read_unlock, write_lock, write_unlock)");
 }
 
 TEST(SpecLoaderErrors, SpawnAndJoin) {
@@ -295,6 +295,30 @@ TEST(SpecLoaderErrors, AwaitBodyOnlyReads) {
   EXPECT_EQ(error_of(R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [{"name": "A", "regs": {"r": 0}, "ops": [
     {"op": "await", "body": [{"op": "load", "var": "x", "reg": "r"}]}]}]})"),
             "t.json:2:5: /threads/0/ops/0: missing field \"until\"");
+}
+
+// Issue 22: condition variables and readers-writer locks are declared, named in their
+// ops, and a wait holds its lock and only reads in its body.
+TEST(SpecLoaderErrors, WaitNotifyAndRwlockOps) {
+  const auto spec = [](const std::string& ops) {
+    return R"({"atomcheck": 1, "vars": {"x": 0}, "locks": ["m"], "condvars": ["cv"], "rwlocks": ["rw"],
+  "threads": [{"name": "A", "regs": {"r": 0}, "ops": [
+    )" + ops + "]}]}";
+  };
+  EXPECT_EQ(error_of(spec(R"({"op": "wait", "cv": "cv", "lock": "m", "until": {"==": ["r", 1]}})")),
+            "t.json:3:40: /threads/0/ops/0/lock: wait with lock \"m\", which is not held here");
+  EXPECT_EQ(error_of(spec(R"({"op": "notify", "cv": "cw"})")),
+            "t.json:3:28: /threads/0/ops/0/cv: unknown condition variable \"cw\" (declare it in \"condvars\")");
+  EXPECT_EQ(error_of(spec(R"({"op": "read_lock", "rwlock": "rx"})")),
+            "t.json:3:35: /threads/0/ops/0/rwlock: unknown rwlock \"rx\" (declare it in \"rwlocks\")");
+  EXPECT_EQ(error_of(spec(R"({"op": "notify", "cv": "cv", "all": 1})")),
+            "t.json:3:41: /threads/0/ops/0/all: expected a boolean, got an integer");
+  EXPECT_EQ(error_of(spec(R"({"op": "lock", "lock": "m"},
+    {"op": "wait", "cv": "cv", "lock": "m", "body": [{"op": "store", "var": "x", "value": 1}], "until": {"==": ["r", 1]}})")),
+            "t.json:4:54: /threads/0/ops/1/body/0: \"store\" in a wait body: it may only read (load, set, if), "
+            "since a failed attempt is taken back");
+  EXPECT_EQ(error_of(R"({"atomcheck": 1, "condvars": ["cv", "cv"], "threads": [{"name": "A", "ops": []}]})"),
+            "t.json:1:37: /condvars/1: condition variable \"cv\" is declared twice");
 }
 
 }  // namespace

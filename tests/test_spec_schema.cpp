@@ -150,7 +150,7 @@ TEST(SpecSchema, ListsExactlyTheLoadersOperationKinds) {
   std::set<std::string> in_loader;
   for (std::string_view n : op_kind_names()) in_loader.insert(std::string(n));
   EXPECT_EQ(in_schema, in_loader);
-  EXPECT_EQ(in_loader.size(), static_cast<std::size_t>(OpKind::await) + 1);
+  EXPECT_EQ(in_loader.size(), static_cast<std::size_t>(OpKind::write_unlock) + 1);
   EXPECT_EQ(schema()["properties"]["atomcheck"]["const"], kFormatVersion);
 }
 
