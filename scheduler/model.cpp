@@ -69,8 +69,9 @@ std::string describe_event(const Trace& t, const Event& e) {
 }
 
 // One line per event, one column per thread. A TSO flush is a line of its own in the
-// column of the thread whose buffer it drains, marked "flush".
-std::string render_columns(const Trace& t) {
+// column of the thread whose buffer it drains, marked "flush". A failed execution marks
+// where its thread failed (`failure`): the other threads ran on after it.
+std::string render_columns(const Trace& t, const Failure* failure = nullptr) {
   ThreadId threads = 0;
   for (const Event& e : t.events) threads = std::max(threads, e.thread + 1);
   std::vector<std::string> what(t.events.size());
@@ -91,6 +92,8 @@ std::string render_columns(const Trace& t) {
   out += "-----\n";
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i];
+    if (failure && failure->event == i && failure->thread != kNoId)
+      out += fmt::format("   ---- {} failed here; the other threads ran on\n", t.names.thread(failure->thread));
     out += fmt::format("   {:>4} | ", i);
     for (ThreadId th = 0; th < threads; ++th)
       out += fmt::format("{:<{}} | ", th == e.thread ? what[i] : "", width[th]);
@@ -199,7 +202,7 @@ std::string execution_block(const Program& body, const ExploreOptions& o, const 
   }
   if (replayed) {
     out += '\n';
-    out += render_columns(replayed->trace);
+    out += render_columns(replayed->trace, replayed->failed ? &replayed->failure : nullptr);
     if (!replayed->outcome.empty()) out += fmt::format("   outcome: {}\n", format_outcome(replayed->outcome));
     for (std::size_t k = 0; k < replayed->verdicts.size() && k < o.checkers.size(); ++k)
       if (replayed->verdicts[k].flags())

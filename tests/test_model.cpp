@@ -119,6 +119,22 @@ TEST(Model, FailureReportsColumnsScheduleReplayAndCli) {
   EXPECT_EQ(again.failure.message, rep.result.failures.at(0).message);
 }
 
+// A failing thread stops and the others run on: the columns mark where it failed.
+TEST(Model, TheColumnsMarkWhereAThreadFailed) {
+  ModelReport rep = check_model([] {
+    atomic<int> x(0, "x");
+    thread t1([&] { check(x.load() == 1, "x not set yet"); });
+    thread t2([&] { x.store(1); });
+    t1.join();
+    t2.join();
+  });
+  ASSERT_FALSE(rep.ok);
+  const std::size_t marker = rep.text.find("---- T1 failed here; the other threads ran on");
+  ASSERT_NE(marker, std::string::npos) << rep.text;
+  EXPECT_LT(rep.text.find("read x = 0"), marker) << rep.text;
+  EXPECT_GT(rep.text.find("write x = 1"), marker) << rep.text;
+}
+
 TEST(Model, ColumnsPutEachEventInItsThreadsColumn) {
   ModelReport rep = check_model(lost_update);
   ASSERT_FALSE(rep.ok);
