@@ -298,6 +298,9 @@ bool write_reports(const RunArgs& a, const std::string& schedule, const ReplayRe
   h.ending = ending_of(r);
   h.ending_bad = r.failed;
   h.pending = pending_stores(r, a.memory);
+  if (r.failed && r.failure.event < r.trace.events.size() && r.failure.thread != kNoId)
+    h.failed_at = fmt::format("T{} failed before event {}; the other threads ran on after it.", r.failure.thread,
+                              r.failure.event);
   if ((!a.html.empty() && !report::write_text_file(a.html, report::render_html(r.trace, v, h), error)) ||
       (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v, h.ending), error))) {
     fmt::print(stderr, "{}\n", error);

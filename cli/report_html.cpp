@@ -197,8 +197,10 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
   if (!header.ending.empty())
     out += fmt::format("<p>Execution: <span class=\"verdict {}\">{}</span></p>\n",
                        header.ending_bad ? "bad" : "ok", html_escape(header.ending));
+  if (!header.failed_at.empty()) out += fmt::format("<p>{}</p>\n", html_escape(header.failed_at));
   if (!header.pending.empty()) {
-    out += "<p>Still in a store buffer at the end (issued, never committed):</p>\n<ul class=\"pending\">\n";
+    out += fmt::format("<p>Still in a store buffer {} (issued, not committed):</p>\n<ul class=\"pending\">\n",
+                       header.failed_at.empty() ? "at the end" : "when it failed");
     for (const std::string& p : header.pending) out += "<li>" + html_escape(p) + "</li>\n";
     out += "</ul>\n";
   }

@@ -22,7 +22,9 @@ struct HtmlHeader {
   // any checker verdict; empty for trace files. `ending_bad`: it is a problem.
   std::string ending;
   bool ending_bad = false;
-  std::vector<std::string> pending;  // TSO: stores still in a buffer at the end
+  // Where the failing thread stopped ("T2 failed after event 12; ..."); empty if none.
+  std::string failed_at;
+  std::vector<std::string> pending;  // TSO: stores still in a buffer at the failure or end
 };
 
 // Escapes text for HTML element content and attribute values.

@@ -365,13 +365,17 @@ void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n,
       "checked %zu random programs (%s%s; %zu skipped: DFS over %llu executions): executions dfs "
       "%llu, dpor %llu (%llu sleep-blocked), optimal %llu = issue-order classes %llu, optimal "
       "rf+co %llu for rf+co classes %llu (once each on programs without CAS or try_lock: %llu executions)\n",
-      checked, m == MemoryModelKind::tso ? "tso" : "sc", spins ? ", spin loops" : "", skipped,
+      checked, m == MemoryModelKind::tso ? "tso" : "sc",
+      sync ? (g_spurious ? ", awaits, waits, std sync" : ", awaits, waits, std sync without spurious wake-ups")
+      : waits ? ", awaits, yield() loops, assume()"
+      : spins ? ", spin loops" : "",
+      skipped,
       static_cast<unsigned long long>(kDfsLimit), static_cast<unsigned long long>(dfs_total),
       static_cast<unsigned long long>(dpor_total), static_cast<unsigned long long>(dpor_blocked),
       static_cast<unsigned long long>(opt_total), static_cast<unsigned long long>(classes),
       static_cast<unsigned long long>(rf_total), static_cast<unsigned long long>(rf_classes),
       static_cast<unsigned long long>(rf_exact));
-  if (waits) std::printf("judged %zu of them against the unrolled waits\n", judged);
+  if (waits) std::printf("judged %zu of those random programs against the unrolled waits\n", judged);
 }
 
 // Declarations are checked, not trusted: over every DFS execution of random TSO programs,

@@ -264,6 +264,8 @@ TEST(Report, ReportsShowHowTheExecutionEnded) {
   EXPECT_LT(ended, html.find("Checker <b>velodrome</b>"));
   EXPECT_NE(html.find(failure), std::string::npos);
   EXPECT_NE(html.find("<li>T1: flag0 = 0"), std::string::npos) << html;
+  EXPECT_NE(html.find("Still in a store buffer when it failed"), std::string::npos) << html;
+  EXPECT_NE(html.find("<p>T2 failed before event "), std::string::npos) << html;
   EXPECT_NE(dot.find("label=\"execution failed (assertion): T2: assertion failed: " + failure),
             std::string::npos) << dot;
 
