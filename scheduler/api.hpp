@@ -175,6 +175,8 @@ void op_outcome(std::string_view name, std::int64_t value);
 void op_yield(const CallSite& at, std::string_view waits_on = {}, const char* without = "notifier");
 void op_spin_begin();
 void op_spin_failed(const CallSite& at, std::string_view waits_on = {}, const char* without = "notifier");
+// After a successful attempt: what the enclosing yield() iteration read before it counts again.
+void op_spin_passed();
 // ExploreOptions::spurious_wakeups of the running exploration.
 bool op_spurious_wakeups();
 ThreadId op_current_thread();
@@ -523,6 +525,7 @@ template <class Cond>
 void spin_until(Cond&& cond, std::source_location loc = std::source_location::current()) {
   detail::op_spin_begin();
   if (!cond()) detail::op_spin_failed(loc);
+  detail::op_spin_passed();
 }
 
 // An atomic block: `atomic_block b("transfer");` records `begin` now and `end` when `b`

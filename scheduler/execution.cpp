@@ -764,8 +764,8 @@ void Execution::record_outcome(std::string_view name, std::int64_t value) {
 void Execution::note_read(std::uint32_t key) {
   ThreadState& ts = self();
   if (key >= ts.spin_marks.size()) ts.spin_marks.resize(key + 1, 0);
-  if (ts.spin_marks[key] != 0) return;
-  ts.spin_marks[key] = 1;
+  if (ts.spin_marks[key] == 1) return;
+  ts.spin_marks[key] = 1;  // an outer mark (2) read again in an attempt is the attempt's too
   ts.spin_touched.push_back(key);
 }
 
@@ -779,7 +779,8 @@ void Execution::note_write(ThreadId by, std::uint32_t key, VarId var) {
     ThreadState& ts = *threads_[t];
     if (t == by || key >= ts.spin_marks.size() || !ts.spin_marks[key]) continue;
     if (var != kNoId && memory_->buffer_has(t, var)) continue;
-    ts.stale = true;
+    if (ts.spin_marks[key] == 1) ts.stale = true;
+    else ts.outer_stale = true;
   }
 }
 
@@ -813,8 +814,11 @@ void Execution::repeated_read(std::uint32_t site, VarId var, std::int64_t value)
 
 void Execution::new_spin_iteration(ThreadState& ts) {
   for (std::uint32_t k : ts.spin_touched) ts.spin_marks[k] = 0;
+  for (std::uint32_t k : ts.outer_touched) ts.spin_marks[k] = 0;
   ts.spin_touched.clear();
+  ts.outer_touched.clear();
   ts.stale = false;
+  ts.outer_stale = false;
 }
 
 // A yield() loop under the spin-assume of GenMC (Kokologiannakis et al., "Dynamic
@@ -879,14 +883,38 @@ void Execution::yield(std::uint32_t site, std::string_view waits_on, const char*
   new_spin_iteration(self());
 }
 
+// An attempt's marks are its own reads (a failed one blocks on exactly those: the thread
+// stays in spin_until whatever else changes). The enclosing yield() iteration's marks stay
+// set, as "outer" (2), so that a write landing during the attempt still makes the
+// iteration stale; after a passed attempt both count for the iteration. Dropping them let a
+// yield() loop around a spin_until block on too few reads and report a livelock that the
+// write would have ended, depending on where the write fell.
 void Execution::spin_begin() {
   if (unwinding_) {
     unwinding_skip();
     return;
   }
   ThreadState& ts = self();
-  new_spin_iteration(ts);
+  for (std::uint32_t k : ts.spin_touched) ts.spin_marks[k] = 2;
+  ts.outer_touched.insert(ts.outer_touched.end(), ts.spin_touched.begin(), ts.spin_touched.end());
+  ts.spin_touched.clear();
+  ts.outer_stale = ts.outer_stale || ts.stale;
+  ts.stale = false;
   ts.effects_at_spin = ts.effects;
+}
+
+void Execution::spin_passed() {
+  if (unwinding_) return;
+  ThreadState& ts = self();
+  for (std::uint32_t k : ts.spin_touched) ts.spin_marks[k] = 1;
+  for (std::uint32_t k : ts.outer_touched) {
+    if (ts.spin_marks[k] == 1) continue;
+    ts.spin_marks[k] = 1;
+    ts.spin_touched.push_back(k);
+  }
+  ts.outer_touched.clear();
+  ts.stale = ts.stale || ts.outer_stale;
+  ts.outer_stale = false;
 }
 
 void Execution::spin_failed(std::uint32_t site, std::string_view waits_on, const char* without) {
@@ -991,6 +1019,7 @@ void op_yield(const CallSite& at, std::string_view waits_on, const char* without
   e.yield(e.site(at), waits_on, without);
 }
 void op_spin_begin() { Execution::current_or_throw("spin_until").spin_begin(); }
+void op_spin_passed() { Execution::current_or_throw("spin_until").spin_passed(); }
 void op_spin_failed(const CallSite& at, std::string_view waits_on, const char* without) {
   Execution& e = Execution::current_or_throw("spin_until");
   e.spin_failed(e.site(at), waits_on, without);

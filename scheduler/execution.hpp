@@ -98,6 +98,7 @@ class Execution {
   void record_outcome(std::string_view name, std::int64_t value);
   void yield(std::uint32_t site, std::string_view waits_on = {}, const char* without = "notifier");
   void spin_begin();
+  void spin_passed();
   void spin_failed(std::uint32_t site, std::string_view waits_on = {}, const char* without = "notifier");
   // condition_variable: whether a wait may return without a notify (ExploreOptions).
   bool spurious_wakeups() const { return spurious_wakeups_; }
@@ -143,6 +144,10 @@ class Execution {
     std::vector<std::uint8_t> spin_marks;
     std::vector<std::uint32_t> spin_touched;
     bool stale = false;
+    // spin_until inside a yield() loop: the iteration's reads before the attempt (their
+    // spin_marks are 2 while it runs) and whether a write changed one of them since.
+    std::vector<std::uint32_t> outer_touched;
+    bool outer_stale = false;
     // spin_until(): the thread's stores, rmws and lock operations so far (a failed attempt
     // must have none since `effects_at_spin`), and the call site it blocked at.
     std::uint64_t effects = 0;

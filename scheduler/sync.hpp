@@ -34,6 +34,7 @@ template <class Cond>
 void await_on(Cond&& cond, const std::string& waits_on, const char* without, const std::source_location& loc) {
   op_spin_begin();
   if (!cond()) op_spin_failed(loc, waits_on, without);
+  op_spin_passed();
 }
 }  // namespace detail
 
@@ -328,6 +329,7 @@ class condition_variable {
     m.unlock(loc);
     detail::op_spin_begin();
     if (!take_token(ticket, loc)) detail::op_spin_failed(at, waits_on_);
+    detail::op_spin_passed();
     m.lock(loc);
   }
   mutex& held(std::unique_lock<mutex>& lk, const Loc& loc) {

@@ -147,6 +147,7 @@ class Interp {
         detail::op_spin_begin();
         ops(op.body);
         if (eval(op.cond) == 0) detail::op_spin_failed(site(op));
+        detail::op_spin_passed();
         break;
       case OpKind::wait: {
         // The loader checked that the thread holds the lock here.

@@ -20,6 +20,7 @@ struct Seen {
   std::uint64_t completed = 0;
   std::uint64_t pruned = 0;
   bool failed = false;
+  std::string failure;  // the first failure's message, for the test's diagnostics
 };
 
 Seen run(const Program& p, StrategyKind s, MemoryModelKind m, const char* name) {
@@ -37,6 +38,7 @@ Seen run(const Program& p, StrategyKind s, MemoryModelKind m, const char* name) 
   out.completed = r.completed;
   out.pruned = r.pruned;
   out.failed = !r.failures.empty();
+  if (out.failed) out.failure = r.failures.front().message + " [" + r.failures.front().schedule + "]";
   return out;
 }
 
@@ -169,6 +171,29 @@ TEST(Waits, PollingUnderAMutexBlocksAndSeesTheData) {
       const Seen seen = run(p, s, m, "data");
       EXPECT_EQ(seen.values, (std::set<std::int64_t>{7}));
       EXPECT_GT(seen.pruned, 0u);
+    }
+}
+
+// A spin_until inside a yield() loop: the iteration blocks on everything it read, the
+// read before the await included, so the later write of `a` ends the wait (the
+// execution is pruned), and no livelock is reported.
+TEST(Waits, AnAwaitInsideAYieldLoopKeepsTheIterationsReads) {
+  const Program p = [] {
+    atomic<int> a(0, "a"), b(1, "b");
+    thread u([&] { a.store(1); });
+    while (a.load() == 0) {
+      spin_until([&] { return b.load() == 1; });
+      this_thread::yield();
+    }
+    outcome("a", a.load());
+    u.join();
+  };
+  for (MemoryModelKind m : kMemories)
+    for (StrategyKind s : kStrategies) {
+      SCOPED_TRACE(std::string(strategy_name(s)) + " " + memory_name(m));
+      const Seen seen = run(p, s, m, "a");
+      EXPECT_FALSE(seen.failed) << seen.failure;
+      EXPECT_EQ(seen.values, (std::set<std::int64_t>{1}));
     }
 }
 

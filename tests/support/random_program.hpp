@@ -23,7 +23,8 @@ struct Op {
              // m0, wait on cv until obj == value, 21 under m0, store value to obj, then
              // notify_all, 22 the same with notify_one, 23 latch count_down (the latch
              // counts the program's count_downs), 24 latch wait (try_wait without any),
-             // 25 shared_mutex lock_shared + read obj + unlock_shared, 26 lock + store + unlock
+             // 25 shared_mutex lock_shared + read obj + unlock_shared, 26 lock + store + unlock;
+             // 27 yield() loop until obj == value whose iterations then await other <= value
   int obj;
   int value;
 };
@@ -31,13 +32,13 @@ struct RandomProgram {
   std::vector<std::vector<Op>> threads;
   std::vector<bool> atomic_body;
   int forbidden = -1;
-  // The naive judge of the waits (kinds 12-17), sharing no code with yield() or
+  // The naive judge of the waits (kinds 12-17, 27), sharing no code with yield() or
   // assume(): each wait is unrolled to `unroll` plain attempts; a thread whose attempts
   // all fail records outcome "stuck" and stops, and the final check is skipped.
   int unroll = 0;
 };
 
-// `waits`: also kinds 12-17 (with `spins`); `sync`: also kinds 18-26 (with both).
+// `waits`: also kinds 12-17 and 27 (with `spins`); `sync`: also kinds 18-26 (with both).
 RandomProgram make_random(std::mt19937_64& rng, bool tso, bool spins, bool waits = false, bool sync = false);
 std::string describe(const RandomProgram& rp);
 Program program_of(const RandomProgram& rp);
