@@ -92,7 +92,7 @@ class OptimalStrategy final : public Strategy {
         n.wut.erase(n.wut.begin());
       }
       if (!n.wut.empty()) return true;
-      stack_.pop_back();
+      retire_back();
     }
     return false;
   }
@@ -131,7 +131,7 @@ class OptimalStrategy final : public Strategy {
     std::size_t len = blocked_step_ == kNone ? history.steps() : blocked_step_;
     if (blocked_step_ != kNone) {
       ++blocked_;
-      if (stack_.size() > len) stack_.resize(len);
+      while (stack_.size() > len) retire_back();
     }
     analyse(history, len, blocked_step_ == kNone);
   }
@@ -339,6 +339,12 @@ class OptimalStrategy final : public Strategy {
   // transition not asleep.
   void push_node(std::span<const Transition> enabled, std::size_t step, const History& history) {
     Node n;
+    if (!spare_.empty()) {
+      n = std::move(spare_.back());
+      spare_.pop_back();
+      n.sleep.clear();
+      n.wut.clear();
+    }
     n.enabled.assign(enabled.begin(), enabled.end());
     if (step > 0) {
       Node& prev = stack_[step - 1];
@@ -367,6 +373,13 @@ class OptimalStrategy final : public Strategy {
       }
     }
     stack_.push_back(std::move(n));
+  }
+
+  // A node leaves the stack; its vectors keep their capacity for the next push_node
+  // (allocating and freeing them per step was a tenth of the search's time).
+  void retire_back() {
+    spare_.push_back(std::move(stack_.back()));
+    stack_.pop_back();
   }
 
   // Adds the nodes of the steps taken without a choice (one enabled transition).
@@ -786,6 +799,7 @@ class OptimalStrategy final : public Strategy {
   }
 
   std::vector<Node> stack_;
+  std::vector<Node> spare_;  // retired nodes, for their capacity
   std::size_t blocked_step_ = kNone;
   std::uint64_t blocked_ = 0;
   bool started_ = false;
