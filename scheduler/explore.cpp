@@ -403,6 +403,10 @@ struct PlanRecord {
   std::atomic<bool> done{false};
   detail::EndKind end = detail::EndKind::completed;
   bool strategy_error = false;  // the worker's strategy stopped the run (not adoptable)
+  bool speculative = false;     // a worker's guess (Strategy::speculate), not a prediction
+  bool wanted = false;          // the coordinator waits for it: not to be evicted
+  bool stale = false;           // refill(): queued, not (yet) in the latest prediction
+  std::uint64_t key = 0;        // plan.key()
   History history;
   std::vector<Event> events;
   PlanNotes notes;
@@ -417,6 +421,10 @@ struct PlanRecord {
 // are those of one job; workers only move the cost of running programs, checkers, class
 // keys and race analysis off the critical path. Workers take plans in the order the
 // search will need them; plans live in a map by key (Plan::key, the forced prefix).
+// The search's next execution is often a leaf that its last one inserted, which no
+// prediction could name before adopting it: so a worker, after each run, also runs its
+// guess at that leaf (Strategy::speculate). A guess is checked by adopt() exactly as a
+// prediction is, so a wrong one costs a run, never a different answer.
 class Pool {
  public:
   Pool(const Program& program, const ExploreOptions& options, const Strategy& strategy, bool tso,
@@ -439,17 +447,29 @@ class Pool {
     for (std::thread& t : threads_) t.join();
   }
 
-  // Queues the plans of `strategy`'s next executions that no worker has yet.
+  // Queues the plans of `strategy`'s next executions that no worker has yet, soonest
+  // first: the queue is rebuilt in the order of the latest prediction (a run inserts
+  // leaves that come before those predicted earlier; a worker taking the old order would
+  // run far-off plans while the search runs the near ones itself). Queued plans that fell
+  // out of the prediction stay behind it: they are still certain, only later.
   void refill(const Strategy& strategy) {
-    if (queued_.load(std::memory_order_relaxed) >= 4 * threads_.size()) return;
-    plans_.clear();
-    strategy.predict(plans_, 16 * threads_.size() + 8);
+    strategy.predict(plans_, kAhead * threads_.size() + 2);
     std::size_t added = 0;
     {
       std::lock_guard<std::mutex> lock(m_);
+      for (PlanRecord* r : queue_) r->stale = true;
+      next_.clear();
       for (Plan& p : plans_) {
         const std::uint64_t key = p.key();
-        if (records_.count(key)) continue;
+        auto it = records_.find(key);
+        if (it != records_.end()) {
+          PlanRecord* r = it->second.get();
+          if (r->stale) {
+            r->stale = false;
+            next_.push_back(r);
+          }
+          continue;
+        }
         std::unique_ptr<PlanRecord> rec;
         if (free_.empty()) {
           rec = std::make_unique<PlanRecord>();
@@ -458,11 +478,27 @@ class Pool {
           free_.pop_back();
         }
         std::swap(rec->plan, p);
+        rec->key = key;
         rec->done.store(false, std::memory_order_relaxed);
-        queue_.push_back(rec.get());
+        rec->speculative = false;
+        rec->wanted = false;
+        rec->stale = false;
+        next_.push_back(rec.get());
         records_.emplace(key, std::move(rec));
         ++added;
       }
+      for (PlanRecord* r : queue_) {
+        if (!r->stale) continue;
+        r->stale = false;
+        if (next_.size() < kQueued * threads_.size()) {
+          next_.push_back(r);
+        } else {  // far off: withdrawn, to bound what waits (it is predicted again later)
+          auto it = records_.find(r->key);
+          free_.push_back(std::move(it->second));
+          records_.erase(it);
+        }
+      }
+      queue_.assign(next_.begin(), next_.end());
       queued_.store(queue_.size(), std::memory_order_relaxed);
     }
     if (added) work_cv_.notify_all();
@@ -484,6 +520,7 @@ class Pool {
       records_.erase(it);
       return nullptr;
     }
+    rec->wanted = true;  // a worker's guess: not to be evicted now
     // While a worker runs it, run the plan needed last (from the back of the queue), as
     // a worker would: waiting would leave this core idle. Runs are short (micro- to
     // milliseconds): with nothing queued, spin a little before sleeping.
@@ -505,6 +542,7 @@ class Pool {
       lock.lock();
       done_cv_.wait(lock, [&] { return rec->done.load(std::memory_order_acquire); });
     }
+    it = records_.find(key);  // found again: workers' guesses may have rehashed the map
     std::unique_ptr<PlanRecord> out = std::move(it->second);
     records_.erase(it);
     return out;
@@ -527,6 +565,8 @@ class Pool {
     detail::Execution exec(options_.memory, options_.stack_size, options_.max_steps, options_.spin_threshold);
     exec.set_spurious_wakeups(options_.spurious_wakeups);
     exec.set_depth_bound(options_.depth_bound);
+    Plan spec_plan;
+    std::deque<std::pair<std::uint64_t, PlanRecord*>> guesses;  // this worker's, oldest first
     for (;;) {
       PlanRecord* rec = nullptr;
       {
@@ -541,14 +581,57 @@ class Pool {
         queue_.pop_front();
         queued_.store(queue_.size(), std::memory_order_relaxed);
       }
-      run_plan(*rec, exec, strategy, judges);
+      // Then the run's likely successor, and its successor, while the guesses last: the
+      // search needs them next and could not have predicted them before adopting the run.
+      bool guess = run_plan(*rec, exec, strategy, judges, &spec_plan);
+      for (int chain = 0; guess && chain < kChain && !stop_.load(std::memory_order_relaxed); ++chain) {
+        PlanRecord* next = claim_guess(spec_plan, guesses);
+        if (!next) break;
+        guess = run_plan(*next, exec, strategy, judges, &spec_plan);
+      }
     }
   }
-  void run_plan(PlanRecord& rec, detail::Execution& exec, Strategy& strategy, Judges& judges) {
+  // Registers `plan` as a worker's guess being run (unless it is known already), evicting
+  // the worker's oldest guesses that the search never asked for.
+  PlanRecord* claim_guess(Plan& plan, std::deque<std::pair<std::uint64_t, PlanRecord*>>& guesses) {
+    const std::uint64_t key = plan.key();
+    std::lock_guard<std::mutex> lock(m_);
+    if (records_.count(key)) return nullptr;
+    while (guesses.size() >= kGuesses) {
+      auto [old_key, old] = guesses.front();
+      guesses.pop_front();
+      auto it = records_.find(old_key);
+      if (it != records_.end() && it->second.get() == old && !old->wanted) {
+        free_.push_back(std::move(it->second));
+        records_.erase(it);
+      }
+    }
+    std::unique_ptr<PlanRecord> rec;
+    if (free_.empty()) {
+      rec = std::make_unique<PlanRecord>();
+    } else {
+      rec = std::move(free_.back());
+      free_.pop_back();
+    }
+    std::swap(rec->plan, plan);
+    rec->key = key;
+    rec->done.store(false, std::memory_order_relaxed);
+    rec->speculative = true;
+    rec->wanted = false;
+    PlanRecord* out = rec.get();
+    records_.emplace(key, std::move(rec));
+    guesses.emplace_back(key, out);
+    return out;
+  }
+  // Runs rec's plan; with `guess`, also asks the strategy for the likely next execution
+  // (before the record is handed over: the search may take its history at once).
+  bool run_plan(PlanRecord& rec, detail::Execution& exec, Strategy& strategy, Judges& judges,
+                Plan* guess = nullptr) {
     strategy.set_plan(rec.plan);
     rec.end = exec.run(program_, strategy);
     rec.strategy_error = !strategy.error().empty();
     rec.notes = strategy.notes();
+    const bool guessed = guess && !rec.strategy_error && strategy.speculate(exec.history(), *guess);
     collect(rec.facts, rec.end, exec, judges, options_, tso_, eq_, want_trace_, true);
     if (want_trace_) {
       exec.materialize_names();
@@ -560,6 +643,7 @@ class Pool {
       rec.done.store(true, std::memory_order_release);
     }
     done_cv_.notify_all();
+    return guessed;
   }
   // What the coordinator runs plans with while it waits.
   struct Helper {
@@ -573,6 +657,14 @@ class Pool {
     }
   };
 
+  // Plans predicted per refill (and per worker), and queued at most (per worker); guesses
+  // a worker runs in a row before it takes queued plans again, and keeps unasked. Tuned
+  // on lastzero-12, readers-15 and indexer-15 (bench/jobs_scaling.sh): predicting further
+  // ahead cost the search more than it saved the workers.
+  static constexpr std::size_t kAhead = 2;
+  static constexpr std::size_t kQueued = 64;
+  static constexpr int kChain = 8;
+  static constexpr std::size_t kGuesses = 16;
   const Program& program_;
   const ExploreOptions& options_;
   const Strategy& strategy_;
@@ -587,6 +679,7 @@ class Pool {
   std::mutex m_;
   std::condition_variable work_cv_, done_cv_;
   std::deque<PlanRecord*> queue_;
+  std::vector<PlanRecord*> next_;
   std::atomic<std::size_t> queued_{0};
   std::unordered_map<std::uint64_t, std::unique_ptr<PlanRecord>> records_;
   std::vector<std::unique_ptr<PlanRecord>> free_;
@@ -763,10 +856,10 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     if (pool) {
       pool->refill(*strategy);
       rec = pool->take(strategy->current_plan());
-      if (rec) ++r.parallel.taken;
+      if (rec) ++(rec->speculative ? r.parallel.guessed : r.parallel.taken);
       if (rec && (rec->strategy_error || !strategy->adopt(rec->history, rec->notes))) {
+        ++(rec->speculative ? r.parallel.wrong_guesses : r.parallel.refused);
         pool->give_back(std::move(rec));
-        ++r.parallel.refused;
       }
     }
     detail::EndKind end;

@@ -226,10 +226,14 @@ struct ExploreResult {
   std::string error;               // bad_schedule or unknown checker: one line
   double elapsed_seconds = 0;
   // jobs > 1: executions a worker ran ahead of the search and the search took, and
-  // those of them adopt() refused (run again by the search; expected 0).
+  // those of them adopt() refused (run again by the search; expected 0); and runs of a
+  // worker's guess at the next execution (Strategy::speculate) the search took, and
+  // those adopt() refused (a wrong guess; allowed, it costs a run).
   struct Parallel {
     std::uint64_t taken = 0;
     std::uint64_t refused = 0;
+    std::uint64_t guessed = 0;
+    std::uint64_t wrong_guesses = 0;
   } parallel;
 
   // The strategy ran out of executions (for DFS: the space was exhausted).

@@ -185,10 +185,23 @@ class Strategy {
   // After begin_execution: the plan of the execution about to run (its forced prefix
   // only: it names the execution; adopt() checks the rest against the worker's notes).
   virtual Plan current_plan() const { return {}; }
-  // After begin_execution: up to `max` plans of later executions, soonest first.
-  virtual void predict(std::vector<Plan>& out, std::size_t max) const { (void)out; (void)max; }
+  // After begin_execution: replaces `out` by up to `max` plans of later executions,
+  // soonest first (reusing the storage of out's elements).
+  virtual void predict(std::vector<Plan>& out, std::size_t max) const {
+    out.clear();
+    (void)max;
+  }
   // A strategy of the same kind and settings that runs one plan per execution.
   virtual std::unique_ptr<Strategy> make_worker() const { return nullptr; }
+  // Worker, after a run of a plan (`h` its history): the plan of the execution that most
+  // likely comes next in the search, so the worker can run it at once instead of
+  // waiting for the search to adopt this run and predict it. A guess, unlike predict():
+  // adopt() checks it as it checks every plan, and a wrong guess costs only the run.
+  virtual bool speculate(const History& h, Plan& out) const {
+    (void)h;
+    (void)out;
+    return false;
+  }
   // Worker: the next execution follows `plan`; after it, notes() says what it learnt.
   virtual void set_plan(const Plan& plan) { (void)plan; }
   virtual const PlanNotes& notes() const {

@@ -164,11 +164,15 @@ class OptimalStrategy final : public Strategy {
   }
 
   void predict(std::vector<Plan>& out, std::size_t max) const override {
-    if (stack_.empty()) return;
+    std::size_t count = 0;
+    if (stack_.empty()) {
+      out.clear();
+      return;
+    }
     const std::size_t d = stack_.size() - 1;
-    Plan p;
-    Node at;
-    for (std::size_t n = d + 1; n-- > 0 && out.size() < max;) {
+    Plan& p = scratch_plan_;
+    Node& at = scratch_node_;
+    for (std::size_t n = d + 1; n-- > 0 && count < max;) {
       const Node& node = stack_[n];
       // At the deepest node the first child is the next execution; above it, the first
       // child is on the current path and its subtree lives in the nodes below.
@@ -177,17 +181,18 @@ class OptimalStrategy final : public Strategy {
       for (std::size_t i = 0; i < n; ++i) p.forced.push_back(stack_[i].wut.front().t);
       at.enabled = node.enabled;
       at.sleep = node.sleep;
-      for (std::size_t k = 0; k < node.wut.size() && out.size() < max; ++k) {
+      for (std::size_t k = 0; k < node.wut.size() && count < max; ++k) {
         if (k > 0 || n == d) {
           p.base = static_cast<std::uint32_t>(n);
           p.sleep = at.sleep;
           p.extra_begin.clear();
           p.extra.clear();
-          leaves(node.wut[k], p, n == d && k == 0, out, max);
+          leaves(node.wut[k], p, n == d && k == 0, out, count, max);
         }
         add_sleep(at, node.wut[k].t);
       }
     }
+    out.resize(count);
   }
 
   std::unique_ptr<Strategy> make_worker() const override {
@@ -198,8 +203,47 @@ class OptimalStrategy final : public Strategy {
     return w;
   }
 
+  // The next execution after this run, if this run's reversals decide it: the search
+  // inserts them after adopting the run; when the deepest node they go to has no other
+  // pending branch, the first one not put to sleep there becomes the leftmost leaf, and
+  // begin_execution() goes there next (the nodes below are done). Whether another branch
+  // was pending is the search's state, unknown here: hence a guess, checked by adopt().
+  bool speculate(const History& h, Plan& out) const override {
+    if (!worker_ || !notes_.usable || notes_.reversal_at.empty()) return false;
+    std::uint32_t n = 0;
+    for (std::uint32_t at : notes_.reversal_at) n = std::max(n, at);
+    if (n < plan_.base || n >= wstep_ || n >= h.steps()) return false;
+    const std::size_t k = n - plan_.base;
+    if (k >= all_sleep_begin_.size()) return false;
+    const std::size_t sb = all_sleep_begin_[k];
+    const std::size_t se = k + 1 < all_sleep_begin_.size() ? all_sleep_begin_[k + 1] : all_sleeps_.size();
+    for (std::size_t r = 0; r < notes_.reversal_at.size(); ++r) {
+      if (notes_.reversal_at[r] != n) continue;
+      const std::size_t rb = notes_.reversal_begin[r];
+      const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
+      spec_v_.assign(notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
+                     notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+      bool asleep = false;  // place()'s test, with the node's sleep set when it runs
+      for (std::size_t i = sb; i < se && !asleep; ++i) asleep = weak_initial(all_sleeps_[i], spec_v_);
+      if (asleep) continue;
+      out.forced.assign(h.chosen.begin(), h.chosen.begin() + n);
+      out.forced.insert(out.forced.end(), spec_v_.begin(), spec_v_.end());
+      out.base = n;
+      // By then the run's own branch at n is explored: asleep there too.
+      out.sleep.assign(all_sleeps_.begin() + static_cast<std::ptrdiff_t>(sb),
+                       all_sleeps_.begin() + static_cast<std::ptrdiff_t>(se));
+      if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
+      out.extra_begin.clear();
+      out.extra.clear();
+      return true;
+    }
+    return false;
+  }
+
   void set_plan(const Plan& plan) override {
     plan_ = plan;
+    all_sleep_begin_.clear();
+    all_sleeps_.clear();
     notes_.clear();
     notes_.sleep_base = plan.base;
     wstep_ = 0;
@@ -659,19 +703,29 @@ class OptimalStrategy final : public Strategy {
     insert(n.wut, v);
   }
 
-  // Appends to `out` the plans of the leaves of `w` (hung below p.forced, whose sleep set
+  // Puts in `out` the plans of the leaves of `w` (hung below p.forced, whose sleep set
   // at step p.base is p.sleep), leftmost first, skipping the leftmost when `skip_first`.
-  void leaves(const WNode& w, Plan& p, bool skip_first, std::vector<Plan>& out, std::size_t max) const {
+  // Writes over out's first elements before adding any (refill() calls predict() once
+  // per execution: copying into kept capacity saves the allocations).
+  void leaves(const WNode& w, Plan& p, bool skip_first, std::vector<Plan>& out, std::size_t& count,
+              std::size_t max) const {
     p.forced.push_back(w.t);
     if (w.kids.empty()) {
-      if (!skip_first && out.size() < max) out.push_back(p);
+      if (!skip_first && count < max) {
+        if (count < out.size()) {
+          out[count] = p;
+        } else {
+          out.push_back(p);
+        }
+        ++count;
+      }
     } else {
-      for (std::size_t c = 0; c < w.kids.size() && out.size() < max; ++c) {
+      for (std::size_t c = 0; c < w.kids.size() && count < max; ++c) {
         // The siblings left of kid c are explored before it: asleep at its step.
         const std::size_t mark_b = p.extra_begin.size(), mark_e = p.extra.size();
         p.extra_begin.push_back(static_cast<std::uint32_t>(p.extra.size()));
         for (std::size_t l = 0; l < c; ++l) p.extra.push_back(w.kids[l].t);
-        leaves(w.kids[c], p, skip_first && c == 0, out, max);
+        leaves(w.kids[c], p, skip_first && c == 0, out, count, max);
         p.extra_begin.resize(mark_b);
         p.extra.resize(mark_e);
       }
@@ -718,6 +772,8 @@ class OptimalStrategy final : public Strategy {
         notes_.sleep_begin.push_back(static_cast<std::uint32_t>(notes_.sleeps.size()));
         notes_.sleeps.insert(notes_.sleeps.end(), wsleep_.begin(), wsleep_.end());
       }
+      all_sleep_begin_.push_back(static_cast<std::uint32_t>(all_sleeps_.size()));
+      all_sleeps_.insert(all_sleeps_.end(), wsleep_.begin(), wsleep_.end());
     }
   }
 
@@ -800,6 +856,9 @@ class OptimalStrategy final : public Strategy {
 
   std::vector<Node> stack_;
   std::vector<Node> spare_;  // retired nodes, for their capacity
+  // predict()'s working storage, kept between calls for its capacity.
+  mutable Plan scratch_plan_;
+  mutable Node scratch_node_;
   std::size_t blocked_step_ = kNone;
   std::uint64_t blocked_ = 0;
   bool started_ = false;
@@ -827,6 +886,10 @@ class OptimalStrategy final : public Strategy {
   Plan plan_;
   std::size_t wstep_ = 0;
   std::vector<Transition> wsleep_, tmp_sleep_;
+  // Worker: the sleep set of every step from plan_.base on, for speculate().
+  std::vector<std::uint32_t> all_sleep_begin_;
+  std::vector<Transition> all_sleeps_;
+  mutable std::vector<Transition> spec_v_;
   PlanNotes notes_;
 };
 

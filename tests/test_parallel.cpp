@@ -1,5 +1,6 @@
 // Parallel exploration (--jobs, issue 17): workers run the executions the search will
-// need ahead of it and the search adopts them, so every job count must give the same
+// need ahead of it (predicted, or guessed from their own runs) and the search adopts
+// them when adopt() proves them right, so every job count must give the same
 // search as one job: the same executions in the same order (class keys, schedules),
 // the same failures, outcomes, checker verdicts and counts. Checked on the random
 // programs of the DPOR property tests under SC and TSO, with and without checkers, and
@@ -76,11 +77,13 @@ std::string summary(const ExploreResult& r) {
 }
 
 // The protocol on one thread, without timing: after every begin_execution, every plan
-// predict() offers is run at once by a worker strategy, and the search adopts the run
-// whenever its next execution is one of them. adopt() must accept every such run, and
-// the executions (their steps) must be those of the plain search. Returns how many
-// executions were adopted.
-std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string& what) {
+// predict() offers is run at once by a worker strategy, and so is the worker's guess at
+// the execution after each run (speculate(), chained a few times, as the pool does); the
+// search adopts the run whenever its next execution is one of them. adopt() must accept
+// every predicted run (a guess it may refuse), and the executions (their steps) must be
+// those of the plain search, so an accepted wrong guess would show. Returns how many
+// executions were adopted; `guessed` counts those that came from guesses.
+std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string& what, std::uint64_t& guessed) {
   const bool tso = m == MemoryModelKind::tso;
   std::vector<std::vector<Transition>> plain;
   {
@@ -98,6 +101,7 @@ std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string
     std::vector<Transition> forced;
     History history;
     PlanNotes notes;
+    bool guess = false;
   };
   std::map<std::uint64_t, Ran> ran;  // by Plan::key
   std::vector<Plan> plans;
@@ -107,23 +111,31 @@ std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string
   while (s->begin_execution()) {
     plans.clear();
     s->predict(plans, 64);
-    for (const Plan& plan : plans) {
-      if (ran.count(plan.key())) continue;
-      w->set_plan(plan);
-      wexec.run(p, *w);
-      History h;
-      wexec.swap_record(h, events);
-      ran.emplace(plan.key(), Ran{plan.forced, std::move(h), w->notes()});
+    for (const Plan& predicted : plans) {
+      Plan plan = predicted;
+      for (int chain = 0; chain < 4 && !ran.count(plan.key()); ++chain) {
+        w->set_plan(plan);
+        wexec.run(p, *w);
+        Plan next;
+        const bool more = w->speculate(wexec.history(), next);
+        History h;
+        wexec.swap_record(h, events);
+        ran.emplace(plan.key(), Ran{plan.forced, std::move(h), w->notes(), chain > 0});
+        if (!more) break;
+        plan = std::move(next);
+      }
     }
     const Plan next = s->current_plan();
     auto it = ran.find(next.key());
     if (it != ran.end() && !(it->second.forced == next.forced)) it = ran.end();
     const std::vector<Transition>* chosen = nullptr;
     const bool took = it != ran.end() && s->adopt(it->second.history, it->second.notes);
-    EXPECT_TRUE(took || it == ran.end()) << what << ": adopt() refused the run of execution " << n;
+    EXPECT_TRUE(took || it == ran.end() || it->second.guess)
+        << what << ": adopt() refused the run of execution " << n;
     if (took) {
       chosen = &it->second.history.chosen;
       ++adopted;
+      guessed += it->second.guess;
     } else {
       exec.run(p, *s);
       chosen = &exec.history().chosen;
@@ -146,7 +158,7 @@ std::size_t scaled(std::size_t n) {
 
 void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins) {
   std::mt19937_64 rng(seed);
-  std::uint64_t executions = 0, taken = 0, adopted = 0;
+  std::uint64_t executions = 0, taken = 0, adopted = 0, guessed = 0, wrong = 0;
   std::size_t checked = 0;
   for (std::size_t i = 0; i < n; ++i) {
     auto rp = make_random(rng, m == MemoryModelKind::tso, spins);
@@ -156,13 +168,14 @@ void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins
     if (one.result.stop != StopReason::none) continue;  // too big for a unit test
     const std::string what = fmt::format("program {} ({}): {}", i, m == MemoryModelKind::tso ? "tso" : "sc",
                                          describe(rp));
-    adopted += check_plans(p, m, what);
+    adopted += check_plans(p, m, what, guessed);
     for (unsigned jobs : {2u, 3u, 4u}) {
       Seen many = search(p, m, jobs, oracle, callback);
       ASSERT_EQ(summary(many.result), summary(one.result)) << what << " with " << jobs << " jobs";
       ASSERT_EQ(many.executions, one.executions) << what << " with " << jobs << " jobs";
       EXPECT_EQ(many.result.parallel.refused, 0u) << what << ": a plan was not run as predicted";
-      taken += many.result.parallel.taken;
+      taken += many.result.parallel.taken + many.result.parallel.guessed;
+      wrong += many.result.parallel.wrong_guesses;
     }
     executions += one.result.executions;
     ++checked;
@@ -171,12 +184,14 @@ void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins
   // with two more copies of this test beside it), so the adoption path is required of the
   // one-thread replay of the protocol instead (check_plans).
   EXPECT_GT(adopted, executions / 10);
+  EXPECT_GT(guessed, 0u) << "no worker's guess was ever the next execution";
   std::printf("checked %zu random programs (%s%s) with 1, 2, 3 and 4 jobs: %llu executions each, "
-              "%llu adopted from plans run ahead on one thread, %llu taken from workers over the "
-              "three parallel runs\n",
+              "%llu adopted from plans run ahead on one thread (%llu of them guessed), %llu taken "
+              "from workers over the three parallel runs (%llu wrong guesses refused)\n",
               checked, m == MemoryModelKind::tso ? "tso" : "sc", spins ? ", spin loops" : "",
               static_cast<unsigned long long>(executions), static_cast<unsigned long long>(adopted),
-              static_cast<unsigned long long>(taken));
+              static_cast<unsigned long long>(guessed), static_cast<unsigned long long>(taken),
+              static_cast<unsigned long long>(wrong));
 }
 
 TEST(ParallelExploration, RandomProgramsSc) { check_jobs(MemoryModelKind::sc, 7001, scaled(150), false); }
