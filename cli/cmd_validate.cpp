@@ -7,6 +7,7 @@
 // explored execution was flagged by the judge. Exit 0 every checker agreed with its
 // judge, 1 some disagreement, 2 bad input, 3 a budget stopped the search first.
 #include <algorithm>
+#include <any>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -73,6 +74,30 @@ struct Instance {
   Verdict verdict;
   std::vector<EventIndex> original;  // index in the checker's input -> index in the execution
   std::vector<TxnRef> blamed;        // sorted, original indices
+};
+
+// One instance's answer on one execution, carried from the thread that computed it
+// (ExploreOptions::make_prepare) to the instance the search's thread tallies.
+struct Evaluated {
+  double seconds = 0;
+  bool left_out = false;
+  Verdict verdict;
+  std::vector<EventIndex> original;
+  std::vector<TxnRef> blamed;
+  void take(Instance&& in) {
+    seconds = in.seconds;
+    left_out = in.left_out;
+    verdict = std::move(in.verdict);
+    original.swap(in.original);
+    blamed.swap(in.blamed);
+  }
+  void give(Instance& in) {
+    in.seconds += seconds;
+    in.left_out = left_out;
+    in.verdict = std::move(verdict);
+    in.original.swap(original);
+    in.blamed.swap(blamed);
+  }
 };
 
 enum class Question { serializability, blame };
@@ -680,13 +705,35 @@ int validate_command(const ValidateArgs& a) {
     o.memory = m;
     o.interrupt = SigintScope::flag();
     o.progress = progress.callback();
+    // The checkers and judges run in the thread that ran the execution (with --jobs, a
+    // worker), each thread on its own instances; the search's thread tallies in order.
+    o.make_prepare = [&]() -> Prepare {
+      auto mine = std::make_shared<std::vector<Instance>>();
+      std::vector<Row> rows;
+      std::vector<Skipped> ignored;
+      std::string unused;
+      build_rows(selected, copt, capped, *mine, rows, ignored, unused);
+      return [mine](const ExecutionView& v, std::any& out) {
+        if (v.failure == nullptr && v.outcome == nullptr) return;
+        for (Instance& in : *mine) in.seconds = 0;
+        evaluate(*v.trace, *mine);
+        std::vector<Evaluated> got(mine->size());
+        for (std::size_t k = 0; k < got.size(); ++k) got[k].take(std::move((*mine)[k]));
+        out = std::move(got);
+      };
+    };
     if (memories.size() > 1) progress.set_label(fmt::format("{}: ", memory_name(m)));
     try {
       run.result = explore(target.program, o, [&](const ExecutionView& v) {
         // Pruned by assume, or a DPOR execution the sleep set marks redundant.
         if ((v.failure == nullptr && v.outcome == nullptr) || v.sleep_blocked) return;
         ++run.judged;
-        evaluate(*v.trace, run.instances);
+        auto* got = v.prepared ? std::any_cast<std::vector<Evaluated>>(v.prepared) : nullptr;
+        if (got && got->size() == run.instances.size()) {
+          for (std::size_t k = 0; k < got->size(); ++k) (*got)[k].give(run.instances[k]);
+        } else {
+          evaluate(*v.trace, run.instances);
+        }
         judge_execution(run, *v.trace, v.index, v.schedule);
       });
     } catch (const std::invalid_argument& e) {

@@ -212,8 +212,10 @@ struct Judges {
   std::vector<std::unique_ptr<Checker>> checkers;
   CheckerOptions options;
   std::vector<Verdict> verdicts;
+  Prepare prepare;  // this thread's ExploreOptions::make_prepare
 
   Judges(const ExploreOptions& o) : options(o.checker_options) {
+    if (o.make_prepare) prepare = o.make_prepare();
     for (const std::string& name : o.checkers) {
       auto c = make_checker(name, o.checker_options);
       if (!c) throw std::invalid_argument(fmt::format("unknown checker '{}'", name));
@@ -282,6 +284,20 @@ struct RunFacts {
   std::string schedule;     // set when a verdict flags, a callback needs it, or a spin was assumed
   std::string unmarked_spin;  // History::unmarked_spin
 };
+
+// What on_execution (and make_prepare's function) see of an execution.
+ExecutionView view_of(const RunFacts& f, detail::EndKind end, const Trace& trace, std::uint64_t index) {
+  ExecutionView view;
+  view.index = index;
+  view.trace = &trace;
+  view.schedule = f.schedule;
+  view.failure = failed_end(end) ? &f.failure : nullptr;
+  view.outcome = end == detail::EndKind::completed ? &f.outcome : nullptr;
+  view.verdicts = &f.verdicts;
+  view.class_key = f.class_hash;
+  view.rf_co_key = f.rf_co_hash;
+  return view;
+}
 
 // The class keys seen, counted once per execution on the search's critical path: open
 // addressing over one flat array (std::unordered_set allocated a node per key, a few
@@ -412,6 +428,7 @@ struct PlanRecord {
   PlanNotes notes;
   RunFacts facts;
   Trace trace;  // with names, when the caller's callback needs it
+  std::any prepared;  // ExploreOptions::make_prepare's result
 };
 
 // The coordinator of a parallel search (ExploreOptions::jobs > 1, a strategy with plans):
@@ -636,6 +653,8 @@ class Pool {
     if (want_trace_) {
       exec.materialize_names();
       rec.trace = exec.trace();
+      rec.prepared.reset();
+      if (judges.prepare) judges.prepare(view_of(rec.facts, rec.end, rec.trace, 0), rec.prepared);
     }
     exec.swap_record(rec.history, rec.events);
     {
@@ -802,6 +821,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   bool have_previous = false, last_is_strategy_run = false;
   std::unique_ptr<PlanRecord> last_adopted;
   RunFacts facts;
+  std::any prepared;  // judges.prepare's result for an execution run here
   auto last_progress = start;
 
   for (;;) {
@@ -906,15 +926,14 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
 
     if (on_execution) {
       if (!rec) exec.materialize_names();
-      ExecutionView view;
-      view.index = index;
-      view.trace = rec ? &rec->trace : &exec.trace();
-      view.schedule = f.schedule;
-      view.failure = failed_end(end) ? &f.failure : nullptr;
-      view.outcome = end == detail::EndKind::completed ? &f.outcome : nullptr;
-      view.verdicts = &f.verdicts;
-      view.class_key = f.class_hash;
-      view.rf_co_key = f.rf_co_hash;
+      ExecutionView view = view_of(f, end, rec ? rec->trace : exec.trace(), index);
+      if (rec) {
+        if (judges.prepare) view.prepared = &rec->prepared;
+      } else if (judges.prepare) {
+        prepared.reset();
+        judges.prepare(view, prepared);
+        view.prepared = &prepared;
+      }
       view.sleep_blocked = redundant;
       on_execution(view);
     }

@@ -4,6 +4,7 @@
 // registry (ATOMCHECK_PROGRAM in scheduler/api.hpp) maps names to programs for the CLI.
 #pragma once
 
+#include <any>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -81,6 +82,10 @@ inline constexpr std::uint64_t kDefaultSamples = 1000;
 
 // Options of one exploration. The defaults explore exhaustively under SC, within the
 // default budgets above.
+struct ExecutionView;
+// See ExploreOptions::make_prepare.
+using Prepare = std::function<void(const ExecutionView&, std::any& out)>;
+
 struct ExploreOptions {
   StrategyKind strategy = StrategyKind::dfs;
   MemoryModelKind memory = MemoryModelKind::sc;
@@ -133,6 +138,13 @@ struct ExploreOptions {
   // pct split their samples across that many searches with derived seeds, reproducibly
   // for a given (seed, jobs) (explore_samples.hpp); dfs and dpor use one thread.
   unsigned jobs = 1;
+  // Work on each execution that needs nothing of the search, done by the thread that ran
+  // it (with --jobs, a worker) so that it scales with the jobs, before on_execution sees
+  // the execution in the search's order with what was stored in ExecutionView::prepared.
+  // The view it gets has index 0 and sleep_blocked false (both known only to the search).
+  // Called once per exploring thread, possibly from several threads at once; used only
+  // when explore() has an on_execution. `validate` runs its checkers here.
+  std::function<Prepare()> make_prepare{};
 };
 
 // How an execution ended badly.
@@ -285,6 +297,9 @@ struct ExecutionView {
   std::uint64_t rf_co_key = 0;
   // DPOR: the sleep set cut this execution (it was run to its end anyway: redundant).
   bool sleep_blocked = false;
+  // What ExploreOptions::make_prepare's function stored for this execution (on_execution
+  // may move it out); nullptr without make_prepare.
+  std::any* prepared = nullptr;
 };
 
 // Explores `program`. Never throws for problems of the program under test (they are

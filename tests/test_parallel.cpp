@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <any>
 #include <atomic>
 #include <map>
 #include <set>
@@ -230,6 +231,40 @@ TEST(ParallelExploration, TwoSearchesAtOnceDoNotInterfere) {
   EXPECT_EQ(a.executions, one.executions);
   EXPECT_EQ(b.executions, one.executions);
   EXPECT_GT(a.result.parallel.taken + b.result.parallel.taken, 0u);
+}
+
+// ExploreOptions::make_prepare: each thread's function sees every execution it ran,
+// and on_execution gets, in the search's order, what was prepared for that very
+// execution (here its schedule and trace length, so a mix-up would show), for 1-4 jobs.
+TEST(ParallelExploration, PreparedWorkReachesItsExecution) {
+  Program p = [] { readers(4); };
+  for (unsigned jobs : {1u, 2u, 4u}) {
+    std::atomic<int> made{0};
+    ExploreOptions o;
+    o.strategy = StrategyKind::optimal;
+    o.jobs = jobs;
+    o.make_prepare = [&]() -> Prepare {
+      ++made;
+      return [](const ExecutionView& v, std::any& out) {
+        out = std::string(v.schedule) + "/" + std::to_string(v.trace->events.size());
+      };
+    };
+    std::uint64_t seen = 0, mismatched = 0, missing = 0;
+    const ExploreResult r = explore(p, o, [&](const ExecutionView& v) {
+      ++seen;
+      const auto* got = v.prepared ? std::any_cast<std::string>(v.prepared) : nullptr;
+      if (!got) {
+        ++missing;
+        return;
+      }
+      mismatched += *got != std::string(v.schedule) + "/" + std::to_string(v.trace->events.size());
+    });
+    EXPECT_EQ(seen, r.executions) << jobs;
+    EXPECT_GT(seen, 100u) << jobs;
+    EXPECT_EQ(missing, 0u) << jobs;
+    EXPECT_EQ(mismatched, 0u) << jobs;
+    EXPECT_GE(made.load(), static_cast<int>(jobs)) << "one function per exploring thread";
+  }
 }
 
 // Limits cut a parallel search where they cut the sequential one.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -326,6 +327,37 @@ TEST(ValidateCli, HelpDocumentsExitCodes) {
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("Exit codes"), std::string::npos) << cmd << "\n" << r.out;
     EXPECT_NE(r.out.find("3 a budget"), std::string::npos) << cmd << "\n" << r.out;
+  }
+}
+
+// --jobs: the checkers run in the worker that ran each execution (make_prepare), the
+// matrices are tallied in the search's order, so every count, first disagreement and
+// replay command is the one-job answer (times aside). On a target with disagreements and
+// blame, under SC and TSO, with optimal DPOR.
+TEST(ValidateCli, JobsGiveTheOneJobMatrices) {
+  const std::string spec = data_path("validate/aerodrome-empty-fork.json");
+  auto strip = [](nlohmann::json j) {
+    std::function<void(nlohmann::json&)> go = [&](nlohmann::json& x) {
+      if (x.is_object()) {
+        for (const char* k : {"seconds", "time_share", "checker_seconds", "elapsed_seconds"}) x.erase(k);
+        for (auto& [k, v] : x.items()) go(v);
+      } else if (x.is_array()) {
+        for (auto& v : x) go(v);
+      }
+    };
+    go(j);
+    return j;
+  };
+  for (const char* target : {spec.c_str(), "seqlock"}) {
+    auto one = run_cli({"validate", target, "--memory", "both", "--strategy", "optimal", "--json", "--jobs", "1"});
+    ASSERT_NE(one.exit_code, 2) << one.err;
+    const auto base = strip(nlohmann::json::parse(one.out));
+    ASSERT_GT(base["runs"][0]["executions"].get<std::uint64_t>(), 1u);
+    for (const char* jobs : {"2", "3"}) {
+      auto many = run_cli({"validate", target, "--memory", "both", "--strategy", "optimal", "--json", "--jobs", jobs});
+      EXPECT_EQ(many.exit_code, one.exit_code) << target << " --jobs " << jobs << many.err;
+      EXPECT_EQ(strip(nlohmann::json::parse(many.out)), base) << target << " --jobs " << jobs;
+    }
   }
 }
 
