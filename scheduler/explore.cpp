@@ -447,7 +447,11 @@ class Pool {
   Pool(const Program& program, const ExploreOptions& options, const Strategy& strategy, bool tso,
        Equivalence eq, bool want_trace)
       : program_(program), options_(options), strategy_(strategy), tso_(tso), eq_(eq), want_trace_(want_trace) {
-    for (unsigned w = 0; w + 1 < options.jobs; ++w) {
+    // More threads than cores only take cores from each other (the search waits for
+    // workers that wait for a core): the answer is the same for every count, so the
+    // workers are capped at the cores left beside the search's thread.
+    const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+    for (unsigned w = 0; w + 1 < std::min(options.jobs, cores); ++w) {
       auto st = strategy.make_worker();
       auto judges = std::make_unique<Judges>(options);
       threads_.emplace_back([this, st = std::move(st), judges = std::move(judges)]() mutable {
@@ -689,7 +693,7 @@ class Pool {
   const Strategy& strategy_;
   // Spin iterations before sleeping: none when there are more threads than cores (a
   // spinning thread would take the core of the one it waits for).
-  int spin_ = std::thread::hardware_concurrency() >= options_.jobs ? 20000 : 0;
+  int spin_ = std::thread::hardware_concurrency() >= std::min(options_.jobs, 2u) ? 20000 : 0;
   std::unique_ptr<Helper> helper_;
   bool tso_;
   Equivalence eq_;

@@ -263,7 +263,9 @@ TEST(ParallelExploration, PreparedWorkReachesItsExecution) {
     EXPECT_GT(seen, 100u) << jobs;
     EXPECT_EQ(missing, 0u) << jobs;
     EXPECT_EQ(mismatched, 0u) << jobs;
-    EXPECT_GE(made.load(), static_cast<int>(jobs)) << "one function per exploring thread";
+    // One function per exploring thread: the search's, and at least one worker's (the
+    // workers are capped at the cores).
+    EXPECT_GE(made.load(), jobs > 1 ? 2 : 1) << jobs;
   }
 }
 
