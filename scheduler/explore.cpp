@@ -491,21 +491,7 @@ class Pool {
           }
           continue;
         }
-        std::unique_ptr<PlanRecord> rec;
-        if (free_.empty()) {
-          rec = std::make_unique<PlanRecord>();
-        } else {
-          rec = std::move(free_.back());
-          free_.pop_back();
-        }
-        std::swap(rec->plan, p);
-        rec->key = key;
-        rec->done.store(false, std::memory_order_relaxed);
-        rec->speculative = false;
-        rec->wanted = false;
-        rec->stale = false;
-        next_.push_back(rec.get());
-        records_.emplace(key, std::move(rec));
+        next_.push_back(new_record(p, key, false));
         ++added;
       }
       for (PlanRecord* r : queue_) {
@@ -612,6 +598,25 @@ class Pool {
       }
     }
   }
+  // A record for `plan` (taken from it) under `key`, recycled when one is free; m_ held.
+  PlanRecord* new_record(Plan& plan, std::uint64_t key, bool speculative) {
+    std::unique_ptr<PlanRecord> rec;
+    if (free_.empty()) {
+      rec = std::make_unique<PlanRecord>();
+    } else {
+      rec = std::move(free_.back());
+      free_.pop_back();
+    }
+    std::swap(rec->plan, plan);
+    rec->key = key;
+    rec->done.store(false, std::memory_order_relaxed);
+    rec->speculative = speculative;
+    rec->wanted = false;
+    rec->stale = false;
+    PlanRecord* out = rec.get();
+    records_.emplace(key, std::move(rec));
+    return out;
+  }
   // Registers `plan` as a worker's guess being run (unless it is known already), evicting
   // the worker's oldest guesses that the search never asked for.
   PlanRecord* claim_guess(Plan& plan, std::deque<std::pair<std::uint64_t, PlanRecord*>>& guesses) {
@@ -627,20 +632,7 @@ class Pool {
         records_.erase(it);
       }
     }
-    std::unique_ptr<PlanRecord> rec;
-    if (free_.empty()) {
-      rec = std::make_unique<PlanRecord>();
-    } else {
-      rec = std::move(free_.back());
-      free_.pop_back();
-    }
-    std::swap(rec->plan, plan);
-    rec->key = key;
-    rec->done.store(false, std::memory_order_relaxed);
-    rec->speculative = true;
-    rec->wanted = false;
-    PlanRecord* out = rec.get();
-    records_.emplace(key, std::move(rec));
+    PlanRecord* out = new_record(plan, key, true);
     guesses.emplace_back(key, out);
     return out;
   }
