@@ -61,43 +61,26 @@ constexpr std::size_t kQuickTraceTsoEvents = 16;
 
 bool is_trace_tso(const std::string& name) { return name.rfind("trace-tso", 0) == 0; }
 
-// One checker instance fed with every execution; judges are instances too, shared by
-// the checkers they judge.
-struct Instance {
-  std::string name;
-  const CheckerInfo* info = nullptr;
-  std::unique_ptr<Checker> checker;
-  double seconds = 0;
-  // Executions of more trace events are left out (default set, trace TSO deciders).
-  std::size_t max_events = std::numeric_limits<std::size_t>::max();
+// An instance's answer on the current execution. With --jobs it is computed by the
+// thread that ran the execution (ExploreOptions::make_prepare) and moved to the
+// instance the search's thread tallies.
+struct Answer {
   bool left_out = false;  // the current execution was left out
   Verdict verdict;
   std::vector<EventIndex> original;  // index in the checker's input -> index in the execution
   std::vector<TxnRef> blamed;        // sorted, original indices
+  double seconds = 0;                // spent on it
 };
 
-// One instance's answer on one execution, carried from the thread that computed it
-// (ExploreOptions::make_prepare) to the instance the search's thread tallies.
-struct Evaluated {
-  double seconds = 0;
-  bool left_out = false;
-  Verdict verdict;
-  std::vector<EventIndex> original;
-  std::vector<TxnRef> blamed;
-  void take(Instance&& in) {
-    seconds = in.seconds;
-    left_out = in.left_out;
-    verdict = std::move(in.verdict);
-    original.swap(in.original);
-    blamed.swap(in.blamed);
-  }
-  void give(Instance& in) {
-    in.seconds += seconds;
-    in.left_out = left_out;
-    in.verdict = std::move(verdict);
-    in.original.swap(original);
-    in.blamed.swap(blamed);
-  }
+// One checker instance fed with every execution; judges are instances too, shared by
+// the checkers they judge.
+struct Instance : Answer {
+  std::string name;
+  const CheckerInfo* info = nullptr;
+  std::unique_ptr<Checker> checker;
+  double total_seconds = 0;
+  // Executions of more trace events are left out (default set, trace TSO deciders).
+  std::size_t max_events = std::numeric_limits<std::size_t>::max();
 };
 
 enum class Question { serializability, blame };
@@ -177,6 +160,7 @@ void evaluate(const Trace& trace, std::vector<Instance>& instances) {
   for (const Event& e : trace.events) tau_events += e.op != Op::commit;
   for (Instance& in : instances) {
     in.left_out = tau_events > in.max_events;
+    in.seconds = 0;
     if (in.left_out) continue;
     Checker& c = *in.checker;
     const bool commits = c.wants_commits();
@@ -189,7 +173,8 @@ void evaluate(const Trace& trace, std::vector<Instance>& instances) {
       c.on_event(e);
     }
     in.verdict = c.verdict();
-    in.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    in.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    in.total_seconds += in.seconds;
     for (std::size_t i = 0; i < trace.events.size(); ++i)
       if (trace.events[i].op != Op::commit || commits) in.original.push_back(static_cast<EventIndex>(i));
     in.blamed.clear();
@@ -375,8 +360,8 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
 
 double share(const MemoryRun& run, const Instance& in) {
   double total = 0;
-  for (const Instance& i : run.instances) total += i.seconds;
-  return total > 0 ? in.seconds / total : 0;
+  for (const Instance& i : run.instances) total += i.total_seconds;
+  return total > 0 ? in.total_seconds / total : 0;
 }
 
 // A predictive FP is only certain when every execution was explored: a later one could
@@ -530,7 +515,7 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
     rj["unmarked_spins"] = r.unmarked_spins;
     rj["elapsed_seconds"] = r.elapsed_seconds;
     double total = 0;
-    for (const Instance& in : run.instances) total += in.seconds;
+    for (const Instance& in : run.instances) total += in.total_seconds;
     rj["checker_seconds"] = total;
     rj["checkers"] = nlohmann::json::array();
     for (const Row& row : run.rows) {
@@ -539,7 +524,7 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
       cj["name"] = c.name;
       cj["judge"] = run.instances[row.judge].name;
       cj["predictive"] = row.predictive;
-      cj["seconds"] = c.seconds;
+      cj["seconds"] = c.total_seconds;
       cj["time_share"] = share(run, c);
       cj["questions"] = nlohmann::json::array();
       for (const QuestionStats& q : row.questions) {
@@ -575,7 +560,7 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
     for (const Instance& in : run.instances)
       if (std::none_of(run.rows.begin(), run.rows.end(),
                        [&](const Row& row) { return &run.instances[row.checker] == &in; }))
-        rj["judges"].push_back({{"name", in.name}, {"seconds", in.seconds}, {"time_share", share(run, in)}});
+        rj["judges"].push_back({{"name", in.name}, {"seconds", in.total_seconds}, {"time_share", share(run, in)}});
     j["runs"].push_back(std::move(rj));
   }
   j["agree"] = agree;
@@ -715,10 +700,10 @@ int validate_command(const ValidateArgs& a) {
       build_rows(selected, copt, capped, *mine, rows, ignored, unused);
       return [mine](const ExecutionView& v, std::any& out) {
         if (v.failure == nullptr && v.outcome == nullptr) return;
-        for (Instance& in : *mine) in.seconds = 0;
         evaluate(*v.trace, *mine);
-        std::vector<Evaluated> got(mine->size());
-        for (std::size_t k = 0; k < got.size(); ++k) got[k].take(std::move((*mine)[k]));
+        std::vector<Answer> got;
+        got.reserve(mine->size());
+        for (Instance& in : *mine) got.push_back(std::move(static_cast<Answer&>(in)));
         out = std::move(got);
       };
     };
@@ -728,9 +713,13 @@ int validate_command(const ValidateArgs& a) {
         // Pruned by assume, or a DPOR execution the sleep set marks redundant.
         if ((v.failure == nullptr && v.outcome == nullptr) || v.sleep_blocked) return;
         ++run.judged;
-        auto* got = v.prepared ? std::any_cast<std::vector<Evaluated>>(v.prepared) : nullptr;
+        auto* got = v.prepared ? std::any_cast<std::vector<Answer>>(v.prepared) : nullptr;
         if (got && got->size() == run.instances.size()) {
-          for (std::size_t k = 0; k < got->size(); ++k) (*got)[k].give(run.instances[k]);
+          for (std::size_t k = 0; k < got->size(); ++k) {
+            Instance& in = run.instances[k];
+            static_cast<Answer&>(in) = std::move((*got)[k]);
+            in.total_seconds += in.seconds;
+          }
         } else {
           evaluate(*v.trace, run.instances);
         }

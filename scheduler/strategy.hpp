@@ -139,14 +139,14 @@ struct Plan {
 
 // What a worker's strategy learnt from running a plan, for the strategy that adopts the
 // execution: optimal DPOR's race reversals (the sequences its analysis would insert, by
-// step) and the sleep set it used at every step of the forced prefix from `base` on.
+// step) and the sleep set it used at every step from `base` on.
 struct PlanNotes {
   bool usable = false;                  // the run followed the plan to its end, unblocked
   std::vector<std::uint32_t> reversal_at;     // node of each reversal
   std::vector<std::uint32_t> reversal_begin;  // offsets into reversals
   std::vector<Transition> reversals;
   std::uint32_t sleep_base = 0;
-  std::vector<std::uint32_t> sleep_begin;     // per step from sleep_base: offsets into sleeps
+  std::vector<std::uint32_t> sleep_begin;     // per step from sleep_base on: offsets into sleeps
   std::vector<Transition> sleeps;
   void clear() {
     usable = false;

@@ -214,24 +214,23 @@ class OptimalStrategy final : public Strategy {
     for (std::uint32_t at : notes_.reversal_at) n = std::max(n, at);
     if (n < plan_.base || n >= wstep_ || n >= h.steps()) return false;
     const std::size_t k = n - plan_.base;
-    if (k >= all_sleep_begin_.size()) return false;
-    const std::size_t sb = all_sleep_begin_[k];
-    const std::size_t se = k + 1 < all_sleep_begin_.size() ? all_sleep_begin_[k + 1] : all_sleeps_.size();
+    if (k >= notes_.sleep_begin.size()) return false;
+    const std::size_t sb = notes_.sleep_begin[k];
+    const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
     for (std::size_t r = 0; r < notes_.reversal_at.size(); ++r) {
       if (notes_.reversal_at[r] != n) continue;
       const std::size_t rb = notes_.reversal_begin[r];
       const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
-      spec_v_.assign(notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
-                     notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+      const std::span<const Transition> v(notes_.reversals.data() + rb, re - rb);
       bool asleep = false;  // place()'s test, with the node's sleep set when it runs
-      for (std::size_t i = sb; i < se && !asleep; ++i) asleep = weak_initial(all_sleeps_[i], spec_v_);
+      for (std::size_t i = sb; i < se && !asleep; ++i) asleep = weak_initial(notes_.sleeps[i], v);
       if (asleep) continue;
       out.forced.assign(h.chosen.begin(), h.chosen.begin() + n);
-      out.forced.insert(out.forced.end(), spec_v_.begin(), spec_v_.end());
+      out.forced.insert(out.forced.end(), v.begin(), v.end());
       out.base = n;
       // By then the run's own branch at n is explored: asleep there too.
-      out.sleep.assign(all_sleeps_.begin() + static_cast<std::ptrdiff_t>(sb),
-                       all_sleeps_.begin() + static_cast<std::ptrdiff_t>(se));
+      out.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
+                       notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
       if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
       out.extra_begin.clear();
       out.extra.clear();
@@ -242,8 +241,6 @@ class OptimalStrategy final : public Strategy {
 
   void set_plan(const Plan& plan) override {
     plan_ = plan;
-    all_sleep_begin_.clear();
-    all_sleeps_.clear();
     notes_.clear();
     notes_.sleep_base = plan.base;
     wstep_ = 0;
@@ -768,12 +765,9 @@ class OptimalStrategy final : public Strategy {
             if (!in_list(wsleep_, plan_.extra[i])) wsleep_.push_back(relabel(plan_.extra[i], en));
         }
       }
-      if (s < plan_.forced.size()) {
-        notes_.sleep_begin.push_back(static_cast<std::uint32_t>(notes_.sleeps.size()));
-        notes_.sleeps.insert(notes_.sleeps.end(), wsleep_.begin(), wsleep_.end());
-      }
-      all_sleep_begin_.push_back(static_cast<std::uint32_t>(all_sleeps_.size()));
-      all_sleeps_.insert(all_sleeps_.end(), wsleep_.begin(), wsleep_.end());
+      // Every step's: adopt() reads those of the prefix, speculate() one below it.
+      notes_.sleep_begin.push_back(static_cast<std::uint32_t>(notes_.sleeps.size()));
+      notes_.sleeps.insert(notes_.sleeps.end(), wsleep_.begin(), wsleep_.end());
     }
   }
 
@@ -800,7 +794,7 @@ class OptimalStrategy final : public Strategy {
   }
 
   // Could `q` (enabled where v starts) start an execution equivalent to an extension of v?
-  bool weak_initial(const Transition& q, const std::vector<Transition>& v) const {
+  bool weak_initial(const Transition& q, std::span<const Transition> v) const {
     Proc p = proc_of(q);
     Transition cur = q;
     for (std::size_t k = 0; k < v.size(); ++k) {
@@ -886,10 +880,6 @@ class OptimalStrategy final : public Strategy {
   Plan plan_;
   std::size_t wstep_ = 0;
   std::vector<Transition> wsleep_, tmp_sleep_;
-  // Worker: the sleep set of every step from plan_.base on, for speculate().
-  std::vector<std::uint32_t> all_sleep_begin_;
-  std::vector<Transition> all_sleeps_;
-  mutable std::vector<Transition> spec_v_;
   PlanNotes notes_;
 };
 
