@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <stdexcept>
 #include <tuple>
 
@@ -474,14 +475,14 @@ class Pool {
   // run far-off plans while the search runs the near ones itself). Queued plans that fell
   // out of the prediction stay behind it: they are still certain, only later.
   void refill(const Strategy& strategy) {
-    strategy.predict(plans_, kAhead * threads_.size() + 2);
+    strategy.predict(plans_, keys_, kAhead * threads_.size() + 2, held_fn_);
     std::size_t added = 0;
     {
       std::lock_guard<std::mutex> lock(m_);
       for (PlanRecord* r : queue_) r->stale = true;
       next_.clear();
-      for (Plan& p : plans_) {
-        const std::uint64_t key = p.key();
+      for (std::size_t i = 0; i < keys_.size(); ++i) {
+        const std::uint64_t key = keys_[i];
         auto it = records_.find(key);
         if (it != records_.end()) {
           PlanRecord* r = it->second.get();
@@ -491,7 +492,10 @@ class Pool {
           }
           continue;
         }
-        next_.push_back(new_record(p, key, false));
+        // Not held: predict() copied its plan (held_ names queued predictions only, all
+        // in records_; a worker's guess of the same key is found above).
+        next_.push_back(new_record(plans_[i], key, false));
+        held_.insert(key);
         ++added;
       }
       for (PlanRecord* r : queue_) {
@@ -500,9 +504,7 @@ class Pool {
         if (next_.size() < kQueued * threads_.size()) {
           next_.push_back(r);
         } else {  // far off: withdrawn, to bound what waits (it is predicted again later)
-          auto it = records_.find(r->key);
-          free_.push_back(std::move(it->second));
-          records_.erase(it);
+          drop(r->key);
         }
       }
       queue_.assign(next_.begin(), next_.end());
@@ -523,10 +525,10 @@ class Pool {
     if (q != queue_.end()) {
       queue_.erase(q);
       queued_.store(queue_.size(), std::memory_order_relaxed);
-      free_.push_back(std::move(it->second));
-      records_.erase(it);
+      drop(key);
       return nullptr;
     }
+    held_.erase(key);
     rec->wanted = true;  // a worker's guess: not to be evicted now
     // While a worker runs it, run the plan needed last (from the back of the queue), as
     // a worker would: waiting would leave this core idle. Runs are short (micro- to
@@ -597,6 +599,13 @@ class Pool {
         guess = run_plan(*next, exec, strategy, judges, &spec_plan);
       }
     }
+  }
+  // Forgets the record of `key` (kept for reuse); m_ held.
+  void drop(std::uint64_t key) {
+    auto it = records_.find(key);
+    free_.push_back(std::move(it->second));
+    records_.erase(it);
+    held_.erase(key);
   }
   // A record for `plan` (taken from it) under `key`, recycled when one is free; m_ held.
   PlanRecord* new_record(Plan& plan, std::uint64_t key, bool speculative) {
@@ -691,6 +700,12 @@ class Pool {
   Equivalence eq_;
   bool want_trace_;
   std::vector<Plan> plans_;
+  std::vector<std::uint64_t> keys_;
+  // The keys of the predictions queued or run and not yet taken: their plans need not be
+  // copied out again. Read and written by the search's thread only (workers add and
+  // evict guesses, never predictions), so predict() runs without the lock.
+  std::unordered_set<std::uint64_t> held_;
+  std::function<bool(std::uint64_t)> held_fn_ = [this](std::uint64_t k) { return held_.count(k) > 0; };
   std::mutex m_;
   std::condition_variable work_cv_, done_cv_;
   std::deque<PlanRecord*> queue_;
@@ -816,6 +831,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   std::vector<Event> previous_events;
   bool have_previous = false, last_is_strategy_run = false;
   std::unique_ptr<PlanRecord> last_adopted;
+  Plan plan;  // the next execution's, for the pool (its storage reused)
   RunFacts facts;
   std::any prepared;  // judges.prepare's result for an execution run here
   auto last_progress = start;
@@ -871,7 +887,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     std::unique_ptr<PlanRecord> rec;
     if (pool) {
       pool->refill(*strategy);
-      rec = pool->take(strategy->current_plan());
+      strategy->current_plan(plan);
+      rec = pool->take(plan);
       if (rec) ++(rec->speculative ? r.parallel.guessed : r.parallel.taken);
       if (rec && (rec->strategy_error || !strategy->adopt(rec->history, rec->notes))) {
         ++(rec->speculative ? r.parallel.wrong_guesses : r.parallel.refused);

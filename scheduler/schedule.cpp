@@ -160,14 +160,9 @@ bool parse_schedule(std::string_view text, std::vector<ScheduleChoice>& out, std
 }
 
 std::uint64_t Plan::key() const {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const Transition& t : forced) {
-    std::uint64_t x = (std::uint64_t{t.thread} << 40) ^ (std::uint64_t{static_cast<std::uint8_t>(t.action)} << 32) ^
-                      t.target ^ (t.drains ? 1ull << 63 : 0);
-    h = (h ^ x) * 1099511628211ull;
-    h ^= h >> 29;
-  }
-  return h ^ forced.size();
+  PlanKey k;
+  for (const Transition& t : forced) k.add(t);
+  return k.of_length(forced.size());
 }
 
 }  // namespace atomcheck

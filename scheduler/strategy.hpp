@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -134,7 +135,21 @@ struct Plan {
   std::vector<Transition> sleep;
   std::vector<std::uint32_t> extra_begin;  // per step in (base, forced.size()): offsets into extra
   std::vector<Transition> extra;
-  std::uint64_t key() const;               // a hash of `forced`
+  std::uint64_t key() const;               // a hash of `forced` (PlanKey over it)
+};
+
+// Plan::key built a transition at a time, so a strategy can hash the plans of a subtree
+// from their shared prefix instead of one whole prefix per plan.
+struct PlanKey {
+  std::uint64_t h = 1469598103934665603ull;
+  void add(const Transition& t) {
+    const std::uint64_t x = (std::uint64_t{t.thread} << 40) ^
+                            (std::uint64_t{static_cast<std::uint8_t>(t.action)} << 32) ^ t.target ^
+                            (t.drains ? 1ull << 63 : 0);
+    h = (h ^ x) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  std::uint64_t of_length(std::size_t n) const { return h ^ n; }
 };
 
 // What a worker's strategy learnt from running a plan, for the strategy that adopts the
@@ -182,14 +197,19 @@ class Strategy {
   // ---- parallel exploration (explore.cpp's coordinator; see Plan) -------------------
   // Whether this strategy offers plans; the others explore on one core.
   virtual bool plans() const { return false; }
-  // After begin_execution: the plan of the execution about to run (its forced prefix
-  // only: it names the execution; adopt() checks the rest against the worker's notes).
-  virtual Plan current_plan() const { return {}; }
-  // After begin_execution: replaces `out` by up to `max` plans of later executions,
-  // soonest first (reusing the storage of out's elements).
-  virtual void predict(std::vector<Plan>& out, std::size_t max) const {
-    out.clear();
+  // After begin_execution: the plan of the execution about to run, into `out` (its
+  // forced prefix only: it names the execution; adopt() checks the rest against the
+  // worker's notes).
+  virtual void current_plan(Plan& out) const { out = Plan{}; }
+  // After begin_execution: replaces `keys` by the keys of up to `max` later executions,
+  // soonest first, and fills out[i] with the plan of keys[i] unless `held(keys[i])` (the
+  // caller has it already; out[i] is then left as it was). Reuses out's storage.
+  virtual void predict(std::vector<Plan>& out, std::vector<std::uint64_t>& keys, std::size_t max,
+                       const std::function<bool(std::uint64_t)>& held) const {
+    keys.clear();
+    (void)out;
     (void)max;
+    (void)held;
   }
   // A strategy of the same kind and settings that runs one plan per execution.
   virtual std::unique_ptr<Strategy> make_worker() const { return nullptr; }

@@ -49,6 +49,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,46 +154,53 @@ class OptimalStrategy final : public Strategy {
   // cost a re-run, never a wrong answer.
   bool plans() const override { return true; }
 
-  Plan current_plan() const override {
-    Plan p;
-    if (stack_.empty()) return p;
+  void current_plan(Plan& p) const override {
+    p.forced.clear();
+    p.base = 0;
+    p.sleep.clear();
+    p.extra_begin.clear();
+    p.extra.clear();
+    if (stack_.empty()) return;
     const std::size_t d = stack_.size() - 1;
     for (std::size_t i = 0; i <= d; ++i) p.forced.push_back(stack_[i].wut.front().t);
     for (const WNode* w = &stack_[d].wut.front(); !w->kids.empty(); w = &w->kids.front())
       p.forced.push_back(w->kids.front().t);
-    return p;
   }
 
-  void predict(std::vector<Plan>& out, std::size_t max) const override {
-    std::size_t count = 0;
-    if (stack_.empty()) {
-      out.clear();
-      return;
-    }
+  // Called once per execution by the coordinator of a parallel search, whose critical
+  // path it is on: keys are hashed from the shared prefix as the walk goes, and only
+  // plans the caller does not hold are copied out (most were predicted before).
+  void predict(std::vector<Plan>& out, std::vector<std::uint64_t>& keys, std::size_t max,
+               const std::function<bool(std::uint64_t)>& held) const override {
+    keys.clear();
+    if (stack_.empty()) return;
     const std::size_t d = stack_.size() - 1;
     Plan& p = scratch_plan_;
-    Node& at = scratch_node_;
-    for (std::size_t n = d + 1; n-- > 0 && count < max;) {
+    std::vector<PlanKey>& prefix = scratch_keys_;  // prefix[i]: the key of the path's first i steps
+    prefix.assign(1, PlanKey{});
+    for (std::size_t i = 0; i < d; ++i) {
+      prefix.push_back(prefix.back());
+      prefix.back().add(stack_[i].wut.front().t);
+    }
+    Walk walk{out, keys, max, held};
+    for (std::size_t n = d + 1; n-- > 0 && keys.size() < max;) {
       const Node& node = stack_[n];
       // At the deepest node the first child is the next execution; above it, the first
       // child is on the current path and its subtree lives in the nodes below.
       if (node.wut.size() < 2 && n != d) continue;
       p.forced.clear();
       for (std::size_t i = 0; i < n; ++i) p.forced.push_back(stack_[i].wut.front().t);
-      at.enabled = node.enabled;
-      at.sleep = node.sleep;
-      for (std::size_t k = 0; k < node.wut.size() && count < max; ++k) {
+      p.sleep = node.sleep;
+      for (std::size_t k = 0; k < node.wut.size() && keys.size() < max; ++k) {
         if (k > 0 || n == d) {
           p.base = static_cast<std::uint32_t>(n);
-          p.sleep = at.sleep;
           p.extra_begin.clear();
           p.extra.clear();
-          leaves(node.wut[k], p, n == d && k == 0, out, count, max);
+          leaves(node.wut[k], p, prefix[n], n == d && k == 0, walk);
         }
-        add_sleep(at, node.wut[k].t);
+        if (!in_list(p.sleep, node.wut[k].t)) p.sleep.push_back(relabel(node.wut[k].t, node.enabled));
       }
     }
-    out.resize(count);
   }
 
   std::unique_ptr<Strategy> make_worker() const override {
@@ -208,41 +216,39 @@ class OptimalStrategy final : public Strategy {
   // pending branch, the first one not put to sleep there becomes the leftmost leaf, and
   // begin_execution() goes there next (the nodes below are done). Whether another branch
   // was pending is the search's state, unknown here: hence a guess, checked by adopt().
+  // (Guessing at a shallower node when all reversals at the deepest one sleep was tried:
+  // those guesses were wrong often enough to cost the workers more than they saved.)
   bool speculate(const History& h, Plan& out) const override {
-    if (!worker_ || !notes_.usable || notes_.reversal_at.empty()) return false;
-    std::uint32_t n = 0;
-    for (std::uint32_t at : notes_.reversal_at) n = std::max(n, at);
-    if (n < plan_.base || n >= wstep_ || n >= h.steps()) return false;
+    if (!worker_ || !notes_.usable || deepest_race_ == kNone) return false;
+    const std::size_t n = deepest_race_;
+    if (n < plan_.base || n >= h.steps()) return false;
     const std::size_t k = n - plan_.base;
-    if (k >= notes_.sleep_begin.size()) return false;
+    if (k >= notes_.sleep_begin.size()) return false;  // not tested against a sleep set
+    std::size_t r = 0;  // the first reversal kept (awake) at n
+    while (r < notes_.reversal_at.size() && notes_.reversal_at[r] != n) ++r;
+    if (r == notes_.reversal_at.size()) return false;  // all asleep there
     const std::size_t sb = notes_.sleep_begin[k];
     const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
-    for (std::size_t r = 0; r < notes_.reversal_at.size(); ++r) {
-      if (notes_.reversal_at[r] != n) continue;
-      const std::size_t rb = notes_.reversal_begin[r];
-      const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
-      const std::span<const Transition> v(notes_.reversals.data() + rb, re - rb);
-      bool asleep = false;  // place()'s test, with the node's sleep set when it runs
-      for (std::size_t i = sb; i < se && !asleep; ++i) asleep = weak_initial(notes_.sleeps[i], v);
-      if (asleep) continue;
-      out.forced.assign(h.chosen.begin(), h.chosen.begin() + n);
-      out.forced.insert(out.forced.end(), v.begin(), v.end());
-      out.base = n;
-      // By then the run's own branch at n is explored: asleep there too.
-      out.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
-                       notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
-      if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
-      out.extra_begin.clear();
-      out.extra.clear();
-      return true;
-    }
-    return false;
+    const std::size_t rb = notes_.reversal_begin[r];
+    const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
+    out.forced.assign(h.chosen.begin(), h.chosen.begin() + static_cast<std::ptrdiff_t>(n));
+    out.forced.insert(out.forced.end(), notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
+                      notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+    out.base = static_cast<std::uint32_t>(n);
+    // By then the run's own branch at n is explored: asleep there too.
+    out.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
+                     notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
+    if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
+    out.extra_begin.clear();
+    out.extra.clear();
+    return true;
   }
 
   void set_plan(const Plan& plan) override {
     plan_ = plan;
     notes_.clear();
     notes_.sleep_base = plan.base;
+    deepest_race_ = kNone;
     wstep_ = 0;
     wsleep_.clear();
     blocked_step_ = kNone;
@@ -270,7 +276,11 @@ class OptimalStrategy final : public Strategy {
       const std::size_t re = r + 1 < notes.reversal_at.size() ? notes.reversal_begin[r + 1] : notes.reversals.size();
       v_.assign(notes.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
                 notes.reversals.begin() + static_cast<std::ptrdiff_t>(re));
-      place(stack_[notes.reversal_at[r]], v_);
+      const std::size_t at = notes.reversal_at[r];
+      if (at >= notes.sleep_base && at - notes.sleep_base < notes.sleep_begin.size())
+        insert(stack_[at].wut, v_);  // the worker found it awake there
+      else
+        place(stack_[at], v_);
     }
     return true;
   }
@@ -685,12 +695,27 @@ class OptimalStrategy final : public Strategy {
     if (tso_ && b.action == Action::read)
       v_.back().local = local_in_v(i, jpos, jpos < last_issue_.size() ? last_issue_[jpos] : pending_issue(h, b));
     if (worker_) {
+      // place()'s sleep-set test, where the run knows the node's sleep set (the search's,
+      // by the argument above): the search then only inserts.
+      if (deepest_race_ == kNone || i > deepest_race_) deepest_race_ = i;
+      if (asleep_in_notes(i, v_)) return;
       notes_.reversal_at.push_back(static_cast<std::uint32_t>(i));
       notes_.reversal_begin.push_back(static_cast<std::uint32_t>(notes_.reversals.size()));
       notes_.reversals.insert(notes_.reversals.end(), v_.begin(), v_.end());
       return;
     }
     place(stack_[i], v_);
+  }
+  // Worker: is v asleep at node n by the sleep set this run recorded there? False when
+  // none was recorded (above the plan's base, or after its last choice).
+  bool asleep_in_notes(std::size_t n, std::span<const Transition> v) const {
+    if (n < notes_.sleep_base || n - notes_.sleep_base >= notes_.sleep_begin.size()) return false;
+    const std::size_t k = n - notes_.sleep_base;
+    const std::size_t sb = notes_.sleep_begin[k];
+    const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
+    for (std::size_t i = sb; i < se; ++i)
+      if (weak_initial(notes_.sleeps[i], v)) return true;
+    return false;
   }
   // The part of a reversal that reads the search's state: skipped when a process asleep
   // at the node could start v (it was explored already), else inserted.
@@ -700,36 +725,40 @@ class OptimalStrategy final : public Strategy {
     insert(n.wut, v);
   }
 
-  // Puts in `out` the plans of the leaves of `w` (hung below p.forced, whose sleep set
-  // at step p.base is p.sleep), leftmost first, skipping the leftmost when `skip_first`.
-  // Writes over out's first elements before adding any (refill() calls predict() once
-  // per execution: copying into kept capacity saves the allocations).
-  void leaves(const WNode& w, Plan& p, bool skip_first, std::vector<Plan>& out, std::size_t& count,
-              std::size_t max) const {
+  // Where predict() puts what leaves() finds.
+  struct Walk {
+    std::vector<Plan>& out;
+    std::vector<std::uint64_t>& keys;
+    std::size_t max;
+    const std::function<bool(std::uint64_t)>& held;
+  };
+  // Adds the leaves of `w` (hung below p.forced, whose key so far is `key` and whose
+  // sleep set at step p.base is p.sleep), leftmost first, skipping the leftmost when
+  // `skip_first`. Plans go over out's elements in place (their storage is reused).
+  void leaves(const WNode& w, Plan& p, PlanKey key, bool skip_first, Walk& walk) const {
     p.forced.push_back(w.t);
+    key.add(w.t);
     if (w.kids.empty()) {
-      if (!skip_first && count < max) {
-        if (count < out.size()) {
-          out[count] = p;
-        } else {
-          out.push_back(p);
-        }
-        ++count;
+      if (!skip_first && walk.keys.size() < walk.max) {
+        const std::uint64_t k = key.of_length(p.forced.size());
+        const std::size_t i = walk.keys.size();
+        walk.keys.push_back(k);
+        if (walk.out.size() <= i) walk.out.resize(i + 1);
+        if (!walk.held(k)) walk.out[i] = p;
       }
     } else {
-      for (std::size_t c = 0; c < w.kids.size() && count < max; ++c) {
+      for (std::size_t c = 0; c < w.kids.size() && walk.keys.size() < walk.max; ++c) {
         // The siblings left of kid c are explored before it: asleep at its step.
         const std::size_t mark_b = p.extra_begin.size(), mark_e = p.extra.size();
         p.extra_begin.push_back(static_cast<std::uint32_t>(p.extra.size()));
         for (std::size_t l = 0; l < c; ++l) p.extra.push_back(w.kids[l].t);
-        leaves(w.kids[c], p, skip_first && c == 0, out, count, max);
+        leaves(w.kids[c], p, key, skip_first && c == 0, walk);
         p.extra_begin.resize(mark_b);
         p.extra.resize(mark_e);
       }
     }
     p.forced.pop_back();
   }
-
   // Worker: follows the plan's prefix, then takes the first enabled transition not
   // asleep, with the sleep sets push_node would compute (and records them for adopt()).
   std::size_t worker_choose(std::span<const Transition> enabled, const History& history, std::size_t step) {
@@ -852,7 +881,7 @@ class OptimalStrategy final : public Strategy {
   std::vector<Node> spare_;  // retired nodes, for their capacity
   // predict()'s working storage, kept between calls for its capacity.
   mutable Plan scratch_plan_;
-  mutable Node scratch_node_;
+  mutable std::vector<PlanKey> scratch_keys_;
   std::size_t blocked_step_ = kNone;
   std::uint64_t blocked_ = 0;
   bool started_ = false;
@@ -879,6 +908,7 @@ class OptimalStrategy final : public Strategy {
   bool worker_ = false;
   Plan plan_;
   std::size_t wstep_ = 0;
+  std::size_t deepest_race_ = kNone;  // the deepest node of this run's reversals, asleep or not
   std::vector<Transition> wsleep_, tmp_sleep_;
   PlanNotes notes_;
 };

@@ -106,14 +106,15 @@ std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string
   };
   std::map<std::uint64_t, Ran> ran;  // by Plan::key
   std::vector<Plan> plans;
+  std::vector<std::uint64_t> keys;
   std::uint64_t adopted = 0;
   std::size_t n = 0;
   std::vector<Event> events;
   while (s->begin_execution()) {
-    plans.clear();
-    s->predict(plans, 64);
-    for (const Plan& predicted : plans) {
-      Plan plan = predicted;
+    s->predict(plans, keys, 64, [](std::uint64_t) { return false; });
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(keys[i], plans[i].key()) << what << ": predict() gave a plan another key";
+      Plan plan = plans[i];
       for (int chain = 0; chain < 4 && !ran.count(plan.key()); ++chain) {
         w->set_plan(plan);
         wexec.run(p, *w);
@@ -126,7 +127,8 @@ std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string
         plan = std::move(next);
       }
     }
-    const Plan next = s->current_plan();
+    Plan next;
+    s->current_plan(next);
     auto it = ran.find(next.key());
     if (it != ran.end() && !(it->second.forced == next.forced)) it = ran.end();
     const std::vector<Transition>* chosen = nullptr;
