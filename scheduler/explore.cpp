@@ -446,8 +446,9 @@ struct PlanRecord {
 class Pool {
  public:
   Pool(const Program& program, const ExploreOptions& options, const Strategy& strategy, bool tso,
-       Equivalence eq, bool want_trace)
-      : program_(program), options_(options), strategy_(strategy), tso_(tso), eq_(eq), want_trace_(want_trace) {
+       Equivalence eq, bool want_trace, detail::Execution& search_exec, Judges& search_judges)
+      : program_(program), options_(options), strategy_(strategy), search_exec_(search_exec),
+        search_judges_(search_judges), tso_(tso), eq_(eq), want_trace_(want_trace) {
     // More threads than cores only take cores from each other (the search waits for
     // workers that wait for a core): the answer is the same for every count, so the
     // workers are capped at the cores left beside the search's thread.
@@ -539,10 +540,8 @@ class Pool {
         queue_.pop_back();
         queued_.store(queue_.size(), std::memory_order_relaxed);
         lock.unlock();
-        if (!helper_) {
-          helper_ = std::make_unique<Helper>(options_, strategy_);
-        }
-        run_plan(*mine, helper_->exec, *helper_->strategy, helper_->judges);
+        if (!helper_) helper_ = strategy_.make_worker();
+        run_plan(*mine, search_exec_, *helper_, search_judges_);
         lock.lock();
         continue;
       }
@@ -669,18 +668,6 @@ class Pool {
     done_cv_.notify_all();
     return guessed;
   }
-  // What the coordinator runs plans with while it waits.
-  struct Helper {
-    detail::Execution exec;
-    std::unique_ptr<Strategy> strategy;
-    Judges judges;
-    Helper(const ExploreOptions& o, const Strategy& s)
-        : exec(o.memory, o.stack_size, o.max_steps, o.spin_threshold), strategy(s.make_worker()), judges(o) {
-      exec.set_spurious_wakeups(o.spurious_wakeups);
-      exec.set_depth_bound(o.depth_bound);
-    }
-  };
-
   // Plans predicted per refill (and per worker), and queued at most (per worker); guesses
   // a worker runs in a row before it takes queued plans again, and keeps unasked. Tuned
   // on lastzero-12, readers-15 and indexer-15 (bench/jobs_scaling.sh): predicting further
@@ -695,7 +682,13 @@ class Pool {
   // Spin iterations before sleeping: none when there are more threads than cores (a
   // spinning thread would take the core of the one it waits for).
   int spin_ = std::thread::hardware_concurrency() >= std::min(options_.jobs, 2u) ? 20000 : 0;
-  std::unique_ptr<Helper> helper_;
+  // The strategy of the plans the search's thread runs while it waits. It runs them in
+  // the search's own execution, with its checkers (between the search's runs, whose
+  // records have been handed on by then), so that thread keeps one set of fiber stacks,
+  // buffers and checker state warm instead of two.
+  std::unique_ptr<Strategy> helper_;
+  detail::Execution& search_exec_;
+  Judges& search_judges_;
   bool tso_;
   Equivalence eq_;
   bool want_trace_;
@@ -823,7 +816,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   }
   std::unique_ptr<Pool> pool;
   if (options.jobs > 1 && strategy->plans())
-    pool = std::make_unique<Pool>(program, options, *strategy, tso, r.equivalence, bool(on_execution));
+    pool = std::make_unique<Pool>(program, options, *strategy, tso, r.equivalence, bool(on_execution), exec, judges);
   KeySet class_set, rf_co_set;
   std::uint64_t blocked_before = 0;
   // The previous execution, for the determinism check.
