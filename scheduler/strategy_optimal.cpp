@@ -261,13 +261,18 @@ class OptimalStrategy final : public Strategy {
     if (!notes.usable || stack_.empty() || !error_.empty()) return false;
     const std::size_t d = stack_.size() - 1;
     if (d < notes.sleep_base || d - notes.sleep_base >= notes.sleep_begin.size()) return false;
-    const std::size_t k = d - notes.sleep_base;
-    const std::size_t b = notes.sleep_begin[k];
-    const std::size_t e = k + 1 < notes.sleep_begin.size() ? notes.sleep_begin[k + 1] : notes.sleeps.size();
-    const Node& n = stack_[d];
-    if (e - b != n.sleep.size()) return false;
-    for (std::size_t i = b; i < e; ++i)
-      if (!in_sleep(n, notes.sleeps[i])) return false;
+    // The worker's sleep set at every node it shares with the search from the plan's
+    // base on must be the search's: the worker tested its reversals there, and below d
+    // the nodes' sleep sets follow from d's as the worker's did.
+    for (std::size_t at = notes.sleep_base; at <= d; ++at) {
+      const std::size_t k = at - notes.sleep_base;
+      const std::size_t b = notes.sleep_begin[k];
+      const std::size_t e = k + 1 < notes.sleep_begin.size() ? notes.sleep_begin[k + 1] : notes.sleeps.size();
+      const Node& n = stack_[at];
+      if (e - b != n.sleep.size()) return false;
+      for (std::size_t i = b; i < e; ++i)
+        if (!in_sleep(n, notes.sleeps[i])) return false;
+    }
     spins_ = spins_ || h.spins;
     extend(h, h.steps());
     if (!error_.empty() || blocked_step_ != kNone) return true;  // as the run would have
