@@ -3,13 +3,39 @@
 # DPOR benchmarks and a TSO model, then of `validate` with checkers attached, then for
 # random and pct sampling (100,000 samples split across the jobs); prints the ratio.
 # Usage: bench/jobs_scaling.sh [BUILD] [RUNS]
-# (default build/release, 5). Exhaustive counts must be equal, sample sizes too: the
-# script checks.
+# (default build/release, 5). The --jobs 1 and --jobs N runs alternate, so a change in
+# the machine's speed during the script (this VM's is large) falls on both alike; times
+# are process wall times in milliseconds. Exhaustive counts must be equal, sample sizes
+# too: the script checks.
 set -euo pipefail
 build=${1:-build/release}
 runs=${2:-5}
 bin="$build/atomcheck"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+wall_ms() {  # wall time of a command in ms, its output discarded
+  local t0 t1
+  t0=$(date +%s%N)
+  "$@" >/dev/null 2>&1 || true
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / 1000000))
+}
+# Medians of alternating runs of the two commands: "T1 TN" (ms). The commands are the
+# arguments before and after a lone "--".
+alternate() {
+  local one=() many=() seen=0 a
+  for a in "$@"; do
+    if [ "$a" = "--" ]; then seen=1; elif [ $seen = 0 ]; then one+=("$a"); else many+=("$a"); fi
+  done
+  local f1 fn
+  f1=$(mktemp) fn=$(mktemp)
+  for _ in $(seq "$runs"); do
+    wall_ms "${one[@]}" >>"$f1"
+    wall_ms "${many[@]}" >>"$fn"
+  done
+  echo "$(median <"$f1") $(median <"$fn")"
+  rm -f "$f1" "$fn"
+}
+ratio() { awk -v a="$2" -v b="$1" 'BEGIN {print (b > 0 ? a / b : 0)}'; }
 printf '%-16s %-6s %6s %10s %10s %7s\n' model memory jobs "wall 1" "wall N" ratio
 for spec in "lastzero-12 sc" "readers-15 sc" "indexer-15 sc" "lastzero-12 tso"; do
   set -- $spec
@@ -18,9 +44,9 @@ for spec in "lastzero-12 sc" "readers-15 sc" "indexer-15 sc" "lastzero-12 tso"; 
   for jobs in 2 4; do
     sum=$("$bin" run "$model" --memory "$memory" --quiet --jobs "$jobs" | grep -E '^(executions|classes)')
     [ "$sum" = "$base_sum" ] || { echo "$model: --jobs $jobs changed the counts" >&2; exit 1; }
-    t1=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" run "$model" --memory "$memory" --quiet --jobs 1 2>&1 >/dev/null | tail -1; done | median)
-    tn=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" run "$model" --memory "$memory" --quiet --jobs "$jobs" 2>&1 >/dev/null | tail -1; done | median)
-    printf '%-16s %-6s %6s %9ss %9ss %7.2f\n' "$model" "$memory" "$jobs" "$t1" "$tn" "$(awk -v a="$tn" -v b="$t1" 'BEGIN {print (b > 0 ? a / b : 0)}')"
+    read -r t1 tn < <(alternate "$bin" run "$model" --memory "$memory" --quiet --jobs 1 -- \
+      "$bin" run "$model" --memory "$memory" --quiet --jobs "$jobs")
+    printf '%-16s %-6s %6s %8sms %8sms %7.2f\n' "$model" "$memory" "$jobs" "$t1" "$tn" "$(ratio "$t1" "$tn")"
   done
 done
 # validate: every checker that is not exponential (the trace TSO deciders and ws-block
@@ -31,10 +57,8 @@ checkers=$checkers,aerodrome-opt-fixed,velodrome,atomic-set,tso-monitor,ws-reduc
 vargs=(validate lastzero-12 --strategy optimal --checker "$checkers" --quiet)
 matrix() { "$bin" "${vargs[@]}" --jobs "$1" --json | grep -vE '"(seconds|time_share|checker_seconds|elapsed_seconds)"'; }
 [ "$(matrix 1)" = "$(matrix 2)" ] || { echo "validate: --jobs 2 changed the matrices" >&2; exit 1; }
-t1=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" "${vargs[@]}" --jobs 1 2>&1 >/dev/null | tail -1; done | median)
-tn=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" "${vargs[@]}" --jobs 2 2>&1 >/dev/null | tail -1; done | median)
-printf '%-16s %-6s %6s %9ss %9ss %7.2f  (validate, 12 checkers)\n' lastzero-12 sc 2 "$t1" "$tn" \
-  "$(awk -v a="$tn" -v b="$t1" 'BEGIN {print (b > 0 ? a / b : 0)}')"
+read -r t1 tn < <(alternate "$bin" "${vargs[@]}" --jobs 1 -- "$bin" "${vargs[@]}" --jobs 2)
+printf '%-16s %-6s %6s %8sms %8sms %7.2f  (validate, 12 checkers)\n' lastzero-12 sc 2 "$t1" "$tn" "$(ratio "$t1" "$tn")"
 for spec in "lastzero-12 sc random" "readers-15 sc pct" "lock-bakery-fenced tso random"; do
   set -- $spec
   model=$1 memory=$2 strategy=$3
@@ -42,9 +66,7 @@ for spec in "lastzero-12 sc random" "readers-15 sc pct" "lock-bakery-fenced tso 
   for jobs in 2 4; do
     n=$("$bin" "${args[@]}" --jobs "$jobs" --json | awk -F'[:,]' '/"executions":/ {print $2 + 0; exit}')
     [ "$n" = 100000 ] || { echo "$model $strategy: --jobs $jobs ran $n samples, not 100000" >&2; exit 1; }
-    t1=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" "${args[@]}" --jobs 1 2>&1 >/dev/null | tail -1; done | median)
-    tn=$(for _ in $(seq "$runs"); do /usr/bin/time -f %e "$bin" "${args[@]}" --jobs "$jobs" 2>&1 >/dev/null | tail -1; done | median)
-    printf '%-16s %-6s %6s %9ss %9ss %7.2f  (%s)\n' "$model" "$memory" "$jobs" "$t1" "$tn" \
-      "$(awk -v a="$tn" -v b="$t1" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$strategy"
+    read -r t1 tn < <(alternate "$bin" "${args[@]}" --jobs 1 -- "$bin" "${args[@]}" --jobs "$jobs")
+    printf '%-16s %-6s %6s %8sms %8sms %7.2f  (%s)\n' "$model" "$memory" "$jobs" "$t1" "$tn" "$(ratio "$t1" "$tn")" "$strategy"
   done
 done
