@@ -574,6 +574,7 @@ class Pool {
     exec.set_spurious_wakeups(options_.spurious_wakeups);
     exec.set_depth_bound(options_.depth_bound);
     Plan spec_plan;
+    std::vector<Plan> later;  // Strategy::later() of the runs since the last queue_later()
     std::deque<std::pair<std::uint64_t, PlanRecord*>> guesses;  // this worker's, oldest first
     for (;;) {
       PlanRecord* rec = nullptr;
@@ -591,13 +592,47 @@ class Pool {
       }
       // Then the run's likely successor, and its successor, while the guesses last: the
       // search needs them next and could not have predicted them before adopting the run.
-      bool guess = run_plan(*rec, exec, strategy, judges, &spec_plan);
+      bool guess = run_plan(*rec, exec, strategy, judges, &spec_plan, &later);
       for (int chain = 0; guess && chain < kChain && !stop_.load(std::memory_order_relaxed); ++chain) {
         PlanRecord* next = claim_guess(spec_plan, guesses);
         if (!next) break;
-        guess = run_plan(*next, exec, strategy, judges, &spec_plan);
+        guess = run_plan(*next, exec, strategy, judges, &spec_plan, &later);
       }
+      queue_later(later);
     }
+  }
+  // Queues `plans` (later executions, certain if the runs that named them are the
+  // search's) behind everything, for whoever would otherwise wait; at most kLater of
+  // them are kept, the oldest forgotten first.
+  void queue_later(std::vector<Plan>& plans) {
+    if (plans.empty()) return;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      for (Plan& p : plans) {
+        const std::uint64_t key = p.key();
+        if (records_.count(key)) continue;
+        while (later_.size() >= kLater) {
+          auto [old_key, old] = later_.front();
+          auto it = records_.find(old_key);
+          const bool live = it != records_.end() && it->second.get() == old;
+          auto q = live ? std::find(queue_.begin(), queue_.end(), old) : queue_.end();
+          // Not now: the search waits for it, or someone is running it.
+          if (live && (old->wanted || (q == queue_.end() && !old->done.load(std::memory_order_relaxed)))) break;
+          later_.pop_front();
+          if (!live) continue;
+          if (q != queue_.end()) queue_.erase(q);
+          free_.push_back(std::move(it->second));
+          records_.erase(it);
+        }
+        if (later_.size() >= kLater) break;
+        PlanRecord* r = new_record(p, key, true);
+        queue_.push_back(r);
+        later_.emplace_back(key, r);
+      }
+      queued_.store(queue_.size(), std::memory_order_relaxed);
+    }
+    plans.clear();
+    work_cv_.notify_all();  // for the other workers, if any wait
   }
   // Forgets the record of `key` (kept for reuse); m_ held.
   void drop(std::uint64_t key) {
@@ -647,12 +682,13 @@ class Pool {
   // Runs rec's plan; with `guess`, also asks the strategy for the likely next execution
   // (before the record is handed over: the search may take its history at once).
   bool run_plan(PlanRecord& rec, detail::Execution& exec, Strategy& strategy, Judges& judges,
-                Plan* guess = nullptr) {
+                Plan* guess = nullptr, std::vector<Plan>* later = nullptr) {
     strategy.set_plan(rec.plan);
     rec.end = exec.run(program_, strategy);
     rec.strategy_error = !strategy.error().empty();
     rec.notes = strategy.notes();
     const bool guessed = guess && !rec.strategy_error && strategy.speculate(exec.history(), *guess);
+    if (later && !rec.strategy_error) strategy.later(exec.history(), *later, kLaterPerRun);
     collect(rec.facts, rec.end, exec, judges, options_, tso_, eq_, want_trace_, true);
     if (want_trace_) {
       exec.materialize_names();
@@ -676,6 +712,8 @@ class Pool {
   static constexpr std::size_t kQueued = 64;
   static constexpr int kChain = 8;
   static constexpr std::size_t kGuesses = 16;
+  static constexpr std::size_t kLaterPerRun = 2;
+  static constexpr std::size_t kLater = 64;
   const Program& program_;
   const ExploreOptions& options_;
   const Strategy& strategy_;
@@ -706,6 +744,7 @@ class Pool {
   std::atomic<std::size_t> queued_{0};
   std::unordered_map<std::uint64_t, std::unique_ptr<PlanRecord>> records_;
   std::vector<std::unique_ptr<PlanRecord>> free_;
+  std::deque<std::pair<std::uint64_t, PlanRecord*>> later_;  // queue_later()'s, oldest first
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
 };

@@ -222,6 +222,14 @@ class Strategy {
     (void)out;
     return false;
   }
+  // Worker, after a run of a plan: executions that come later in the search, certainly if
+  // this run is the search's (appended to `out`, soonest first, at most `max`): work
+  // for a worker that would otherwise wait. Checked by adopt() like any plan.
+  virtual void later(const History& h, std::vector<Plan>& out, std::size_t max) const {
+    (void)h;
+    (void)out;
+    (void)max;
+  }
   // Worker: the next execution follows `plan`; after it, notes() says what it learnt.
   virtual void set_plan(const Plan& plan) { (void)plan; }
   virtual const PlanNotes& notes() const {

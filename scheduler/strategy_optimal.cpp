@@ -244,6 +244,39 @@ class OptimalStrategy final : public Strategy {
     return true;
   }
 
+  // The first reversal kept at each node this run created below its plan (where only
+  // its own branch hangs), but the deepest, which speculate() names: once the run is
+  // adopted, each is inserted there as the first new branch, a leaf that later
+  // insertions can only add to the right of, explored after the nodes below it.
+  void later(const History& h, std::vector<Plan>& out, std::size_t max) const override {
+    if (!worker_ || !notes_.usable) return;
+    std::size_t below = deepest_race_;  // nodes strictly above this one
+    for (std::size_t found = 0; found < max;) {
+      std::size_t n = 0, r = kNone;
+      for (std::size_t i = 0; i < notes_.reversal_at.size(); ++i) {
+        const std::size_t at = notes_.reversal_at[i];
+        if (at < below && (r == kNone || at > n)) n = at, r = i;
+      }
+      if (r == kNone || n < plan_.forced.size() || n >= h.steps()) return;
+      below = n;
+      const std::size_t k = n - plan_.base;
+      if (k >= notes_.sleep_begin.size()) continue;  // not tested against a sleep set
+      const std::size_t sb = notes_.sleep_begin[k];
+      const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
+      const std::size_t rb = notes_.reversal_begin[r];
+      const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
+      Plan& p = out.emplace_back();
+      p.forced.assign(h.chosen.begin(), h.chosen.begin() + static_cast<std::ptrdiff_t>(n));
+      p.forced.insert(p.forced.end(), notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
+                      notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+      p.base = static_cast<std::uint32_t>(n);
+      p.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
+                     notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
+      if (!in_list(p.sleep, h.chosen[n])) p.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
+      ++found;
+    }
+  }
+
   void set_plan(const Plan& plan) override {
     plan_ = plan;
     notes_.clear();

@@ -84,6 +84,9 @@ std::string summary(const ExploreResult& r) {
 // every predicted run (a guess it may refuse), and the executions (their steps) must be
 // those of the plain search, so an accepted wrong guess would show. Returns how many
 // executions were adopted; `guessed` counts those that came from guesses.
+// Runs of Strategy::later()'s plans made, and adopted, by check_plans (over all programs).
+std::uint64_t later_runs = 0, later_adopted = 0;
+
 std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string& what, std::uint64_t& guessed) {
   const bool tso = m == MemoryModelKind::tso;
   std::vector<std::vector<Transition>> plain;
@@ -103,6 +106,7 @@ std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string
     History history;
     PlanNotes notes;
     bool guess = false;
+    bool later = false;
   };
   std::map<std::uint64_t, Ran> ran;  // by Plan::key
   std::vector<Plan> plans;
@@ -120,9 +124,24 @@ std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string
         wexec.run(p, *w);
         Plan next;
         const bool more = w->speculate(wexec.history(), next);
+        // later() names executions that are certain once this run is the search's: run
+        // them too, as predictions (adopt() must accept them), when this run is one.
+        std::vector<Plan> later;
+        w->later(wexec.history(), later, 4);
         History h;
         wexec.swap_record(h, events);
         ran.emplace(plan.key(), Ran{plan.forced, std::move(h), w->notes(), chain > 0});
+        if (chain == 0) {
+          for (const Plan& l : later) {
+            if (ran.count(l.key())) continue;
+            w->set_plan(l);
+            wexec.run(p, *w);
+            History lh;
+            wexec.swap_record(lh, events);
+            ran.emplace(l.key(), Ran{l.forced, std::move(lh), w->notes(), false, true});
+            ++later_runs;
+          }
+        }
         if (!more) break;
         plan = std::move(next);
       }
@@ -139,6 +158,7 @@ std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string
       chosen = &it->second.history.chosen;
       ++adopted;
       guessed += it->second.guess;
+      later_adopted += it->second.later;
     } else {
       exec.run(p, *s);
       chosen = &exec.history().chosen;
@@ -188,13 +208,18 @@ void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins
   // one-thread replay of the protocol instead (check_plans).
   EXPECT_GT(adopted, executions / 10);
   EXPECT_GT(guessed, 0u) << "no worker's guess was ever the next execution";
+  // later()'s plans are certain once the run that named them is the search's: every one
+  // run must have been adopted (as a prediction: adopt() may not refuse it either).
+  EXPECT_GT(later_runs, 0u) << "later() never named an execution";
+  EXPECT_EQ(later_adopted, later_runs) << "an execution later() named was not the search's";
   std::printf("checked %zu random programs (%s%s) with 1, 2, 3 and 4 jobs: %llu executions each, "
               "%llu adopted from plans run ahead on one thread (%llu of them guessed), %llu taken "
-              "from workers over the three parallel runs (%llu wrong guesses refused)\n",
+              "from workers over the three parallel runs (%llu wrong guesses refused); later() "
+              "named %llu executions so far, all adopted\n",
               checked, m == MemoryModelKind::tso ? "tso" : "sc", spins ? ", spin loops" : "",
               static_cast<unsigned long long>(executions), static_cast<unsigned long long>(adopted),
               static_cast<unsigned long long>(guessed), static_cast<unsigned long long>(taken),
-              static_cast<unsigned long long>(wrong));
+              static_cast<unsigned long long>(wrong), static_cast<unsigned long long>(later_runs));
 }
 
 TEST(ParallelExploration, RandomProgramsSc) { check_jobs(MemoryModelKind::sc, 7001, scaled(150), false); }
