@@ -227,20 +227,7 @@ class OptimalStrategy final : public Strategy {
     std::size_t r = 0;  // the first reversal kept (awake) at n
     while (r < notes_.reversal_at.size() && notes_.reversal_at[r] != n) ++r;
     if (r == notes_.reversal_at.size()) return false;  // all asleep there
-    const std::size_t sb = notes_.sleep_begin[k];
-    const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
-    const std::size_t rb = notes_.reversal_begin[r];
-    const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
-    out.forced.assign(h.chosen.begin(), h.chosen.begin() + static_cast<std::ptrdiff_t>(n));
-    out.forced.insert(out.forced.end(), notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
-                      notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
-    out.base = static_cast<std::uint32_t>(n);
-    // By then the run's own branch at n is explored: asleep there too.
-    out.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
-                     notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
-    if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
-    out.extra_begin.clear();
-    out.extra.clear();
+    plan_of_reversal(h, r, out);
     return true;
   }
 
@@ -261,20 +248,28 @@ class OptimalStrategy final : public Strategy {
       below = n;
       const std::size_t k = n - plan_.base;
       if (k >= notes_.sleep_begin.size()) continue;  // not tested against a sleep set
-      const std::size_t sb = notes_.sleep_begin[k];
-      const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
-      const std::size_t rb = notes_.reversal_begin[r];
-      const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
-      Plan& p = out.emplace_back();
-      p.forced.assign(h.chosen.begin(), h.chosen.begin() + static_cast<std::ptrdiff_t>(n));
-      p.forced.insert(p.forced.end(), notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
-                      notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
-      p.base = static_cast<std::uint32_t>(n);
-      p.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
-                     notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
-      if (!in_list(p.sleep, h.chosen[n])) p.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
+      plan_of_reversal(h, r, out.emplace_back());
       ++found;
     }
+  }
+  // The plan of the execution that starts with this run's kept reversal r, hung at its
+  // node n as a new branch: the run's prefix to n, then the reversal; at n the sleep set
+  // this run recorded there and, explored by then, the run's own branch.
+  void plan_of_reversal(const History& h, std::size_t r, Plan& out) const {
+    const std::size_t n = notes_.reversal_at[r], k = n - plan_.base;
+    const std::size_t sb = notes_.sleep_begin[k];
+    const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
+    const std::size_t rb = notes_.reversal_begin[r];
+    const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
+    out.forced.assign(h.chosen.begin(), h.chosen.begin() + static_cast<std::ptrdiff_t>(n));
+    out.forced.insert(out.forced.end(), notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
+                      notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+    out.base = static_cast<std::uint32_t>(n);
+    out.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
+                     notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
+    if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
+    out.extra_begin.clear();
+    out.extra.clear();
   }
 
   void set_plan(const Plan& plan) override {
