@@ -613,16 +613,15 @@ class Pool {
         if (records_.count(key)) continue;
         while (later_.size() >= kLater) {
           auto [old_key, old] = later_.front();
-          auto it = records_.find(old_key);
-          const bool live = it != records_.end() && it->second.get() == old;
-          auto q = live ? std::find(queue_.begin(), queue_.end(), old) : queue_.end();
+          auto it = live(old_key, old);
+          const bool is_live = it != records_.end();
+          auto q = is_live ? std::find(queue_.begin(), queue_.end(), old) : queue_.end();
           // Not now: the search waits for it, or someone is running it.
-          if (live && (old->wanted || (q == queue_.end() && !old->done.load(std::memory_order_relaxed)))) break;
+          if (is_live && (old->wanted || (q == queue_.end() && !old->done.load(std::memory_order_relaxed)))) break;
           later_.pop_front();
-          if (!live) continue;
+          if (!is_live) continue;
           if (q != queue_.end()) queue_.erase(q);
-          free_.push_back(std::move(it->second));
-          records_.erase(it);
+          release(it);
         }
         if (later_.size() >= kLater) break;
         PlanRecord* r = new_record(p, key, true);
@@ -634,11 +633,20 @@ class Pool {
     plans.clear();
     work_cv_.notify_all();  // for the other workers, if any wait
   }
-  // Forgets the record of `key` (kept for reuse); m_ held.
-  void drop(std::uint64_t key) {
+  using Records = std::unordered_map<std::uint64_t, std::unique_ptr<PlanRecord>>;
+  // The entry of record `r` under `key`, or end() when it was taken or its key reused.
+  Records::iterator live(std::uint64_t key, const PlanRecord* r) {
     auto it = records_.find(key);
+    return it != records_.end() && it->second.get() == r ? it : records_.end();
+  }
+  // Forgets a record (kept for reuse); m_ held.
+  void release(Records::iterator it) {
     free_.push_back(std::move(it->second));
     records_.erase(it);
+  }
+  // Forgets the search's prediction of `key`; m_ held, search's thread only (held_).
+  void drop(std::uint64_t key) {
+    release(records_.find(key));
     held_.erase(key);
   }
   // A record for `plan` (taken from it) under `key`, recycled when one is free; m_ held.
@@ -669,11 +677,8 @@ class Pool {
     while (guesses.size() >= kGuesses) {
       auto [old_key, old] = guesses.front();
       guesses.pop_front();
-      auto it = records_.find(old_key);
-      if (it != records_.end() && it->second.get() == old && !old->wanted) {
-        free_.push_back(std::move(it->second));
-        records_.erase(it);
-      }
+      auto it = live(old_key, old);
+      if (it != records_.end() && !old->wanted) release(it);
     }
     PlanRecord* out = new_record(plan, key, true);
     guesses.emplace_back(key, out);
@@ -742,7 +747,7 @@ class Pool {
   std::deque<PlanRecord*> queue_;
   std::vector<PlanRecord*> next_;
   std::atomic<std::size_t> queued_{0};
-  std::unordered_map<std::uint64_t, std::unique_ptr<PlanRecord>> records_;
+  Records records_;
   std::vector<std::unique_ptr<PlanRecord>> free_;
   std::deque<std::pair<std::uint64_t, PlanRecord*>> later_;  // queue_later()'s, oldest first
   std::atomic<bool> stop_{false};

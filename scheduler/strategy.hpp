@@ -163,6 +163,21 @@ struct PlanNotes {
   std::uint32_t sleep_base = 0;
   std::vector<std::uint32_t> sleep_begin;     // per step from sleep_base on: offsets into sleeps
   std::vector<Transition> sleeps;
+  // Whether the sleep set at `step` was recorded (from sleep_base to the run's last choice).
+  bool has_sleep_at(std::size_t step) const {
+    return step >= sleep_base && step - sleep_base < sleep_begin.size();
+  }
+  // The sleep set at `step` (has_sleep_at(step) must hold).
+  std::span<const Transition> sleep_at(std::size_t step) const {
+    const std::size_t k = step - sleep_base;
+    const std::size_t e = k + 1 < sleep_begin.size() ? sleep_begin[k + 1] : sleeps.size();
+    return {sleeps.data() + sleep_begin[k], e - sleep_begin[k]};
+  }
+  // The transitions of reversal r.
+  std::span<const Transition> reversal(std::size_t r) const {
+    const std::size_t e = r + 1 < reversal_begin.size() ? reversal_begin[r + 1] : reversals.size();
+    return {reversals.data() + reversal_begin[r], e - reversal_begin[r]};
+  }
   void clear() {
     usable = false;
     reversal_at.clear();

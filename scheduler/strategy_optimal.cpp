@@ -222,8 +222,7 @@ class OptimalStrategy final : public Strategy {
     if (!worker_ || !notes_.usable || deepest_race_ == kNone) return false;
     const std::size_t n = deepest_race_;
     if (n < plan_.base || n >= h.steps()) return false;
-    const std::size_t k = n - plan_.base;
-    if (k >= notes_.sleep_begin.size()) return false;  // not tested against a sleep set
+    if (!notes_.has_sleep_at(n)) return false;  // not tested against a sleep set
     std::size_t r = 0;  // the first reversal kept (awake) at n
     while (r < notes_.reversal_at.size() && notes_.reversal_at[r] != n) ++r;
     if (r == notes_.reversal_at.size()) return false;  // all asleep there
@@ -246,8 +245,7 @@ class OptimalStrategy final : public Strategy {
       }
       if (r == kNone || n < plan_.forced.size() || n >= h.steps()) return;
       below = n;
-      const std::size_t k = n - plan_.base;
-      if (k >= notes_.sleep_begin.size()) continue;  // not tested against a sleep set
+      if (!notes_.has_sleep_at(n)) continue;  // not tested against a sleep set
       plan_of_reversal(h, r, out.emplace_back());
       ++found;
     }
@@ -256,17 +254,12 @@ class OptimalStrategy final : public Strategy {
   // node n as a new branch: the run's prefix to n, then the reversal; at n the sleep set
   // this run recorded there and, explored by then, the run's own branch.
   void plan_of_reversal(const History& h, std::size_t r, Plan& out) const {
-    const std::size_t n = notes_.reversal_at[r], k = n - plan_.base;
-    const std::size_t sb = notes_.sleep_begin[k];
-    const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
-    const std::size_t rb = notes_.reversal_begin[r];
-    const std::size_t re = r + 1 < notes_.reversal_at.size() ? notes_.reversal_begin[r + 1] : notes_.reversals.size();
+    const std::size_t n = notes_.reversal_at[r];
+    const std::span<const Transition> v = notes_.reversal(r), sleep = notes_.sleep_at(n);
     out.forced.assign(h.chosen.begin(), h.chosen.begin() + static_cast<std::ptrdiff_t>(n));
-    out.forced.insert(out.forced.end(), notes_.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
-                      notes_.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+    out.forced.insert(out.forced.end(), v.begin(), v.end());
     out.base = static_cast<std::uint32_t>(n);
-    out.sleep.assign(notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(sb),
-                     notes_.sleeps.begin() + static_cast<std::ptrdiff_t>(se));
+    out.sleep.assign(sleep.begin(), sleep.end());
     if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
     out.extra_begin.clear();
     out.extra.clear();
@@ -288,29 +281,24 @@ class OptimalStrategy final : public Strategy {
   bool adopt(const History& h, const PlanNotes& notes) override {
     if (!notes.usable || stack_.empty() || !error_.empty()) return false;
     const std::size_t d = stack_.size() - 1;
-    if (d < notes.sleep_base || d - notes.sleep_base >= notes.sleep_begin.size()) return false;
+    if (!notes.has_sleep_at(d)) return false;
     // The worker's sleep set at every node it shares with the search from the plan's
     // base on must be the search's: the worker tested its reversals there, and below d
     // the nodes' sleep sets follow from d's as the worker's did.
     for (std::size_t at = notes.sleep_base; at <= d; ++at) {
-      const std::size_t k = at - notes.sleep_base;
-      const std::size_t b = notes.sleep_begin[k];
-      const std::size_t e = k + 1 < notes.sleep_begin.size() ? notes.sleep_begin[k + 1] : notes.sleeps.size();
-      const Node& n = stack_[at];
-      if (e - b != n.sleep.size()) return false;
-      for (std::size_t i = b; i < e; ++i)
-        if (!in_sleep(n, notes.sleeps[i])) return false;
+      const std::span<const Transition> sleep = notes.sleep_at(at);
+      if (sleep.size() != stack_[at].sleep.size()) return false;
+      for (const Transition& t : sleep)
+        if (!in_sleep(stack_[at], t)) return false;
     }
     spins_ = spins_ || h.spins;
     extend(h, h.steps());
     if (!error_.empty() || blocked_step_ != kNone) return true;  // as the run would have
     for (std::size_t r = 0; r < notes.reversal_at.size(); ++r) {
-      const std::size_t rb = notes.reversal_begin[r];
-      const std::size_t re = r + 1 < notes.reversal_at.size() ? notes.reversal_begin[r + 1] : notes.reversals.size();
-      v_.assign(notes.reversals.begin() + static_cast<std::ptrdiff_t>(rb),
-                notes.reversals.begin() + static_cast<std::ptrdiff_t>(re));
+      const std::span<const Transition> v = notes.reversal(r);
+      v_.assign(v.begin(), v.end());
       const std::size_t at = notes.reversal_at[r];
-      if (at >= notes.sleep_base && at - notes.sleep_base < notes.sleep_begin.size())
+      if (notes.has_sleep_at(at))
         insert(stack_[at].wut, v_);  // the worker found it awake there
       else
         place(stack_[at], v_);
@@ -742,12 +730,9 @@ class OptimalStrategy final : public Strategy {
   // Worker: is v asleep at node n by the sleep set this run recorded there? False when
   // none was recorded (above the plan's base, or after its last choice).
   bool asleep_in_notes(std::size_t n, std::span<const Transition> v) const {
-    if (n < notes_.sleep_base || n - notes_.sleep_base >= notes_.sleep_begin.size()) return false;
-    const std::size_t k = n - notes_.sleep_base;
-    const std::size_t sb = notes_.sleep_begin[k];
-    const std::size_t se = k + 1 < notes_.sleep_begin.size() ? notes_.sleep_begin[k + 1] : notes_.sleeps.size();
-    for (std::size_t i = sb; i < se; ++i)
-      if (weak_initial(notes_.sleeps[i], v)) return true;
+    if (!notes_.has_sleep_at(n)) return false;
+    for (const Transition& q : notes_.sleep_at(n))
+      if (weak_initial(q, v)) return true;
     return false;
   }
   // The part of a reversal that reads the search's state: skipped when a process asleep
