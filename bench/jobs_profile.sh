@@ -11,6 +11,7 @@ model=${2:-lastzero-12}
 shift $(($# < 2 ? $# : 2))
 opts=("$@")
 [ ${#opts[@]} -gt 0 ] || opts=(-F 20000)
+[ -x "$build/atomcheck" ] || { echo "jobs_profile.sh: no atomcheck binary in $build (build it first: cmake --build $build)" >&2; exit 2; }
 command -v perf >/dev/null || { echo "jobs_profile.sh: perf is not installed" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -11,6 +11,7 @@ set -euo pipefail
 build=${1:-build/release}
 runs=${2:-5}
 bin="$build/atomcheck"
+[ -x "$build/atomcheck" ] || { echo "jobs_scaling.sh: no atomcheck binary in $build (build it first: cmake --build $build)" >&2; exit 2; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 wall_ms() {  # wall time of a command in ms, its output discarded
   local t0 t1
