@@ -2,6 +2,7 @@
 # Wall time of `atomcheck run MODEL --jobs N` against --jobs 1 (median of RUNS), for the
 # DPOR benchmarks and a TSO model, then of `validate` with checkers attached, then for
 # random and pct sampling (100,000 samples split across the jobs); prints the ratio.
+# The first row is the machine's own ceiling: two independent one-job runs at once.
 # Usage: bench/jobs_scaling.sh [BUILD] [RUNS]
 # (default build/release, 5). The --jobs 1 and --jobs N runs alternate, so a change in
 # the machine's speed during the script (this VM's is large) falls on both alike; times
@@ -38,6 +39,13 @@ alternate() {
 }
 ratio() { awk -v a="$2" -v b="$1" 'BEGIN {print (b > 0 ? a / b : 0)}'; }
 printf '%-16s %-6s %6s %10s %10s %7s\n' model memory jobs "wall 1" "wall N" ratio
+# What the machine gives two threads that share nothing: one --jobs 1 run against two
+# started together (twice the work); the ratio is wall(two) / (2 * wall(one)), 0.50 when
+# the two cores are fully there. The exact rows below are judged against this one.
+read -r t1 t2 < <(alternate "$bin" run lastzero-12 --quiet --jobs 1 -- \
+  bash -c '"$@" & "$@"; wait' _ "$bin" run lastzero-12 --quiet --jobs 1)
+printf '%-16s %-6s %6s %8sms %8sms %7.2f  (two --jobs 1 processes at once: the ceiling)\n' \
+  lastzero-12 sc 2 "$t1" "$t2" "$(awk -v a="$t2" -v b="$t1" 'BEGIN {print (b > 0 ? a / (2 * b) : 0)}')"
 for spec in "lastzero-12 sc" "readers-15 sc" "indexer-15 sc" "lastzero-12 tso"; do
   set -- $spec
   model=$1 memory=$2
