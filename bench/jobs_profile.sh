@@ -2,7 +2,10 @@
 # Where the extra CPU of a parallel search goes: samples each function collects (perf)
 # in `atomcheck run MODEL --jobs 2` minus those it collects with --jobs 1, biggest first,
 # then the two totals. Pool::work and Pool::take are the worker and the search thread
-# waiting; OptimalStrategy::leaves/predict are the predictions. Needs perf (linux-perf).
+# waiting; OptimalStrategy::leaves/predict are the predictions. Last, --jobs 2 per
+# thread: the search's thread (the process's first) with the share of its samples spent
+# coordinating, by kind, and each worker with the share spent waiting for work (the
+# README's figures). Needs perf (linux-perf).
 # Usage: bench/jobs_profile.sh [BUILD] [MODEL] [perf-record options...]
 # (default build/release lastzero-12 -F 20000)
 set -euo pipefail
@@ -30,3 +33,28 @@ awk -F'\t' '
     for (k in d) printf "%+7d  %6d %6d  %s\n", d[k], one[k] + 0, two[k] + 0, substr(k, 1, 100)
     printf "total  --jobs 1: %d samples, --jobs 2: %d (%.2fx)\n", t1, t2, t1 ? t2 / t1 : 0 > "/dev/stderr"
   }' "$dir/1.txt" "$dir/2.txt" | sort -rn | head -25
+# Per thread, --jobs 2: the search's thread is the one with the lowest id.
+perf report -i "$dir/2.data" --stdio --no-children --sort pid,sym -F sample,pid,sym 2>/dev/null |
+  awk '/^ *[0-9]+ / {n = $1; split($2, id, ":"); $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/^\[.\] /, ""); print id[1] "\t" n "\t" $0}' |
+  awk -F'\t' '
+    function kind(f) {
+      if (f ~ /OptimalStrategy::(leaves|predict|current_plan)|Pool::(refill|new_record)|held_fn_|Plan::key|_Hashtable/) return "predicting"
+      if (f ~ /OptimalStrategy::(adopt|insert|weak_initial|push_node|begin_execution|extend)/) return "adopting"
+      if (f ~ /compare_with_previous/) return "determinism check"
+      if (f ~ /Pool::take/) return "taking a run"
+      if (f ~ /atomcheck::explore$/) return "the search loop"
+      if (f ~ /pthread_mutex|_raw_spin_unlock|finish_task_switch/) return "locks, wake-ups"
+      return ""
+    }
+    {total[$1] += $2; if (first == "" || $1 + 0 < first + 0) first = $1
+     k = kind($3); if (k != "") by[$1, k] += $2; if ($3 ~ /Pool::work/) idle[$1] += $2}
+    END {
+      split("predicting,adopting,determinism check,taking a run,the search loop,locks, wake-ups", ks, ",")
+      line = ""; sum = 0
+      for (i = 1; i <= 7; ++i) {
+        k = ks[i]; if (k == "locks") { k = "locks, wake-ups"; ++i }
+        sum += by[first, k]; line = line sprintf("%s %.1f%%; ", k, 100 * by[first, k] / total[first])
+      }
+      printf "--jobs 2, search thread: %d samples, coordinating %.1f%% (%s)\n", total[first], 100 * sum / total[first], substr(line, 1, length(line) - 2)
+      for (t in total) if (t != first && 100 * total[t] >= total[first]) printf "--jobs 2, worker thread: %d samples, waiting for work %.1f%%\n", total[t], 100 * idle[t] / total[t]
+    }'
