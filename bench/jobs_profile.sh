@@ -49,11 +49,10 @@ perf report -i "$dir/2.data" --stdio --no-children --sort pid,sym -F sample,pid,
     {total[$1] += $2; if (first == "" || $1 + 0 < first + 0) first = $1
      k = kind($3); if (k != "") by[$1, k] += $2; if ($3 ~ /Pool::work/) idle[$1] += $2}
     END {
-      split("predicting,adopting,determinism check,taking a run,the search loop,locks, wake-ups", ks, ",")
+      n = split("predicting|adopting|determinism check|taking a run|the search loop|locks, wake-ups", ks, "|")
       line = ""; sum = 0
-      for (i = 1; i <= 7; ++i) {
-        k = ks[i]; if (k == "locks") { k = "locks, wake-ups"; ++i }
-        sum += by[first, k]; line = line sprintf("%s %.1f%%; ", k, 100 * by[first, k] / total[first])
+      for (i = 1; i <= n; ++i) {
+        sum += by[first, ks[i]]; line = line sprintf("%s %.1f%%; ", ks[i], 100 * by[first, ks[i]] / total[first])
       }
       printf "--jobs 2, search thread: %d samples, coordinating %.1f%% (%s)\n", total[first], 100 * sum / total[first], substr(line, 1, length(line) - 2)
       for (t in total) if (t != first && 100 * total[t] >= total[first]) printf "--jobs 2, worker thread: %d samples, waiting for work %.1f%%\n", total[t], 100 * idle[t] / total[t]
