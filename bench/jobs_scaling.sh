@@ -45,7 +45,7 @@ printf '%-16s %-6s %6s %10s %10s %7s\n' model memory jobs "wall 1" "wall N" rati
 read -r t1 t2 < <(alternate "$bin" run lastzero-12 --quiet --jobs 1 -- \
   bash -c '"$@" & "$@"; wait' _ "$bin" run lastzero-12 --quiet --jobs 1)
 printf '%-16s %-6s %6s %8sms %8sms %7.2f  (two --jobs 1 processes at once: the ceiling)\n' \
-  lastzero-12 sc 2 "$t1" "$t2" "$(awk -v a="$t2" -v b="$t1" 'BEGIN {print (b > 0 ? a / (2 * b) : 0)}')"
+  lastzero-12 sc 2 "$t1" "$t2" "$(ratio $((2 * t1)) "$t2")"
 for spec in "lastzero-12 sc" "readers-15 sc" "indexer-15 sc" "lastzero-12 tso"; do
   set -- $spec
   model=$1 memory=$2

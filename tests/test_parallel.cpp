@@ -77,16 +77,17 @@ std::string summary(const ExploreResult& r) {
   return s;
 }
 
+// Runs of Strategy::later()'s plans made, and adopted, by check_plans (over all programs).
+std::uint64_t later_runs = 0, later_adopted = 0;
+
 // The protocol on one thread, without timing: after every begin_execution, every plan
 // predict() offers is run at once by a worker strategy, and so is the worker's guess at
 // the execution after each run (speculate(), chained a few times, as the pool does); the
 // search adopts the run whenever its next execution is one of them. adopt() must accept
 // every predicted run (a guess it may refuse), and the executions (their steps) must be
 // those of the plain search, so an accepted wrong guess would show. Returns how many
-// executions were adopted; `guessed` counts those that came from guesses.
-// Runs of Strategy::later()'s plans made, and adopted, by check_plans (over all programs).
-std::uint64_t later_runs = 0, later_adopted = 0;
-
+// executions were adopted; `guessed` counts those that came from guesses. Plans that
+// later() names are run too, as predictions (later_runs, later_adopted).
 std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string& what, std::uint64_t& guessed) {
   const bool tso = m == MemoryModelKind::tso;
   std::vector<std::vector<Transition>> plain;
