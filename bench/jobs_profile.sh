@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Where the extra CPU of a parallel search goes: samples each function collects (perf)
 # in `atomcheck run MODEL --jobs 2` minus those it collects with --jobs 1, biggest first,
-# then the two totals. Pool::work and Pool::take are the worker and the search thread
-# waiting; OptimalStrategy::leaves/predict are the predictions. Last, --jobs 2 per
-# thread: the search's thread (the process's first) with the share of its samples spent
-# coordinating, by kind, and each worker with the share spent waiting for work (the
-# README's figures). Needs perf (linux-perf).
+# then the two totals. Units::work and Units::reach are a unit thread and the search
+# waiting. Last, --jobs 2 per thread: the search's thread (the process's first) with the
+# share of its samples spent handing units over, by kind, and each unit thread with the
+# share spent waiting for work (the README's figures). Needs perf (linux-perf).
 # Usage: bench/jobs_profile.sh [BUILD] [MODEL] [perf-record options...]
 # (default build/release lastzero-12 -F 20000)
 set -euo pipefail
@@ -38,22 +37,20 @@ perf report -i "$dir/2.data" --stdio --no-children --sort pid,sym -F sample,pid,
   awk '/^ *[0-9]+ / {n = $1; split($2, id, ":"); $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/^\[.\] /, ""); print id[1] "\t" n "\t" $0}' |
   awk -F'\t' '
     function kind(f) {
-      if (f ~ /OptimalStrategy::(leaves|predict|current_plan)|Pool::(refill|new_record)|held_fn_|Plan::key|_Hashtable/) return "predicting"
-      if (f ~ /OptimalStrategy::(adopt|insert|weak_initial|push_node|begin_execution|extend)/) return "adopting"
-      if (f ~ /compare_with_previous/) return "determinism check"
-      if (f ~ /Pool::take/) return "taking a run"
+      if (f ~ /OptimalStrategy::(carve_unit|unit_reached|join_unit|same_tree)|WNode/) return "carving, joining"
+      if (f ~ /Units::reach/) return "waiting for a unit"
       if (f ~ /atomcheck::explore$/) return "the search loop"
-      if (f ~ /pthread_mutex|_raw_spin_unlock|finish_task_switch/) return "locks, wake-ups"
+      if (f ~ /pthread_mutex|pthread_cond|_raw_spin_unlock|finish_task_switch/) return "locks, wake-ups"
       return ""
     }
     {total[$1] += $2; if (first == "" || $1 + 0 < first + 0) first = $1
-     k = kind($3); if (k != "") by[$1, k] += $2; if ($3 ~ /Pool::work/) idle[$1] += $2}
+     k = kind($3); if (k != "") by[$1, k] += $2; if ($3 ~ /Units::work/) idle[$1] += $2}
     END {
-      n = split("predicting|adopting|determinism check|taking a run|the search loop|locks, wake-ups", ks, "|")
+      n = split("carving, joining|waiting for a unit|the search loop|locks, wake-ups", ks, "|")
       line = ""; sum = 0
       for (i = 1; i <= n; ++i) {
         sum += by[first, ks[i]]; line = line sprintf("%s %.1f%%; ", ks[i], 100 * by[first, ks[i]] / total[first])
       }
       printf "--jobs 2, search thread: %d samples, coordinating %.1f%% (%s)\n", total[first], 100 * sum / total[first], substr(line, 1, length(line) - 2)
-      for (t in total) if (t != first && 100 * total[t] >= total[first]) printf "--jobs 2, worker thread: %d samples, waiting for work %.1f%%\n", total[t], 100 * idle[t] / total[t]
+      for (t in total) if (t != first && 100 * total[t] >= total[first]) printf "--jobs 2, unit thread: %d samples, waiting for work %.1f%%\n", total[t], 100 * idle[t] / total[t]
     }'

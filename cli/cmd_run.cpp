@@ -58,7 +58,7 @@ struct RunArgs {
   std::string memory = "sc";
   bool memory_given = false;  // JSON specs default to the models their expectations name
   std::size_t stack_kib = 0;
-  unsigned jobs = 1;
+  unsigned jobs = 0;  // not given: jobs_for()
   bool stop_on_failure = false;
   bool json = false;
   bool quiet = false;  // no progress on stderr
@@ -96,7 +96,7 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   o.preemption_bound = a.preemption_bound;
   o.depth_bound = a.depth_bound;
   o.count_classes = !sampling(a.strategy);
-  o.jobs = a.jobs;
+  o.jobs = jobs_for(a.jobs, o.strategy);
 }
 
 // One line for bad flag combinations, "" when fine.
@@ -110,7 +110,7 @@ std::string search_args_error(const RunArgs& a) {
                                         {a.max_executions_given, "--max-executions"},
                                         {a.time_limit > 0, "--time-limit"},
                                         {a.preemption_bound >= 0, "--preemption-bound"},
-                                        {a.jobs != 1, "--jobs"},
+                                        {a.jobs > 1, "--jobs"},
                                         {a.stop_on_failure, "--stop-on-failure"}});
     if (!unused.empty()) return "--replay runs the one execution its schedule names; drop " + unused;
   }

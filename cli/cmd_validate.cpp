@@ -46,7 +46,7 @@ struct ValidateArgs {
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
   bool no_spurious_wakeups = false;
   std::size_t stack_kib = 0;
-  unsigned jobs = 1;
+  unsigned jobs = 0;  // not given: jobs_for()
   std::string replay;
   bool replay_given = false;
   bool json = false;
@@ -352,7 +352,7 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   o.spin_threshold = a.spin_threshold;
   o.spurious_wakeups = !a.no_spurious_wakeups;
   o.stack_size = a.stack_kib * 1024;
-  o.jobs = a.jobs;
+  o.jobs = jobs_for(a.jobs, o.strategy);
   return o;
 }
 
@@ -667,7 +667,7 @@ int validate_command(const ValidateArgs& a) {
                                         {a.seed != 0, "--seed"},
                                         {a.max_executions_given, "--max-executions"},
                                         {a.time_limit > 0, "--time-limit"},
-                                        {a.jobs != 1, "--jobs"}});
+                                        {a.jobs > 1, "--jobs"}});
     if (!unused.empty()) {
       fmt::print(stderr, "--replay runs the one execution its schedule names; drop {}\n", unused);
       return kExitBadInput;

@@ -2,12 +2,14 @@
 // CLI11 subcommand whose callback stores the process exit code in `rc`.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -81,11 +83,17 @@ inline std::string given_options(std::initializer_list<std::pair<bool, const cha
   return out;
 }
 
-// --jobs: worker threads add no speed yet to optimal DPOR on 2 cores (README, "Parallel
-// exploration"), so the default stays one thread.
+// --jobs: optimal DPOR takes every core unless told (its result is the same for every
+// value); random and pct keep one search unless told, so that --seed alone names the same
+// samples on every machine; dfs and dpor explore on one thread. `given` 0: not given.
+inline unsigned jobs_for(unsigned given, StrategyKind strategy) {
+  if (given) return given;
+  return strategy == StrategyKind::optimal ? std::max(1u, std::thread::hardware_concurrency()) : 1u;
+}
 inline constexpr const char* kJobsHelp =
-    "Exploring threads, default 1 (optimal DPOR: the result is the same for every value; random, pct: "
-    "the samples are split across N searches with seeds derived from --seed)";
+    "Exploring threads. Optimal DPOR: default every core, the result is the same for every value. "
+    "random, pct: default 1, else the samples are split across N searches with seeds derived from "
+    "--seed. dfs, dpor: one thread";
 
 inline constexpr const char* kSpinThresholdHelp =
     "Identical reads in a row (one thread, line, variable, value) after which a loop without yield() is "

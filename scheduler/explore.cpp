@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -412,56 +414,84 @@ void collect(RunFacts& f, detail::EndKind end, detail::Execution& exec, Judges& 
 
 namespace {
 
-// A worker's run of a plan, waiting for the coordinator to take it. Records are
-// recycled, so their vectors keep their capacity (allocating them per execution, on
-// one thread and freeing them on another, cost more than the runs).
-struct PlanRecord {
-  Plan plan;
-  std::atomic<bool> done{false};
-  detail::EndKind end = detail::EndKind::completed;
-  bool strategy_error = false;  // the worker's strategy stopped the run (not adoptable)
-  bool speculative = false;     // a worker's guess (Strategy::speculate), not a prediction
-  bool wanted = false;          // the coordinator waits for it: not to be evicted
-  bool stale = false;           // refill(): queued, not (yet) in the latest prediction
-  std::uint64_t key = 0;        // plan.key()
-  History history;
-  std::vector<Event> events;
-  PlanNotes notes;
+// The reduction's wait outside its model, named for ExploreResult::reduction_incomplete_by.
+std::string wait_text(const History& h) {
+  const std::string at = detail::call_site_name(h.wait_site);
+  return fmt::format("{}{}", h.wait_construct, at.empty() ? "" : " at " + at);
+}
+
+// One execution a unit ran, with all the search needs to take it as its own.
+struct UnitRun {
   RunFacts facts;
-  Trace trace;  // with names, when the caller's callback needs it
-  std::any prepared;  // ExploreOptions::make_prepare's result
+  detail::EndKind end = detail::EndKind::completed;
+  bool redundant = false;  // ExecutionView::sleep_blocked
+  std::string spin_wait;   // the run spun in a wait the reduction does not model: which
+  std::string error;       // the run stopped the unit: the strategy's error or the determinism check's
+  // With names, when the caller's callback needs it (behind a pointer: a run without it
+  // is a quarter of the size; a reused run keeps it).
+  std::unique_ptr<Trace> trace;
+  std::any prepared;       // ExploreOptions::make_prepare's result
 };
 
-// The coordinator of a parallel search (ExploreOptions::jobs > 1, a strategy with plans):
-// the sequential search runs on the calling thread, unchanged, and takes each execution
-// from a worker that ran its plan ahead of time when the strategy's adopt() accepts it
-// (else it runs it itself). So the executions, their order, the counts and the report
-// are those of one job; workers only move the cost of running programs, checkers, class
-// keys and race analysis off the critical path. Workers take plans in the order the
-// search will need them; plans live in a map by key (Plan::key, the forced prefix).
-// The search's next execution is often a leaf that its last one inserted, which no
-// prediction could name before adopting it: so a worker, after each run, also runs its
-// guess at that leaf (Strategy::speculate). A guess is checked by adopt() exactly as a
-// prediction is, so a wrong one costs a run, never a different answer.
-class Pool {
+// A pending branch of the search explored ahead of it (Strategy::carve_unit): its
+// strategy and what it ran. Written by the unit's thread until `done`, then read by the
+// search's.
+struct Unit {
+  std::unique_ptr<Strategy> strategy;
+  std::uint64_t most = 0;           // executions it may run (what is left of the budget)
+  // Its runs, run(0) to run(count - 1), in chunks that go to later units when the search
+  // is done with them (Units::recycle): one growing vector took fresh pages at every
+  // doubling (3,400 page faults on lastzero-12 where one job has 1,000), and a reused
+  // run keeps its buffers' capacity.
+  static constexpr std::size_t kChunk = 64;
+  std::vector<std::unique_ptr<UnitRun[]>> chunks;
+  std::size_t count = 0;
+  UnitRun& run(std::size_t i) { return chunks[i / kChunk][i % kChunk]; }
+  std::size_t held = 0;             // what its runs count against Units::kHeld
+  bool complete = false;            // it ran the whole branch
+  std::exception_ptr thrown;        // the body or make_prepare's function threw after `runs`
+  // Its first and last executions that were not aborted: the search compares the first
+  // with its own previous one, and compares its next one with the last.
+  bool has_first = false, has_last = false;
+  History first, last;
+  std::vector<Event> first_events, last_events;
+  std::atomic<bool> stop{false};    // the search reached it: stop after the current execution
+  std::atomic<bool> done{false};
+  bool started = false;             // a thread took it (guarded by Units' lock)
+};
+
+// The threads of a parallel optimal search (ExploreOptions::jobs > 1). The search runs on
+// the calling thread as with one job; when a unit thread is idle, the search carves a
+// pending branch of its tree into a unit (plain data: a prefix, a sleep set, a wakeup
+// subtree), which that thread explores with the sequential algorithm. When the search
+// reaches the branch it takes the unit's executions, in the unit's order, through the
+// same per-execution steps as its own (limits, determinism check, tally, callbacks), so
+// the report is the one-job search's; if the unit is still running, it stops after its
+// current execution and the search takes over the rest of the branch. Executions are
+// handed over in batches, not one by one: per-execution hand-over cost the search about
+// as much as running the executions (README, "Exploring on several cores").
+class Units {
  public:
-  Pool(const Program& program, const ExploreOptions& options, const Strategy& strategy, bool tso,
-       Equivalence eq, bool want_trace, detail::Execution& search_exec, Judges& search_judges)
-      : program_(program), options_(options), strategy_(strategy), search_exec_(search_exec),
-        search_judges_(search_judges), tso_(tso), eq_(eq), want_trace_(want_trace) {
-    // More threads than cores only take cores from each other (the search waits for
-    // workers that wait for a core): the answer is the same for every count, so the
-    // workers are capped at the cores left beside the search's thread.
+  Units(const Program& program, const ExploreOptions& options, bool tso, Equivalence eq, bool want_trace)
+      : program_(program), options_(options), tso_(tso), eq_(eq), want_trace_(want_trace) {
+    // More threads than cores only take cores from each other.
     const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
-    for (unsigned w = 0; w + 1 < std::min(options.jobs, cores); ++w) {
-      auto st = strategy.make_worker();
-      auto judges = std::make_unique<Judges>(options);
-      threads_.emplace_back([this, st = std::move(st), judges = std::move(judges)]() mutable {
-        work(*st, *judges);
-      });
+    const unsigned n = options.units_inline ? 0 : std::min(options.jobs, cores) - 1;
+    max_carved_ = options.units_inline ? 2 * options.jobs : kCarvedPerThread * n;
+    idle_.store(n);
+    if (options.units_inline) {
+      inline_exec_ = std::make_unique<detail::Execution>(options.memory, options.stack_size, options.max_steps,
+                                                         options.spin_threshold);
+      inline_exec_->set_spurious_wakeups(options.spurious_wakeups);
+      inline_exec_->set_depth_bound(options.depth_bound);
+      inline_judges_ = std::make_unique<Judges>(options);
+    }
+    for (unsigned w = 0; w < n; ++w) {
+      auto judges = std::make_unique<Judges>(options);  // here: a bad checker name throws to the caller
+      threads_.emplace_back([this, judges = std::move(judges)]() mutable { work(*judges); });
     }
   }
-  ~Pool() {
+  ~Units() {
     {
       std::lock_guard<std::mutex> lock(m_);
       stop_.store(true);
@@ -469,289 +499,187 @@ class Pool {
     work_cv_.notify_all();
     for (std::thread& t : threads_) t.join();
   }
-
-  // Queues the plans of `strategy`'s next executions that no worker has yet, soonest
-  // first: the queue is rebuilt in the order of the latest prediction (a run inserts
-  // leaves that come before those predicted earlier; a worker taking the old order would
-  // run far-off plans while the search runs the near ones itself). Queued plans that fell
-  // out of the prediction stay behind it: they are still certain, only later.
-  void refill(const Strategy& strategy) {
-    strategy.predict(plans_, keys_, kAhead * threads_.size() + 2, held_fn_);
-    std::size_t added = 0;
+  // Whether the search should carve a unit now: a thread waits for work.
+  // Asked once per execution: idle_ first, which changes once per unit (held_ changes
+  // once per run and lives on another cache line).
+  bool hungry(std::size_t carved) const {
+    return (inline_exec_ || idle_.load(std::memory_order_relaxed) > 0) && carved < max_carved_ &&
+           queued_.load(std::memory_order_relaxed) == 0 && held_.load(std::memory_order_relaxed) < kHeld;
+  }
+  void give(Unit* u) {
+    if (inline_exec_) {  // ExploreOptions::units_inline: the unit runs now, here
+      u->most = std::min<std::uint64_t>(u->most, options_.units_inline);
+      u->started = true;
+      try {
+        run(*u, *inline_exec_, *inline_judges_);
+      } catch (...) {
+        u->thrown = std::current_exception();
+      }
+      u->done = true;
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(m_);
-      for (PlanRecord* r : queue_) r->stale = true;
-      next_.clear();
-      for (std::size_t i = 0; i < keys_.size(); ++i) {
-        const std::uint64_t key = keys_[i];
-        auto it = records_.find(key);
-        if (it != records_.end()) {
-          PlanRecord* r = it->second.get();
-          if (r->stale) {
-            r->stale = false;
-            next_.push_back(r);
-          }
-          continue;
-        }
-        // Not held: predict() copied its plan (held_ names queued predictions only, all
-        // in records_; a worker's guess of the same key is found above).
-        next_.push_back(new_record(plans_[i], key, false));
-        held_.insert(key);
-        ++added;
-      }
-      for (PlanRecord* r : queue_) {
-        if (!r->stale) continue;
-        r->stale = false;
-        if (next_.size() < kQueued * threads_.size()) {
-          next_.push_back(r);
-        } else {  // far off: withdrawn, to bound what waits (it is predicted again later)
-          drop(r->key);
-        }
-      }
-      queue_.assign(next_.begin(), next_.end());
+      queue_.push_back(u);
       queued_.store(queue_.size(), std::memory_order_relaxed);
     }
-    if (added) work_cv_.notify_all();
+    work_cv_.notify_one();
   }
-
-  // The worker's run of `plan`, if one was queued: waits while it runs; nullptr when
-  // no worker has it (it is then withdrawn from the queue).
-  std::unique_ptr<PlanRecord> take(const Plan& plan) {
-    const std::uint64_t key = plan.key();
+  // The search reached `u`: false when no thread had taken it (it is withdrawn); else
+  // true once it is done (stopped after its current execution if still running).
+  bool reach(Unit& u) {
     std::unique_lock<std::mutex> lock(m_);
-    auto it = records_.find(key);
-    if (it == records_.end() || !(it->second->plan.forced == plan.forced)) return nullptr;
-    PlanRecord* rec = it->second.get();
-    auto q = std::find(queue_.begin(), queue_.end(), rec);
-    if (q != queue_.end()) {
-      queue_.erase(q);
+    if (!u.started) {
+      queue_.erase(std::find(queue_.begin(), queue_.end(), &u));
       queued_.store(queue_.size(), std::memory_order_relaxed);
-      drop(key);
-      return nullptr;
+      return false;
     }
-    held_.erase(key);
-    rec->wanted = true;  // a worker's guess: not to be evicted now
-    // While a worker runs it, run the plan needed last (from the back of the queue), as
-    // a worker would: waiting would leave this core idle. Runs are short (micro- to
-    // milliseconds): with nothing queued, spin a little before sleeping.
-    while (!rec->done.load(std::memory_order_acquire)) {
-      if (!queue_.empty()) {
-        PlanRecord* mine = queue_.back();
-        queue_.pop_back();
-        queued_.store(queue_.size(), std::memory_order_relaxed);
-        lock.unlock();
-        if (!helper_) helper_ = strategy_.make_worker();
-        run_plan(*mine, search_exec_, *helper_, search_judges_);
-        lock.lock();
-        continue;
-      }
-      lock.unlock();
-      for (int i = 0; i < spin_ && !rec->done.load(std::memory_order_acquire); ++i) pause();
-      lock.lock();
-      done_cv_.wait(lock, [&] { return rec->done.load(std::memory_order_acquire); });
-    }
-    it = records_.find(key);  // found again: workers' guesses may have rehashed the map
-    std::unique_ptr<PlanRecord> out = std::move(it->second);
-    records_.erase(it);
-    return out;
+    u.stop.store(true, std::memory_order_relaxed);
+    done_cv_.wait(lock, [&] { return u.done.load(std::memory_order_relaxed); });
+    return true;
   }
-  // A record the coordinator has finished with, for reuse.
-  void give_back(std::unique_ptr<PlanRecord> rec) {
-    if (!rec) return;
+  // The search took unit `u`'s runs.
+  void taken(const Unit& u) { held_.fetch_sub(u.held, std::memory_order_relaxed); }
+  // The search is done with `u`'s runs: their storage goes to later units.
+  void recycle(Unit& u) {
+    if (u.chunks.empty()) return;
     std::lock_guard<std::mutex> lock(m_);
-    free_.push_back(std::move(rec));
+    for (auto& c : u.chunks) spare_.push_back(std::move(c));
+    u.chunks.clear();
   }
 
  private:
+  // Runs at most u.most of the unit's executions with the search's per-execution checks.
+  void run(Unit& u, detail::Execution& x, Judges& judges) {
+    std::uint64_t blocked = 0;
+    const Deadline deadline = options_.checker_options.deadline;
+    for (;;) {
+      if (u.stop.load(std::memory_order_relaxed) || stop_.load(std::memory_order_relaxed) ||
+          u.count >= u.most || *deadline.expired())
+        return;
+      if (!u.strategy->begin_execution()) {
+        u.complete = true;
+        return;
+      }
+      const detail::EndKind end = x.run(program_, *u.strategy);
+      if (u.count == u.chunks.size() * Unit::kChunk) u.chunks.push_back(chunk());
+      UnitRun& run = u.run(u.count++);
+      run.end = end;
+      run.spin_wait.clear();
+      run.error.clear();
+      run.prepared.reset();
+      const History& h = x.history();
+      if (h.spins) run.spin_wait = wait_text(h);
+      if (!u.strategy->error().empty()) {
+        run.error = u.strategy->error();
+        return;
+      }
+      if (end != detail::EndKind::aborted) {
+        if (u.has_last) {
+          run.error = compare_with_previous(u.last, u.last_events, h, x.trace().events);
+          if (!run.error.empty()) return;
+        } else {
+          u.first = h;
+          u.first_events = x.trace().events;
+          u.has_first = true;
+        }
+      }
+      const std::uint64_t blocked_now = u.strategy->sleep_blocked();
+      run.redundant = blocked_now != blocked;
+      blocked = blocked_now;
+      collect(run.facts, end, x, judges, options_, tso_, eq_, want_trace_, true);
+      if (want_trace_) {
+        x.materialize_names();
+        if (!run.trace) run.trace = std::make_unique<Trace>();
+        *run.trace = x.trace();
+        if (judges.prepare) judges.prepare(view_of(run.facts, end, *run.trace, 0), run.prepared);
+      }
+      if (end != detail::EndKind::aborted) {
+        x.swap_record(u.last, u.last_events);
+        u.has_last = true;
+      }
+      if (options_.stop_on_failure && failed_end(end)) return;
+      // Runs kept for the search are bounded: past the bound the unit stops, and the
+      // search takes over what is left of the branch when it gets there.
+      const std::size_t cost = 1 + (want_trace_ ? run.trace->events.size() : 0);
+      u.held += cost;
+      if (held_.fetch_add(cost, std::memory_order_relaxed) + cost >= kHeld) return;
+    }
+  }
+  void work(Judges& judges) {
+    detail::ensure_alt_stack();
+    detail::Execution x(options_.memory, options_.stack_size, options_.max_steps, options_.spin_threshold);
+    x.set_spurious_wakeups(options_.spurious_wakeups);
+    x.set_depth_bound(options_.depth_bound);
+    for (;;) {
+      Unit* u;
+      {
+        for (int i = 0; i < kSpin && queued_.load(std::memory_order_relaxed) == 0 && !stop_.load(std::memory_order_relaxed); ++i)
+          pause();
+        std::unique_lock<std::mutex> lock(m_);
+        work_cv_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
+        if (stop_.load()) return;
+        u = queue_.front();
+        queue_.pop_front();
+        queued_.store(queue_.size(), std::memory_order_relaxed);
+        u->started = true;
+        idle_.fetch_sub(1);
+      }
+      try {
+        run(*u, x, judges);
+      } catch (...) {
+        u->thrown = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        u->done.store(true, std::memory_order_relaxed);
+        idle_.fetch_add(1);
+      }
+      done_cv_.notify_all();
+    }
+  }
+  // Storage for Unit::kChunk more runs, recycled if some is.
+  std::unique_ptr<UnitRun[]> chunk() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!spare_.empty()) {
+        auto c = std::move(spare_.back());
+        spare_.pop_back();
+        return c;
+      }
+    }
+    return std::make_unique<UnitRun[]>(Unit::kChunk);
+  }
   static void pause() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
   }
-  void work(Strategy& strategy, Judges& judges) {
-    detail::ensure_alt_stack();
-    detail::Execution exec(options_.memory, options_.stack_size, options_.max_steps, options_.spin_threshold);
-    exec.set_spurious_wakeups(options_.spurious_wakeups);
-    exec.set_depth_bound(options_.depth_bound);
-    Plan spec_plan;
-    std::vector<Plan> later;  // Strategy::later() of the runs since the last queue_later()
-    std::deque<std::pair<std::uint64_t, PlanRecord*>> guesses;  // this worker's, oldest first
-    for (;;) {
-      PlanRecord* rec = nullptr;
-      {
-        for (int i = 0; i < spin_ && queued_.load(std::memory_order_relaxed) == 0 &&
-                        !stop_.load(std::memory_order_relaxed);
-             ++i)
-          pause();
-        std::unique_lock<std::mutex> lock(m_);
-        work_cv_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
-        if (stop_.load()) return;
-        rec = queue_.front();
-        queue_.pop_front();
-        queued_.store(queue_.size(), std::memory_order_relaxed);
-      }
-      // Then the run's likely successor, and its successor, while the guesses last: the
-      // search needs them next and could not have predicted them before adopting the run.
-      bool guess = run_plan(*rec, exec, strategy, judges, &spec_plan, &later);
-      for (int chain = 0; guess && chain < kChain && !stop_.load(std::memory_order_relaxed); ++chain) {
-        PlanRecord* next = claim_guess(spec_plan, guesses);
-        if (!next) break;
-        guess = run_plan(*next, exec, strategy, judges, &spec_plan, &later);
-      }
-      queue_later(later);
-    }
-  }
-  // Queues `plans` (later executions, certain if the runs that named them are the
-  // search's) behind everything, for whoever would otherwise wait; at most kLater of
-  // them are kept, the oldest forgotten first.
-  void queue_later(std::vector<Plan>& plans) {
-    if (plans.empty()) return;
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      for (Plan& p : plans) {
-        const std::uint64_t key = p.key();
-        if (records_.count(key)) continue;
-        while (later_.size() >= kLater) {
-          auto [old_key, old] = later_.front();
-          auto it = live(old_key, old);
-          const bool is_live = it != records_.end();
-          auto q = is_live ? std::find(queue_.begin(), queue_.end(), old) : queue_.end();
-          // Not now: the search waits for it, or someone is running it.
-          if (is_live && (old->wanted || (q == queue_.end() && !old->done.load(std::memory_order_relaxed)))) break;
-          later_.pop_front();
-          if (!is_live) continue;
-          if (q != queue_.end()) queue_.erase(q);
-          release(it);
-        }
-        if (later_.size() >= kLater) break;
-        PlanRecord* r = new_record(p, key, true);
-        queue_.push_back(r);
-        later_.emplace_back(key, r);
-      }
-      queued_.store(queue_.size(), std::memory_order_relaxed);
-    }
-    plans.clear();
-    work_cv_.notify_all();  // for the other workers, if any wait
-  }
-  using Records = std::unordered_map<std::uint64_t, std::unique_ptr<PlanRecord>>;
-  // The entry of record `r` under `key`, or end() when it was taken or its key reused.
-  Records::iterator live(std::uint64_t key, const PlanRecord* r) {
-    auto it = records_.find(key);
-    return it != records_.end() && it->second.get() == r ? it : records_.end();
-  }
-  // Forgets a record (kept for reuse); m_ held.
-  void release(Records::iterator it) {
-    free_.push_back(std::move(it->second));
-    records_.erase(it);
-  }
-  // Forgets the search's prediction of `key`; m_ held, search's thread only (held_).
-  void drop(std::uint64_t key) {
-    release(records_.find(key));
-    held_.erase(key);
-  }
-  // A record for `plan` (taken from it) under `key`, recycled when one is free; m_ held.
-  PlanRecord* new_record(Plan& plan, std::uint64_t key, bool speculative) {
-    std::unique_ptr<PlanRecord> rec;
-    if (free_.empty()) {
-      rec = std::make_unique<PlanRecord>();
-    } else {
-      rec = std::move(free_.back());
-      free_.pop_back();
-    }
-    std::swap(rec->plan, plan);
-    rec->key = key;
-    rec->done.store(false, std::memory_order_relaxed);
-    rec->speculative = speculative;
-    rec->wanted = false;
-    rec->stale = false;
-    PlanRecord* out = rec.get();
-    records_.emplace(key, std::move(rec));
-    return out;
-  }
-  // Registers `plan` as a worker's guess being run (unless it is known already), evicting
-  // the worker's oldest guesses that the search never asked for.
-  PlanRecord* claim_guess(Plan& plan, std::deque<std::pair<std::uint64_t, PlanRecord*>>& guesses) {
-    const std::uint64_t key = plan.key();
-    std::lock_guard<std::mutex> lock(m_);
-    if (records_.count(key)) return nullptr;
-    while (guesses.size() >= kGuesses) {
-      auto [old_key, old] = guesses.front();
-      guesses.pop_front();
-      auto it = live(old_key, old);
-      if (it != records_.end() && !old->wanted) release(it);
-    }
-    PlanRecord* out = new_record(plan, key, true);
-    guesses.emplace_back(key, out);
-    return out;
-  }
-  // Runs rec's plan; with `guess`, also asks the strategy for the likely next execution
-  // (before the record is handed over: the search may take its history at once).
-  bool run_plan(PlanRecord& rec, detail::Execution& exec, Strategy& strategy, Judges& judges,
-                Plan* guess = nullptr, std::vector<Plan>* later = nullptr) {
-    strategy.set_plan(rec.plan);
-    rec.end = exec.run(program_, strategy);
-    rec.strategy_error = !strategy.error().empty();
-    rec.notes = strategy.notes();
-    const bool guessed = guess && !rec.strategy_error && strategy.speculate(exec.history(), *guess);
-    if (later && !rec.strategy_error) strategy.later(exec.history(), *later, kLaterPerRun);
-    collect(rec.facts, rec.end, exec, judges, options_, tso_, eq_, want_trace_, true);
-    if (want_trace_) {
-      exec.materialize_names();
-      rec.trace = exec.trace();
-      rec.prepared.reset();
-      if (judges.prepare) judges.prepare(view_of(rec.facts, rec.end, rec.trace, 0), rec.prepared);
-    }
-    exec.swap_record(rec.history, rec.events);
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      rec.done.store(true, std::memory_order_release);
-    }
-    done_cv_.notify_all();
-    return guessed;
-  }
-  // Plans predicted per refill (and per worker), and queued at most (per worker); guesses
-  // a worker runs in a row before it takes queued plans again, and keeps unasked. Tuned
-  // on lastzero-12, readers-15 and indexer-15 (bench/jobs_scaling.sh): predicting further
-  // ahead cost the search more than it saved the workers.
-  static constexpr std::size_t kAhead = 2;
-  static constexpr std::size_t kQueued = 64;
-  static constexpr int kChain = 8;
-  static constexpr std::size_t kGuesses = 16;
-  static constexpr std::size_t kLaterPerRun = 2;
-  static constexpr std::size_t kLater = 64;
+  // What the units may hold for the search, counted as runs plus the events of their
+  // traces (kept when there is a callback): past it, units stop and no more are carved
+  // until the search takes some. About 100 MB of traces; with less, validate's units
+  // stopped for the search too often. Units carved ahead per thread: enough that a
+  // thread need not wait for the search to reach the units it finished.
+  static constexpr std::size_t kHeld = 1 << 21;
+  static constexpr std::size_t kCarvedPerThread = 64;
+  static constexpr int kSpin = 20000;
   const Program& program_;
   const ExploreOptions& options_;
-  const Strategy& strategy_;
-  // Spin iterations before sleeping: none when there are more threads than cores (a
-  // spinning thread would take the core of the one it waits for).
-  int spin_ = std::thread::hardware_concurrency() >= std::min(options_.jobs, 2u) ? 20000 : 0;
-  // The strategy of the plans the search's thread runs while it waits. It runs them in
-  // the search's own execution, with its checkers (between the search's runs, whose
-  // records have been handed on by then), so that thread keeps one set of fiber stacks,
-  // buffers and checker state warm instead of two.
-  std::unique_ptr<Strategy> helper_;
-  detail::Execution& search_exec_;
-  Judges& search_judges_;
   bool tso_;
   Equivalence eq_;
   bool want_trace_;
-  std::vector<Plan> plans_;
-  std::vector<std::uint64_t> keys_;
-  // The keys of the predictions queued or run and not yet taken: their plans need not be
-  // copied out again. Read and written by the search's thread only (workers add and
-  // evict guesses, never predictions), so predict() runs without the lock.
-  std::unordered_set<std::uint64_t> held_;
-  std::function<bool(std::uint64_t)> held_fn_ = [this](std::uint64_t k) { return held_.count(k) > 0; };
+  std::size_t max_carved_ = 0;
   std::mutex m_;
   std::condition_variable work_cv_, done_cv_;
-  std::deque<PlanRecord*> queue_;
-  std::vector<PlanRecord*> next_;
+  std::deque<Unit*> queue_;
+  std::vector<std::unique_ptr<UnitRun[]>> spare_;  // chunks of runs for reuse
   std::atomic<std::size_t> queued_{0};
-  Records records_;
-  std::vector<std::unique_ptr<PlanRecord>> free_;
-  std::deque<std::pair<std::uint64_t, PlanRecord*>> later_;  // queue_later()'s, oldest first
+  std::atomic<unsigned> idle_{0};
+  alignas(64) std::atomic<std::size_t> held_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
+  std::unique_ptr<detail::Execution> inline_exec_;  // units_inline's
+  std::unique_ptr<Judges> inline_judges_;
 };
 
 }  // namespace
@@ -771,7 +699,7 @@ ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_cl
 
 ExploreResult explore(const Program& program, const ExploreOptions& given,
                       const std::function<void(const ExecutionView&)>& on_execution) {
-  // Samples split across cores; exhaustive strategies take `jobs` below (the Pool).
+  // Samples split across cores; optimal takes `jobs` below (Units).
   if (given.jobs > 1 && (given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct))
     return detail::explore_split_samples(program, given, on_execution);
   using Clock = std::chrono::steady_clock;
@@ -858,17 +786,23 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     walker->set_depth_bound(options.depth_bound);
     estimator = std::make_unique<EstimateStrategy>(options.seed, options.preemption_bound);
   }
-  std::unique_ptr<Pool> pool;
-  if (options.jobs > 1 && strategy->plans())
-    pool = std::make_unique<Pool>(program, options, *strategy, tso, r.equivalence, bool(on_execution), exec, judges);
+  // Parallel (optimal): units carved from the search, in the order carved, not yet
+  // reached; the one whose runs the search is taking (declared before `units`, whose
+  // threads use them: destroyed after it).
+  std::vector<std::unique_ptr<Unit>> carved;
+  std::unique_ptr<Unit> draining;
+  int draining_id = 0;
+  std::size_t next_run = 0;
+  bool draining_compared = false;  // its first unaborted run was compared with `previous`
+  std::unique_ptr<Units> units;
+  if (options.jobs > 1 && options.strategy == StrategyKind::optimal)
+    units = std::make_unique<Units>(program, options, tso, r.equivalence, bool(on_execution));
   KeySet class_set, rf_co_set;
   std::uint64_t blocked_before = 0;
   // The previous execution, for the determinism check.
   History previous;
   std::vector<Event> previous_events;
   bool have_previous = false, last_is_strategy_run = false;
-  std::unique_ptr<PlanRecord> last_adopted;
-  Plan plan;  // the next execution's, for the pool (its storage reused)
   RunFacts facts;
   std::any prepared;  // judges.prepare's result for an execution run here
   auto last_progress = start;
@@ -905,80 +839,134 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     // The last execution becomes the previous one: swapped, not copied (the search's
     // inner loop), before any estimator walk reuses the execution's buffers.
     if (last_is_strategy_run) {
-      if (last_adopted) {
-        std::swap(previous, last_adopted->history);
-        std::swap(previous_events, last_adopted->events);
-        pool->give_back(std::move(last_adopted));
-      } else {
-        exec.swap_record(previous, previous_events);
-      }
+      exec.swap_record(previous, previous_events);
       have_previous = true;
       last_is_strategy_run = false;
     }
     if (estimator && r.executions == 1) walk(4);
     if (estimator && r.executions == 16) walk(kInitialWalks - 4);
     if (estimator && r.executions > 64 && r.executions % 64 == 0) walk(1);
-    if (!strategy->begin_execution()) break;
-
-    // Parallel: the worker's run of this execution, when the strategy accepts it.
-    std::unique_ptr<PlanRecord> rec;
-    if (pool) {
-      pool->refill(*strategy);
-      strategy->current_plan(plan);
-      rec = pool->take(plan);
-      if (rec) ++(rec->speculative ? r.parallel.guessed : r.parallel.taken);
-      if (rec && (rec->strategy_error || !strategy->adopt(rec->history, rec->notes))) {
-        ++(rec->speculative ? r.parallel.wrong_guesses : r.parallel.refused);
-        pool->give_back(std::move(rec));
+    // The next execution: a unit's next run, or the strategy's (maybe a unit's first).
+    if (draining && next_run == draining->count) {
+      if (draining->thrown) std::rethrow_exception(draining->thrown);
+      if (draining->has_last) {
+        std::swap(previous, draining->last);
+        std::swap(previous_events, draining->last_events);
+        have_previous = true;
       }
+      strategy->join_unit(draining_id, draining->strategy.get(), draining->complete);
+      blocked_before = strategy->sleep_blocked();
+      units->recycle(*draining);
+      draining.reset();
     }
-    detail::EndKind end;
-    if (rec) {
-      end = rec->end;
+    UnitRun* urun = nullptr;
+    if (draining) {
+      urun = &draining->run(next_run++);
     } else {
-      end = exec.run(program, *strategy);
-    }
-    const History& h = rec ? rec->history : exec.history();
-    const std::vector<Event>& events = rec ? rec->events : exec.trace().events;
-    if ((options.strategy == StrategyKind::dpor || options.strategy == StrategyKind::optimal) &&
-        h.spins && !r.reduction_incomplete) {
-      r.reduction_incomplete = true;
-      const std::string at = detail::call_site_name(h.wait_site);
-      r.reduction_incomplete_by = fmt::format("{}{}", h.wait_construct, at.empty() ? "" : " at " + at);
-    }
-    if (!strategy->error().empty()) {
-      r.error = strategy->error();
-      r.stop = exhaustive ? StopReason::nondeterministic : StopReason::bad_schedule;
-      break;
-    }
-    if (end != detail::EndKind::aborted && options.strategy != StrategyKind::replay) {
-      if (have_previous) {
-        std::string why = compare_with_previous(previous, previous_events, h, events);
-        if (!why.empty()) {
-          r.error = std::move(why);
-          r.stop = StopReason::nondeterministic;
-          break;
+      if (!strategy->begin_execution()) break;
+      if (units) {
+        if (units->hungry(carved.size())) {
+          if (auto st = strategy->carve_unit()) {
+            auto u = std::make_unique<Unit>();
+            u->strategy = std::move(st);
+            u->most = limit ? limit - r.executions : std::numeric_limits<std::uint64_t>::max();
+            units->give(u.get());
+            carved.push_back(std::move(u));
+          }
+        }
+        if (const int at = strategy->unit_reached()) {
+          const auto i = static_cast<std::ptrdiff_t>(std::abs(at) - 1);
+          std::unique_ptr<Unit> u = std::move(carved[static_cast<std::size_t>(i)]);
+          carved.erase(carved.begin() + i);
+          const bool ran = units->reach(*u);
+          if (at > 0 && ran && !u->count && u->thrown) std::rethrow_exception(u->thrown);
+          units->taken(*u);
+          if (at < 0 || !ran || !u->count) {  // the search explores the branch itself
+            strategy->join_unit(at, nullptr, false);
+            units->recycle(*u);
+            ++r.parallel.discarded;
+          } else {
+            ++r.parallel.units;
+            r.parallel.unit_executions += u->count;
+            if (!u->complete) ++r.parallel.taken_over;
+            draining = std::move(u);
+            draining_id = at;
+            next_run = 0;
+            draining_compared = false;
+            urun = &draining->run(next_run++);
+          }
         }
       }
-      last_is_strategy_run = true;
+    }
+
+    detail::EndKind end;
+    bool redundant;
+    if (urun) {
+      // A unit's run: the unit made the checks between its own runs; its first is
+      // compared here with the search's previous one, as one job would.
+      end = urun->end;
+      if (!urun->spin_wait.empty() && !r.reduction_incomplete) {
+        r.reduction_incomplete = true;
+        r.reduction_incomplete_by = urun->spin_wait;
+      }
+      if (!urun->error.empty()) {
+        r.error = urun->error;
+        r.stop = StopReason::nondeterministic;
+        break;
+      }
+      if (end != detail::EndKind::aborted && !draining_compared) {
+        draining_compared = true;
+        if (have_previous) {
+          std::string why = compare_with_previous(previous, previous_events, draining->first, draining->first_events);
+          if (!why.empty()) {
+            r.error = std::move(why);
+            r.stop = StopReason::nondeterministic;
+            break;
+          }
+        }
+      }
+      redundant = urun->redundant;
+    } else {
+      end = exec.run(program, *strategy);
+      const History& h = exec.history();
+      const std::vector<Event>& events = exec.trace().events;
+      if ((options.strategy == StrategyKind::dpor || options.strategy == StrategyKind::optimal) &&
+          h.spins && !r.reduction_incomplete) {
+        r.reduction_incomplete = true;
+        r.reduction_incomplete_by = wait_text(h);
+      }
+      if (!strategy->error().empty()) {
+        r.error = strategy->error();
+        r.stop = exhaustive ? StopReason::nondeterministic : StopReason::bad_schedule;
+        break;
+      }
+      if (end != detail::EndKind::aborted && options.strategy != StrategyKind::replay) {
+        if (have_previous) {
+          std::string why = compare_with_previous(previous, previous_events, h, events);
+          if (!why.empty()) {
+            r.error = std::move(why);
+            r.stop = StopReason::nondeterministic;
+            break;
+          }
+        }
+        last_is_strategy_run = true;
+      }
+      const std::uint64_t blocked_now = strategy->sleep_blocked();
+      redundant = blocked_now != blocked_before;
+      blocked_before = blocked_now;
+      collect(facts, end, exec, judges, options, tso, r.equivalence, bool(on_execution),
+                std::any_of(r.checkers.begin(), r.checkers.end(),
+                            [](const CheckerSummary& c) { return c.flagged == 0; }));
     }
     const std::uint64_t index = r.executions++;
-    const std::uint64_t blocked_now = strategy->sleep_blocked();
-    const bool redundant = blocked_now != blocked_before;
-    blocked_before = blocked_now;
-
-    if (!rec)
-      collect(facts, end, exec, judges, options, tso, r.equivalence, bool(on_execution),
-              std::any_of(r.checkers.begin(), r.checkers.end(),
-                          [](const CheckerSummary& c) { return c.flagged == 0; }));
-    RunFacts& f = rec ? rec->facts : facts;
+    RunFacts& f = urun ? urun->facts : facts;
     tally(r, options, index, f, class_set, rf_co_set);
 
     if (on_execution) {
-      if (!rec) exec.materialize_names();
-      ExecutionView view = view_of(f, end, rec ? rec->trace : exec.trace(), index);
-      if (rec) {
-        if (judges.prepare) view.prepared = &rec->prepared;
+      if (!urun) exec.materialize_names();
+      ExecutionView view = view_of(f, end, urun ? *urun->trace : exec.trace(), index);
+      if (urun) {
+        if (judges.prepare) view.prepared = &urun->prepared;
       } else if (judges.prepare) {
         prepared.reset();
         judges.prepare(view, prepared);
@@ -987,14 +975,13 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
       view.sleep_blocked = redundant;
       on_execution(view);
     }
-    if (rec) last_adopted = std::move(rec);
 
     if (options.stop_on_failure && failed_end(end)) {
       r.stop = StopReason::failure;
       break;
     }
   }
-  pool.reset();
+  units.reset();  // stops the units still running
   if (r.error.empty() && !strategy->error().empty()) {
     r.error = strategy->error();
     r.stop = StopReason::bad_schedule;

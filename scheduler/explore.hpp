@@ -133,11 +133,15 @@ struct ExploreOptions {
   std::function<void(const ExploreProgress&)> progress{};
   double progress_interval = 0.25;
   // Threads exploring (--jobs): 1 explores on the calling thread alone. With optimal
-  // DPOR more add workers that run the executions the search will need ahead of it, and
-  // the result is the same for every value (see Pool in explore.cpp for why); random and
+  // DPOR more add threads that explore branches of the search ahead of it, and the result
+  // is the same for every value (Units in explore.cpp, strategy_optimal.cpp); random and
   // pct split their samples across that many searches with derived seeds, reproducibly
   // for a given (seed, jobs) (explore_samples.hpp); dfs and dpor use one thread.
   unsigned jobs = 1;
+  // Testing the parallel search without timing: with jobs > 1 and optimal, no threads
+  // start; each unit runs on the search's thread when carved, for at most this many
+  // executions (the search takes over the rest), so a test chooses how units end.
+  std::uint64_t units_inline = 0;
   // Work on each execution that needs nothing of the search, done by the thread that ran
   // it (with --jobs, a worker) so that it scales with the jobs, before on_execution sees
   // the execution in the search's order with what was stored in ExecutionView::prepared.
@@ -237,15 +241,14 @@ struct ExploreResult {
   StopReason stop = StopReason::none;
   std::string error;               // bad_schedule or unknown checker: one line
   double elapsed_seconds = 0;
-  // jobs > 1: executions a worker ran ahead of the search and the search took, and
-  // those of them adopt() refused (run again by the search; expected 0); and runs of a
-  // worker's guess at the next execution (Strategy::speculate) the search took, and
-  // those adopt() refused (a wrong guess; allowed, it costs a run).
+  // jobs > 1 (optimal): units (Strategy::carve_unit) whose executions the search took,
+  // those executions, the units among them it took over unfinished, and the units it
+  // explored itself (the branch changed after it was carved, or no thread had started it).
   struct Parallel {
-    std::uint64_t taken = 0;
-    std::uint64_t refused = 0;
-    std::uint64_t guessed = 0;
-    std::uint64_t wrong_guesses = 0;
+    std::uint64_t units = 0;
+    std::uint64_t unit_executions = 0;
+    std::uint64_t taken_over = 0;
+    std::uint64_t discarded = 0;
   } parallel;
 
   // The strategy ran out of executions (for DFS: the space was exhausted).

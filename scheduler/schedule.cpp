@@ -159,10 +159,4 @@ bool parse_schedule(std::string_view text, std::vector<ScheduleChoice>& out, std
   return true;
 }
 
-std::uint64_t Plan::key() const {
-  PlanKey k;
-  for (const Transition& t : forced) k.add(t);
-  return k.of_length(forced.size());
-}
-
 }  // namespace atomcheck

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -122,73 +121,6 @@ struct History {
   }
 };
 
-// Parallel exploration (--jobs, issue 17). A plan is an execution the strategy will
-// certainly run later, as plain data, so a worker can run it ahead of time (and could
-// on another process): the transition of every step of its forced prefix and, from step
-// `base` on, what the strategy needs below it. Optimal DPOR: the sleep set at `base`
-// (the children explored before the path included) and, per later step of the prefix,
-// the siblings explored before the path there. DFS: nothing beyond the prefix (a new
-// choice point takes its first alternative).
-struct Plan {
-  std::vector<Transition> forced;
-  std::uint32_t base = 0;
-  std::vector<Transition> sleep;
-  std::vector<std::uint32_t> extra_begin;  // per step in (base, forced.size()): offsets into extra
-  std::vector<Transition> extra;
-  std::uint64_t key() const;               // a hash of `forced` (PlanKey over it)
-};
-
-// Plan::key built a transition at a time, so a strategy can hash the plans of a subtree
-// from their shared prefix instead of one whole prefix per plan.
-struct PlanKey {
-  std::uint64_t h = 1469598103934665603ull;
-  void add(const Transition& t) {
-    const std::uint64_t x = (std::uint64_t{t.thread} << 40) ^
-                            (std::uint64_t{static_cast<std::uint8_t>(t.action)} << 32) ^ t.target ^
-                            (t.drains ? 1ull << 63 : 0);
-    h = (h ^ x) * 1099511628211ull;
-    h ^= h >> 29;
-  }
-  std::uint64_t of_length(std::size_t n) const { return h ^ n; }
-};
-
-// What a worker's strategy learnt from running a plan, for the strategy that adopts the
-// execution: optimal DPOR's race reversals (the sequences its analysis would insert, by
-// step) and the sleep set it used at every step from `base` on.
-struct PlanNotes {
-  bool usable = false;                  // the run followed the plan to its end, unblocked
-  std::vector<std::uint32_t> reversal_at;     // node of each reversal
-  std::vector<std::uint32_t> reversal_begin;  // offsets into reversals
-  std::vector<Transition> reversals;
-  std::uint32_t sleep_base = 0;
-  std::vector<std::uint32_t> sleep_begin;     // per step from sleep_base on: offsets into sleeps
-  std::vector<Transition> sleeps;
-  // Whether the sleep set at `step` was recorded (from sleep_base to the run's last choice).
-  bool has_sleep_at(std::size_t step) const {
-    return step >= sleep_base && step - sleep_base < sleep_begin.size();
-  }
-  // The sleep set at `step` (has_sleep_at(step) must hold).
-  std::span<const Transition> sleep_at(std::size_t step) const {
-    const std::size_t k = step - sleep_base;
-    const std::size_t e = k + 1 < sleep_begin.size() ? sleep_begin[k + 1] : sleeps.size();
-    return {sleeps.data() + sleep_begin[k], e - sleep_begin[k]};
-  }
-  // The transitions of reversal r.
-  std::span<const Transition> reversal(std::size_t r) const {
-    const std::size_t e = r + 1 < reversal_begin.size() ? reversal_begin[r + 1] : reversals.size();
-    return {reversals.data() + reversal_begin[r], e - reversal_begin[r]};
-  }
-  void clear() {
-    usable = false;
-    reversal_at.clear();
-    reversal_begin.clear();
-    reversals.clear();
-    sleep_base = 0;
-    sleep_begin.clear();
-    sleeps.clear();
-  }
-};
-
 class Strategy {
  public:
   virtual ~Strategy() = default;
@@ -209,52 +141,25 @@ class Strategy {
   // Bounded search: true once a bound (the preemption bound) excluded some alternative.
   virtual bool bounded() const { return false; }
 
-  // ---- parallel exploration (explore.cpp's coordinator; see Plan) -------------------
-  // Whether this strategy offers plans; the others explore on one core.
-  virtual bool plans() const { return false; }
-  // After begin_execution: the plan of the execution about to run, into `out` (its
-  // forced prefix only: it names the execution; adopt() checks the rest against the
-  // worker's notes).
-  virtual void current_plan(Plan& out) const { out = Plan{}; }
-  // After begin_execution: replaces `keys` by the keys of up to `max` later executions,
-  // soonest first, and fills out[i] with the plan of keys[i] unless `held(keys[i])` (the
-  // caller has it already; out[i] is then left as it was). Reuses out's storage.
-  virtual void predict(std::vector<Plan>& out, std::vector<std::uint64_t>& keys, std::size_t max,
-                       const std::function<bool(std::uint64_t)>& held) const {
-    keys.clear();
-    (void)out;
-    (void)max;
-    (void)held;
+  // ---- units of a parallel search (explore.cpp's Units) -------------------------------
+  // A unit is a pending branch of the search's tree with everything below it, explored by
+  // a strategy of its own on another thread; the search takes its executions as its own
+  // when it reaches the branch (strategy_optimal.cpp argues why that is exact). Carved
+  // units not yet joined are numbered 1, 2, ... in the order carved.
+  // The strategy exploring the next unit (nullptr: nothing left to carve).
+  virtual std::unique_ptr<Strategy> carve_unit() { return nullptr; }
+  // After begin_execution: k when the execution about to run is carved unit k's first,
+  // -k when unit k's branch changed after it was carved (the search explores it itself),
+  // 0 when it is no unit's.
+  virtual int unit_reached() const { return 0; }
+  // Ends unit `which` (unit_reached()'s). With `unit` null the search explores the branch
+  // itself; else it takes the executions `unit` ran as its own: all of the branch when
+  // `complete`, else the ones before it stopped, and continues from there.
+  virtual void join_unit(int which, Strategy* unit, bool complete) {
+    (void)which;
+    (void)unit;
+    (void)complete;
   }
-  // A strategy of the same kind and settings that runs one plan per execution.
-  virtual std::unique_ptr<Strategy> make_worker() const { return nullptr; }
-  // Worker, after a run of a plan (`h` its history): the plan of the execution that most
-  // likely comes next in the search, so the worker can run it at once instead of
-  // waiting for the search to adopt this run and predict it. A guess, unlike predict():
-  // adopt() checks it as it checks every plan, and a wrong guess costs only the run.
-  virtual bool speculate(const History& h, Plan& out) const {
-    (void)h;
-    (void)out;
-    return false;
-  }
-  // Worker, after a run of a plan: executions that come later in the search, certainly if
-  // this run is the search's (appended to `out`, soonest first, at most `max`): work
-  // for a worker that would otherwise wait. Checked by adopt() like any plan.
-  virtual void later(const History& h, std::vector<Plan>& out, std::size_t max) const {
-    (void)h;
-    (void)out;
-    (void)max;
-  }
-  // Worker: the next execution follows `plan`; after it, notes() says what it learnt.
-  virtual void set_plan(const Plan& plan) { (void)plan; }
-  virtual const PlanNotes& notes() const {
-    static const PlanNotes none;
-    return none;
-  }
-  // After begin_execution: takes `h`, a worker's run of current_plan(), as the execution
-  // this strategy would have run, given the worker's notes. False (nothing changed) when
-  // the notes do not prove that; then the caller runs the execution itself.
-  virtual bool adopt(const History& h, const PlanNotes& notes) { (void)h; (void)notes; return false; }
 };
 
 std::unique_ptr<Strategy> make_dfs_strategy();

@@ -92,6 +92,7 @@ class OptimalStrategy final : public Strategy {
         add_sleep(n, n.wut.front().t);
         n.wut.erase(n.wut.begin());
       }
+      if (unit_root_ != kNone && stack_.size() == unit_root_ + 1) return false;  // a unit's branch is done
       if (!n.wut.empty()) return true;
       retire_back();
     }
@@ -101,7 +102,6 @@ class OptimalStrategy final : public Strategy {
   std::size_t choose(std::span<const Transition> enabled, const History& history) override {
     std::size_t step = history.steps();
     spins_ = spins_ || history.spins;
-    if (worker_) return worker_choose(enabled, history, step);
     if (step < stack_.size()) {
       const Node& n = stack_[step];
       if (n.enabled.size() != enabled.size() ||
@@ -119,13 +119,6 @@ class OptimalStrategy final : public Strategy {
 
   void end_execution(const History& history) override {
     spins_ = spins_ || history.spins;
-    if (worker_) {
-      notes_.usable = error_.empty() && blocked_step_ == kNone && history.steps() >= plan_.forced.size();
-      if (notes_.usable && !plan_.forced.empty() && wstep_ < plan_.forced.size())
-        advance_sleep(history, plan_.forced.size() - 1, history.enabled_at(plan_.forced.size() - 1));
-      if (notes_.usable) analyse(history, history.steps(), true);
-      return;
-    }
     if (!error_.empty()) return;
     if (blocked_step_ == kNone) extend(history, history.steps());
     if (!error_.empty()) return;
@@ -140,170 +133,76 @@ class OptimalStrategy final : public Strategy {
   std::string error() const override { return error_; }
   std::uint64_t sleep_blocked() const override { return blocked_; }
 
-  // ---- parallel exploration -----------------------------------------------------------
-  // Why a plan is exact (the argument explore.cpp relies on): a pending leaf of a wakeup
-  // tree is run later exactly as predicted. Insertions only add: a new branch goes to the
-  // right of the existing children, and a sequence that reaches a leaf is dropped, so
-  // the path to a pending leaf and the siblings left of it never change; those siblings
-  // are explored before it and join the sleep sets, and below the path a new node takes
-  // the first enabled transition not asleep, a function of the prefix and those sleep
-  // sets. And the race analysis of an execution reads its history only; what depends on
-  // the state (the sleep-set test and the insertion) is left to adopt(), run at the point
-  // of the sequential search where the execution comes. adopt() checks the worker's sleep
-  // set at the deepest node it shares with the plan, so an argument that failed would
-  // cost a re-run, never a wrong answer.
-  bool plans() const override { return true; }
-
-  void current_plan(Plan& p) const override {
-    p.forced.clear();
-    p.base = 0;
-    p.sleep.clear();
-    p.extra_begin.clear();
-    p.extra.clear();
-    if (stack_.empty()) return;
-    const std::size_t d = stack_.size() - 1;
-    for (std::size_t i = 0; i <= d; ++i) p.forced.push_back(stack_[i].wut.front().t);
-    for (const WNode* w = &stack_[d].wut.front(); !w->kids.empty(); w = &w->kids.front())
-      p.forced.push_back(w->kids.front().t);
-  }
-
-  // Called once per execution by the coordinator of a parallel search, whose critical
-  // path it is on: keys are hashed from the shared prefix as the walk goes, and only
-  // plans the caller does not hold are copied out (most were predicted before).
-  void predict(std::vector<Plan>& out, std::vector<std::uint64_t>& keys, std::size_t max,
-               const std::function<bool(std::uint64_t)>& held) const override {
-    keys.clear();
-    if (stack_.empty()) return;
-    const std::size_t d = stack_.size() - 1;
-    Plan& p = scratch_plan_;
-    std::vector<PlanKey>& prefix = scratch_keys_;  // prefix[i]: the key of the path's first i steps
-    prefix.assign(1, PlanKey{});
-    for (std::size_t i = 0; i < d; ++i) {
-      prefix.push_back(prefix.back());
-      prefix.back().add(stack_[i].wut.front().t);
-    }
-    Walk walk{out, keys, max, held};
-    for (std::size_t n = d + 1; n-- > 0 && keys.size() < max;) {
+  // ---- units (explore.cpp's Units) ---------------------------------------------------
+  // Why a unit gives the one-job search's executions, in its order. A unit is a pending
+  // branch k of the wakeup tree at node b, carved with the prefix to b, the sleep set k
+  // will have there (b's, plus the branches left of k, explored before it) and k's
+  // subtree. The one-job search explores k's subtree in one stretch once k is b's first
+  // branch, and in that stretch (1) nodes above b keep their sleep sets (their first
+  // branch stays the one on the path), (2) nodes below b are created from b's sleep set and
+  // k's subtree, and get insertions only from the stretch's own executions, and (3) the
+  // stretch's insertions at b and above read only those nodes' sleep sets (place()) and
+  // their trees, which nothing else changes meanwhile. So a strategy that starts at b with
+  // that sleep set and subtree (placeholder nodes above, forced to the prefix) runs the
+  // stretch's executions in order if it records the insertions at b and above instead of
+  // making them (outside_); the search makes them, in order, when it reaches k, after
+  // making k a leaf as the one-job search has it then (its subtree was explored below).
+  // The search checks on reaching k that k's subtree is the one carved: insertions made
+  // after carving may have added to it (then the unit is discarded and the search
+  // explores k itself). k's sleep set needs no check: b's changes only when a branch
+  // left of k is done, and new branches go to the right. A unit stopped between two
+  // executions is the one-job search's state after them: the search then takes over its
+  // nodes below b.
+  std::unique_ptr<Strategy> carve_unit() override {
+    if (!error_.empty()) return nullptr;
+    // The shallowest node's last pending branch: the work farthest from the search's
+    // (the least likely to be reached, or changed, soon). Measured against the deepest
+    // node and the first branch: those were reached and taken over far more often
+    // (lastzero-12: 1,400-5,600 take-overs instead of about 10).
+    for (std::size_t n = 0; n < stack_.size(); ++n) {
       const Node& node = stack_[n];
-      // At the deepest node the first child is the next execution; above it, the first
-      // child is on the current path and its subtree lives in the nodes below.
-      if (node.wut.size() < 2 && n != d) continue;
-      p.forced.clear();
-      for (std::size_t i = 0; i < n; ++i) p.forced.push_back(stack_[i].wut.front().t);
-      p.sleep = node.sleep;
-      for (std::size_t k = 0; k < node.wut.size() && keys.size() < max; ++k) {
-        if (k > 0 || n == d) {
-          p.base = static_cast<std::uint32_t>(n);
-          p.extra_begin.clear();
-          p.extra.clear();
-          leaves(node.wut[k], p, prefix[n], n == d && k == 0, walk);
-        }
-        if (!in_list(p.sleep, node.wut[k].t)) p.sleep.push_back(relabel(node.wut[k].t, node.enabled));
+      for (std::size_t k = node.wut.size(); k-- > 1;) {
+        bool carved = false;
+        for (const Carved& c : carved_) carved = carved || (c.node == n && c.branch.t == node.wut[k].t);
+        if (carved) continue;
+        auto u = std::make_unique<OptimalStrategy>(Equivalence::rf_co, false);
+        u->tso_ = tso_;
+        u->issue_order_ = issue_order_;
+        u->unit_root_ = n;
+        for (std::size_t i = 0; i < n; ++i) u->unit_.prefix.push_back(stack_[i].wut.front().t);
+        u->unit_.sleep = node.sleep;
+        for (std::size_t l = 0; l < k; ++l)
+          if (!in_list(u->unit_.sleep, node.wut[l].t)) u->unit_.sleep.push_back(relabel(node.wut[l].t, node.enabled));
+        u->unit_.branch = node.wut[k];
+        carved_.push_back({n, u->unit_.branch});
+        return u;
       }
     }
+    return nullptr;
   }
-
-  std::unique_ptr<Strategy> make_worker() const override {
-    auto w = std::make_unique<OptimalStrategy>(Equivalence::rf_co, false);
-    w->tso_ = tso_;
-    w->issue_order_ = issue_order_;
-    w->worker_ = true;
-    return w;
-  }
-
-  // The next execution after this run, if this run's reversals decide it: the search
-  // inserts them after adopting the run; when the deepest node they go to has no other
-  // pending branch, the first one not put to sleep there becomes the leftmost leaf, and
-  // begin_execution() goes there next (the nodes below are done). Whether another branch
-  // was pending is the search's state, unknown here: hence a guess, checked by adopt().
-  // (Guessing at a shallower node when all reversals at the deepest one sleep was tried:
-  // those guesses were wrong often enough to cost the workers more than they saved.)
-  bool speculate(const History& h, Plan& out) const override {
-    if (!worker_ || !notes_.usable || deepest_race_ == kNone) return false;
-    const std::size_t n = deepest_race_;
-    if (n < plan_.base || n >= h.steps()) return false;
-    if (!notes_.has_sleep_at(n)) return false;  // not tested against a sleep set
-    std::size_t r = 0;  // the first reversal kept (awake) at n
-    while (r < notes_.reversal_at.size() && notes_.reversal_at[r] != n) ++r;
-    if (r == notes_.reversal_at.size()) return false;  // all asleep there
-    plan_of_reversal(h, r, out);
-    return true;
-  }
-
-  // The first reversal kept at each node this run created below its plan (where only
-  // its own branch hangs), but the deepest, which speculate() names: once the run is
-  // adopted, each is inserted there as the first new branch, a leaf that later
-  // insertions can only add to the right of, explored after the nodes below it.
-  void later(const History& h, std::vector<Plan>& out, std::size_t max) const override {
-    if (!worker_ || !notes_.usable) return;
-    std::size_t below = deepest_race_;  // nodes strictly above this one
-    for (std::size_t found = 0; found < max;) {
-      std::size_t n = 0, r = kNone;
-      for (std::size_t i = 0; i < notes_.reversal_at.size(); ++i) {
-        const std::size_t at = notes_.reversal_at[i];
-        if (at < below && (r == kNone || at > n)) n = at, r = i;
-      }
-      if (r == kNone || n < plan_.forced.size() || n >= h.steps()) return;
-      below = n;
-      if (!notes_.has_sleep_at(n)) continue;  // not tested against a sleep set
-      plan_of_reversal(h, r, out.emplace_back());
-      ++found;
+  int unit_reached() const override {
+    if (stack_.empty() || stack_.back().wut.empty()) return 0;
+    const Node& n = stack_.back();
+    for (std::size_t i = 0; i < carved_.size(); ++i) {
+      const Carved& c = carved_[i];
+      if (c.node + 1 != stack_.size() || !(n.wut.front().t == c.branch.t)) continue;
+      const int id = static_cast<int>(i) + 1;
+      return same_tree(n.wut.front(), c.branch) ? id : -id;
     }
+    return 0;
   }
-  // The plan of the execution that starts with this run's kept reversal r, hung at its
-  // node n as a new branch: the run's prefix to n, then the reversal; at n the sleep set
-  // this run recorded there and, explored by then, the run's own branch.
-  void plan_of_reversal(const History& h, std::size_t r, Plan& out) const {
-    const std::size_t n = notes_.reversal_at[r];
-    const std::span<const Transition> v = notes_.reversal(r), sleep = notes_.sleep_at(n);
-    out.forced.assign(h.chosen.begin(), h.chosen.begin() + static_cast<std::ptrdiff_t>(n));
-    out.forced.insert(out.forced.end(), v.begin(), v.end());
-    out.base = static_cast<std::uint32_t>(n);
-    out.sleep.assign(sleep.begin(), sleep.end());
-    if (!in_list(out.sleep, h.chosen[n])) out.sleep.push_back(relabel(h.chosen[n], h.enabled_at(n)));
-    out.extra_begin.clear();
-    out.extra.clear();
-  }
-
-  void set_plan(const Plan& plan) override {
-    plan_ = plan;
-    notes_.clear();
-    notes_.sleep_base = plan.base;
-    deepest_race_ = kNone;
-    wstep_ = 0;
-    wsleep_.clear();
-    blocked_step_ = kNone;
-    error_.clear();
-    spins_ = false;
-  }
-  const PlanNotes& notes() const override { return notes_; }
-
-  bool adopt(const History& h, const PlanNotes& notes) override {
-    if (!notes.usable || stack_.empty() || !error_.empty()) return false;
-    const std::size_t d = stack_.size() - 1;
-    if (!notes.has_sleep_at(d)) return false;
-    // The worker's sleep set at every node it shares with the search from the plan's
-    // base on must be the search's: the worker tested its reversals there, and below d
-    // the nodes' sleep sets follow from d's as the worker's did.
-    for (std::size_t at = notes.sleep_base; at <= d; ++at) {
-      const std::span<const Transition> sleep = notes.sleep_at(at);
-      if (sleep.size() != stack_[at].sleep.size()) return false;
-      for (const Transition& t : sleep)
-        if (!in_sleep(stack_[at], t)) return false;
-    }
-    spins_ = spins_ || h.spins;
-    extend(h, h.steps());
-    if (!error_.empty() || blocked_step_ != kNone) return true;  // as the run would have
-    for (std::size_t r = 0; r < notes.reversal_at.size(); ++r) {
-      const std::span<const Transition> v = notes.reversal(r);
-      v_.assign(v.begin(), v.end());
-      const std::size_t at = notes.reversal_at[r];
-      if (notes.has_sleep_at(at))
-        insert(stack_[at].wut, v_);  // the worker found it awake there
-      else
-        place(stack_[at], v_);
-    }
-    return true;
+  void join_unit(int which, Strategy* unit, bool complete) override {
+    const std::size_t i = static_cast<std::size_t>(std::abs(which) - 1);
+    const std::size_t b = carved_[i].node;
+    carved_.erase(carved_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (!unit) return;
+    auto& u = static_cast<OptimalStrategy&>(*unit);
+    stack_[b].wut.front().kids.clear();
+    for (auto& o : u.outside_) place(stack_[o.at], o.v);
+    if (!complete)
+      for (std::size_t s = b + 1; s < u.stack_.size(); ++s) stack_.push_back(std::move(u.stack_[s]));
+    blocked_ += u.blocked_;
+    spins_ = spins_ || u.spins_;
   }
 
  private:
@@ -418,6 +317,22 @@ class OptimalStrategy final : public Strategy {
       n.wut.clear();
     }
     n.enabled.assign(enabled.begin(), enabled.end());
+    if (unit_root_ != kNone && step <= unit_root_) {
+      // A unit's nodes down to its root: the carved prefix, then at the root its branch
+      // with the root's sleep set (no other branch: reversals there go to outside_).
+      if (step < unit_root_) {
+        n.wut.push_back(WNode{unit_.prefix[step], {}});
+      } else {
+        for (const Transition& t : unit_.sleep) n.sleep.push_back(relabel(t, enabled));
+        n.wut.push_back(unit_.branch);
+      }
+      if (std::find(enabled.begin(), enabled.end(), n.wut.front().t) == enabled.end()) {
+        nondeterministic(step);
+        return;
+      }
+      stack_.push_back(std::move(n));
+      return;
+    }
     if (step > 0) {
       Node& prev = stack_[step - 1];
       const Transition& taken = history.chosen[step - 1];
@@ -715,25 +630,11 @@ class OptimalStrategy final : public Strategy {
     v_.push_back(b);
     if (tso_ && b.action == Action::read)
       v_.back().local = local_in_v(i, jpos, jpos < last_issue_.size() ? last_issue_[jpos] : pending_issue(h, b));
-    if (worker_) {
-      // place()'s sleep-set test, where the run knows the node's sleep set (the search's,
-      // by the argument above): the search then only inserts.
-      if (deepest_race_ == kNone || i > deepest_race_) deepest_race_ = i;
-      if (asleep_in_notes(i, v_)) return;
-      notes_.reversal_at.push_back(static_cast<std::uint32_t>(i));
-      notes_.reversal_begin.push_back(static_cast<std::uint32_t>(notes_.reversals.size()));
-      notes_.reversals.insert(notes_.reversals.end(), v_.begin(), v_.end());
+    if (unit_root_ != kNone && i <= unit_root_) {  // the search's node: placed when it adopts the unit
+      outside_.push_back({i, v_});
       return;
     }
     place(stack_[i], v_);
-  }
-  // Worker: is v asleep at node n by the sleep set this run recorded there? False when
-  // none was recorded (above the plan's base, or after its last choice).
-  bool asleep_in_notes(std::size_t n, std::span<const Transition> v) const {
-    if (!notes_.has_sleep_at(n)) return false;
-    for (const Transition& q : notes_.sleep_at(n))
-      if (weak_initial(q, v)) return true;
-    return false;
   }
   // The part of a reversal that reads the search's state: skipped when a process asleep
   // at the node could start v (it was explored already), else inserted.
@@ -743,79 +644,8 @@ class OptimalStrategy final : public Strategy {
     insert(n.wut, v);
   }
 
-  // Where predict() puts what leaves() finds.
-  struct Walk {
-    std::vector<Plan>& out;
-    std::vector<std::uint64_t>& keys;
-    std::size_t max;
-    const std::function<bool(std::uint64_t)>& held;
-  };
-  // Adds the leaves of `w` (hung below p.forced, whose key so far is `key` and whose
-  // sleep set at step p.base is p.sleep), leftmost first, skipping the leftmost when
-  // `skip_first`. Plans go over out's elements in place (their storage is reused).
-  void leaves(const WNode& w, Plan& p, PlanKey key, bool skip_first, Walk& walk) const {
-    p.forced.push_back(w.t);
-    key.add(w.t);
-    if (w.kids.empty()) {
-      if (!skip_first && walk.keys.size() < walk.max) {
-        const std::uint64_t k = key.of_length(p.forced.size());
-        const std::size_t i = walk.keys.size();
-        walk.keys.push_back(k);
-        if (walk.out.size() <= i) walk.out.resize(i + 1);
-        if (!walk.held(k)) walk.out[i] = p;
-      }
-    } else {
-      for (std::size_t c = 0; c < w.kids.size() && walk.keys.size() < walk.max; ++c) {
-        // The siblings left of kid c are explored before it: asleep at its step.
-        const std::size_t mark_b = p.extra_begin.size(), mark_e = p.extra.size();
-        p.extra_begin.push_back(static_cast<std::uint32_t>(p.extra.size()));
-        for (std::size_t l = 0; l < c; ++l) p.extra.push_back(w.kids[l].t);
-        leaves(w.kids[c], p, key, skip_first && c == 0, walk);
-        p.extra_begin.resize(mark_b);
-        p.extra.resize(mark_e);
-      }
-    }
-    p.forced.pop_back();
-  }
-  // Worker: follows the plan's prefix, then takes the first enabled transition not
-  // asleep, with the sleep sets push_node would compute (and records them for adopt()).
-  std::size_t worker_choose(std::span<const Transition> enabled, const History& history, std::size_t step) {
-    advance_sleep(history, step, enabled);
-    if (step < plan_.forced.size()) return index_of(enabled, plan_.forced[step], step);
-    for (std::size_t k = 0; k < enabled.size(); ++k)
-      if (!in_list(wsleep_, enabled[k])) return k;
-    blocked_step_ = step;
-    return 0;
-  }
   static bool in_list(const std::vector<Transition>& l, const Transition& t) {
     return std::find(l.begin(), l.end(), t) != l.end();
-  }
-  // The worker's sleep set through step `upto` (enabled there: `now`).
-  void advance_sleep(const History& h, std::size_t upto, std::span<const Transition> now) {
-    for (; wstep_ <= upto; ++wstep_) {
-      const std::size_t s = wstep_;
-      if (s < plan_.base) continue;
-      std::span<const Transition> en = s == upto ? now : h.enabled_at(s);
-      if (s == plan_.base) {
-        wsleep_.clear();
-        for (const Transition& t : plan_.sleep) wsleep_.push_back(relabel(t, en));
-      } else {
-        tmp_sleep_.clear();
-        for (const Transition& t : wsleep_)
-          if (!label_dependent(t, h.chosen[s - 1])) tmp_sleep_.push_back(relabel(t, en));
-        wsleep_.swap(tmp_sleep_);
-        const std::size_t x = s - plan_.base - 1;
-        if (x < plan_.extra_begin.size()) {
-          const std::size_t xb = plan_.extra_begin[x];
-          const std::size_t xe = x + 1 < plan_.extra_begin.size() ? plan_.extra_begin[x + 1] : plan_.extra.size();
-          for (std::size_t i = xb; i < xe; ++i)
-            if (!in_list(wsleep_, plan_.extra[i])) wsleep_.push_back(relabel(plan_.extra[i], en));
-        }
-      }
-      // Every step's: adopt() reads those of the prefix, speculate() one below it.
-      notes_.sleep_begin.push_back(static_cast<std::uint32_t>(notes_.sleeps.size()));
-      notes_.sleeps.insert(notes_.sleeps.end(), wsleep_.begin(), wsleep_.end());
-    }
   }
 
   // Is the read at position k (moved into the sequence v that reverses the race at step
@@ -895,16 +725,38 @@ class OptimalStrategy final : public Strategy {
     }
   }
 
+  static bool same_tree(const WNode& a, const WNode& b) {
+    if (!(a.t == b.t) || a.kids.size() != b.kids.size()) return false;
+    for (std::size_t i = 0; i < a.kids.size(); ++i)
+      if (!same_tree(a.kids[i], b.kids[i])) return false;
+    return true;
+  }
+
   std::vector<Node> stack_;
   std::vector<Node> spare_;  // retired nodes, for their capacity
-  // predict()'s working storage, kept between calls for its capacity.
-  mutable Plan scratch_plan_;
-  mutable std::vector<PlanKey> scratch_keys_;
   std::size_t blocked_step_ = kNone;
   std::uint64_t blocked_ = 0;
   bool started_ = false;
   bool spins_ = false;  // some execution spun in yield()
   std::string error_;
+  // Units: the branches carved from this search and not yet joined (with what they were
+  // when carved); in a unit, its root node, what it starts from, and the insertions it
+  // found for the search's nodes (at its root and above), in the order found.
+  struct Carved {
+    std::size_t node;
+    WNode branch;
+  };
+  std::vector<Carved> carved_;
+  std::size_t unit_root_ = kNone;
+  struct {
+    std::vector<Transition> prefix, sleep;
+    WNode branch;
+  } unit_;
+  struct Outside {
+    std::size_t at;
+    std::vector<Transition> v;
+  };
+  std::vector<Outside> outside_;
   const History* hist_ = nullptr;
   std::vector<std::uint64_t> pred_;  // pred_[j]: bitset of the steps happening before step j
   std::size_t words_ = 0;
@@ -922,13 +774,6 @@ class OptimalStrategy final : public Strategy {
   bool issue_order_ = true;
   std::vector<ThreadId> owner_;
   std::vector<Transition> v_;
-  // Worker mode (make_worker): the plan being run, its sleep set so far, what it learnt.
-  bool worker_ = false;
-  Plan plan_;
-  std::size_t wstep_ = 0;
-  std::size_t deepest_race_ = kNone;  // the deepest node of this run's reversals, asleep or not
-  std::vector<Transition> wsleep_, tmp_sleep_;
-  PlanNotes notes_;
 };
 
 }  // namespace

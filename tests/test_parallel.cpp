@@ -1,10 +1,11 @@
-// Parallel exploration (--jobs, issue 17): workers run the executions the search will
-// need ahead of it (predicted, or guessed from their own runs) and the search adopts
-// them when adopt() proves them right, so every job count must give the same
-// search as one job: the same executions in the same order (class keys, schedules),
-// the same failures, outcomes, checker verdicts and counts. Checked on the random
-// programs of the DPOR property tests under SC and TSO, with and without checkers, and
-// with two parallel searches at once in one process.
+// Parallel exploration (--jobs, issue 17): threads explore units (pending branches of
+// the search's tree, carved when a thread is idle) and the search takes their executions
+// as its own when it reaches them, so every job count must give the same search as one
+// job: the same executions in the same order (class keys, schedules), the same failures,
+// outcomes, checker verdicts and counts. Checked on the random programs of the DPOR
+// property tests under SC and TSO, with and without checkers, with units run without
+// threads (whole or taken over, independent of timing), and with two parallel searches
+// at once in one process.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <map>
 #include <set>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,9 +41,11 @@ struct Seen {
   std::vector<std::string> executions;  // per execution: class key, schedule, end, verdict
 };
 
-Seen search(const Program& p, MemoryModelKind m, unsigned jobs, bool oracle, bool callback) {
+Seen search(const Program& p, MemoryModelKind m, unsigned jobs, bool oracle, bool callback,
+            std::uint64_t units_inline = 0) {
   Seen out;
   ExploreOptions o;
+  o.units_inline = units_inline;
   o.strategy = StrategyKind::optimal;
   o.memory = m;
   o.count_classes = true;
@@ -77,112 +81,18 @@ std::string summary(const ExploreResult& r) {
   return s;
 }
 
-// Runs of Strategy::later()'s plans made, and adopted, by check_plans (over all programs).
-std::uint64_t later_runs = 0, later_adopted = 0;
-
-// The protocol on one thread, without timing: after every begin_execution, every plan
-// predict() offers is run at once by a worker strategy, and so is the worker's guess at
-// the execution after each run (speculate(), chained a few times, as the pool does); the
-// search adopts the run whenever its next execution is one of them. adopt() must accept
-// every predicted run (a guess it may refuse), and the executions (their steps) must be
-// those of the plain search, so an accepted wrong guess would show. Returns how many
-// executions were adopted; `guessed` counts those that came from guesses. Plans that
-// later() names are run too, as predictions (later_runs, later_adopted).
-std::uint64_t check_plans(const Program& p, MemoryModelKind m, const std::string& what, std::uint64_t& guessed) {
-  const bool tso = m == MemoryModelKind::tso;
-  std::vector<std::vector<Transition>> plain;
-  {
-    detail::Execution exec(m, 0, 100000);
-    auto s = make_optimal_strategy(Equivalence::rf_co, tso);
-    while (s->begin_execution()) {
-      exec.run(p, *s);
-      plain.push_back(exec.history().chosen);
-    }
-  }
-  detail::Execution exec(m, 0, 100000), wexec(m, 0, 100000);
-  auto s = make_optimal_strategy(Equivalence::rf_co, tso);
-  auto w = s->make_worker();
-  struct Ran {
-    std::vector<Transition> forced;
-    History history;
-    PlanNotes notes;
-    bool guess = false;
-    bool later = false;
-  };
-  std::map<std::uint64_t, Ran> ran;  // by Plan::key
-  std::vector<Plan> plans;
-  std::vector<std::uint64_t> keys;
-  std::uint64_t adopted = 0;
-  std::size_t n = 0;
-  std::vector<Event> events;
-  while (s->begin_execution()) {
-    s->predict(plans, keys, 64, [](std::uint64_t) { return false; });
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      EXPECT_EQ(keys[i], plans[i].key()) << what << ": predict() gave a plan another key";
-      Plan plan = plans[i];
-      for (int chain = 0; chain < 4 && !ran.count(plan.key()); ++chain) {
-        w->set_plan(plan);
-        wexec.run(p, *w);
-        Plan next;
-        const bool more = w->speculate(wexec.history(), next);
-        // later() names executions that are certain once this run is the search's: run
-        // them too, as predictions (adopt() must accept them), when this run is one.
-        std::vector<Plan> later;
-        w->later(wexec.history(), later, 4);
-        History h;
-        wexec.swap_record(h, events);
-        ran.emplace(plan.key(), Ran{plan.forced, std::move(h), w->notes(), chain > 0});
-        if (chain == 0) {
-          for (const Plan& l : later) {
-            if (ran.count(l.key())) continue;
-            w->set_plan(l);
-            wexec.run(p, *w);
-            History lh;
-            wexec.swap_record(lh, events);
-            ran.emplace(l.key(), Ran{l.forced, std::move(lh), w->notes(), false, true});
-            ++later_runs;
-          }
-        }
-        if (!more) break;
-        plan = std::move(next);
-      }
-    }
-    Plan next;
-    s->current_plan(next);
-    auto it = ran.find(next.key());
-    if (it != ran.end() && !(it->second.forced == next.forced)) it = ran.end();
-    const std::vector<Transition>* chosen = nullptr;
-    const bool took = it != ran.end() && s->adopt(it->second.history, it->second.notes);
-    EXPECT_TRUE(took || it == ran.end() || it->second.guess)
-        << what << ": adopt() refused the run of execution " << n;
-    if (took) {
-      chosen = &it->second.history.chosen;
-      ++adopted;
-      guessed += it->second.guess;
-      later_adopted += it->second.later;
-    } else {
-      exec.run(p, *s);
-      chosen = &exec.history().chosen;
-    }
-    if (n >= plain.size() || !(*chosen == plain[n])) {
-      ADD_FAILURE() << what << ": execution " << n << " differs from the plain search";
-      return adopted;
-    }
-    ++n;
-    if (it != ran.end()) ran.erase(it);
-  }
-  EXPECT_EQ(n, plain.size()) << what;
-  return adopted;
-}
-
 std::size_t scaled(std::size_t n) {
   const char* s = std::getenv("ATOMCHECK_SANITIZED");
   return s && std::string(s) == "1" ? n / 6 : n;
 }
 
+// Every job count, and the hand-over of units without threads (units_inline: each unit
+// runs on the search's thread when carved, for at most 1, 2 or any number of executions,
+// so units end taken over or whole as the test chooses, whatever the machine's load),
+// must give the one-job search: the same summary and the same executions in order.
 void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins) {
   std::mt19937_64 rng(seed);
-  std::uint64_t executions = 0, taken = 0, adopted = 0, guessed = 0, wrong = 0;
+  std::uint64_t executions = 0, in_units = 0, taken_over = 0, discarded = 0, threaded = 0;
   std::size_t checked = 0;
   for (std::size_t i = 0; i < n; ++i) {
     auto rp = make_random(rng, m == MemoryModelKind::tso, spins);
@@ -192,41 +102,40 @@ void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins
     if (one.result.stop != StopReason::none) continue;  // too big for a unit test
     const std::string what = fmt::format("program {} ({}): {}", i, m == MemoryModelKind::tso ? "tso" : "sc",
                                          describe(rp));
-    adopted += check_plans(p, m, what, guessed);
+    for (std::uint64_t inline_runs : {1u, 2u, 1000000u}) {
+      Seen many = search(p, m, 2, oracle, callback, inline_runs);
+      ASSERT_EQ(summary(many.result), summary(one.result)) << what << " with units of at most " << inline_runs;
+      ASSERT_EQ(many.executions, one.executions) << what << " with units of at most " << inline_runs;
+      in_units += many.result.parallel.unit_executions;
+      taken_over += many.result.parallel.taken_over;
+      discarded += many.result.parallel.discarded;
+    }
     for (unsigned jobs : {2u, 3u, 4u}) {
       Seen many = search(p, m, jobs, oracle, callback);
       ASSERT_EQ(summary(many.result), summary(one.result)) << what << " with " << jobs << " jobs";
       ASSERT_EQ(many.executions, one.executions) << what << " with " << jobs << " jobs";
-      EXPECT_EQ(many.result.parallel.refused, 0u) << what << ": a plan was not run as predicted";
-      taken += many.result.parallel.taken + many.result.parallel.guessed;
-      wrong += many.result.parallel.wrong_guesses;
+      threaded += many.result.parallel.unit_executions;
     }
     executions += one.result.executions;
     ++checked;
   }
-  // How much the threads took depends on the load of the machine (none at all was seen
-  // with two more copies of this test beside it), so the adoption path is required of the
-  // one-thread replay of the protocol instead (check_plans).
-  EXPECT_GT(adopted, executions / 10);
-  EXPECT_GT(guessed, 0u) << "no worker's guess was ever the next execution";
-  // later()'s plans are certain once the run that named them is the search's: every one
-  // run must have been adopted (as a prediction: adopt() may not refuse it either).
-  EXPECT_GT(later_runs, 0u) << "later() never named an execution";
-  EXPECT_EQ(later_adopted, later_runs) << "an execution later() named was not the search's";
-  std::printf("checked %zu random programs (%s%s) with 1, 2, 3 and 4 jobs: %llu executions each, "
-              "%llu adopted from plans run ahead on one thread (%llu of them guessed), %llu taken "
-              "from workers over the three parallel runs (%llu wrong guesses refused); later() "
-              "named %llu executions so far, all adopted\n",
+  // How much the threads take depends on the load of the machine, so the hand-over is
+  // required of the runs without threads.
+  EXPECT_GT(in_units, executions / 4) << "few executions came from units";
+  EXPECT_GT(taken_over, 0u) << "no unit was taken over";
+  std::printf("checked %zu random programs (%s%s) with 1, 2, 3 and 4 jobs: %llu executions each; "
+              "without threads, units ran %llu of 3x that (%llu units taken over, %llu discarded); "
+              "with threads, %llu\n",
               checked, m == MemoryModelKind::tso ? "tso" : "sc", spins ? ", spin loops" : "",
-              static_cast<unsigned long long>(executions), static_cast<unsigned long long>(adopted),
-              static_cast<unsigned long long>(guessed), static_cast<unsigned long long>(taken),
-              static_cast<unsigned long long>(wrong), static_cast<unsigned long long>(later_runs));
+              static_cast<unsigned long long>(executions), static_cast<unsigned long long>(in_units),
+              static_cast<unsigned long long>(taken_over), static_cast<unsigned long long>(discarded),
+              static_cast<unsigned long long>(threaded));
 }
 
-TEST(ParallelExploration, RandomProgramsSc) { check_jobs(MemoryModelKind::sc, 7001, scaled(150), false); }
-TEST(ParallelExploration, RandomProgramsTso) { check_jobs(MemoryModelKind::tso, 7002, scaled(150), false); }
-TEST(ParallelExploration, RandomSpinProgramsSc) { check_jobs(MemoryModelKind::sc, 7003, scaled(100), true); }
-TEST(ParallelExploration, RandomSpinProgramsTso) { check_jobs(MemoryModelKind::tso, 7004, scaled(100), true); }
+TEST(ParallelExploration, RandomProgramsSc) { check_jobs(MemoryModelKind::sc, 7001, scaled(300), false); }
+TEST(ParallelExploration, RandomProgramsTso) { check_jobs(MemoryModelKind::tso, 7002, scaled(300), false); }
+TEST(ParallelExploration, RandomSpinProgramsSc) { check_jobs(MemoryModelKind::sc, 7003, scaled(200), true); }
+TEST(ParallelExploration, RandomSpinProgramsTso) { check_jobs(MemoryModelKind::tso, 7004, scaled(200), true); }
 
 // n threads each write their own slot, then read the others: many classes, no failure.
 void readers(int n) {
@@ -258,7 +167,10 @@ TEST(ParallelExploration, TwoSearchesAtOnceDoNotInterfere) {
   EXPECT_EQ(summary(b.result), summary(one.result));
   EXPECT_EQ(a.executions, one.executions);
   EXPECT_EQ(b.executions, one.executions);
-  EXPECT_GT(a.result.parallel.taken + b.result.parallel.taken, 0u);
+  // Every unit carved is reached by an exhaustive search: carving does not depend on
+  // timing (a thread is idle when the search starts), what the threads ran does.
+  EXPECT_GT(a.result.parallel.units + a.result.parallel.discarded, 0u);
+  EXPECT_GT(b.result.parallel.units + b.result.parallel.discarded, 0u);
 }
 
 // ExploreOptions::make_prepare: each thread's function sees every execution it ran,
@@ -300,25 +212,110 @@ TEST(ParallelExploration, PreparedWorkReachesItsExecution) {
 // Limits cut a parallel search where they cut the sequential one.
 TEST(ParallelExploration, MaxExecutionsAndStopOnFailureCutAtTheSameExecution) {
   Program p = [] {
-    atomic<int> x(0);
-    thread t1([&] { x.fetch_add(1); }), t2([&] { x.fetch_add(1); }), t3([&] {
+    atomic<int> x(0), y(0);
+    thread t1([&] { x.fetch_add(1); y.store(1); }), t2([&] { x.fetch_add(1); y.store(2); }), t3([&] {
       int v = x.load();
-      check(v != 1, "saw one increment");
+      int w = y.load();
+      check(v != 1 || w != 2, "saw one increment and the other's flag");
     });
     t1.join();
     t2.join();
     t3.join();
   };
+  std::uint64_t from_units = 0;
   for (bool stop : {false, true}) {
+    for (std::uint64_t max : {1u, 2u, 5u, 9u, 0u}) {
+      if (stop && max) continue;
+      ExploreOptions o;
+      o.strategy = StrategyKind::optimal;
+      o.max_executions = max;
+      o.stop_on_failure = stop;
+      o.keep_failures = 100;
+      const ExploreResult r1 = explore(p, o);
+      if (!stop && !max) {
+        ASSERT_GT(r1.executions, 9u);  // so every cut above cuts
+      }
+      EXPECT_EQ(r1.stop, stop ? StopReason::failure : max ? StopReason::max_executions : StopReason::none);
+      o.jobs = 3;
+      EXPECT_EQ(summary(explore(p, o)), summary(r1)) << "max " << max << " stop " << stop;
+      for (std::uint64_t inline_runs : {1u, 3u, 1000u}) {
+        o.units_inline = inline_runs;
+        const ExploreResult r = explore(p, o);
+        EXPECT_EQ(summary(r), summary(r1)) << "max " << max << " stop " << stop << " units of " << inline_runs;
+        from_units += r.parallel.unit_executions;
+      }
+    }
+  }
+  EXPECT_GT(from_units, 0u);
+}
+
+// A body whose state outlives an execution is caught with units too: every execution is
+// compared with the one before it in the search's order, whether both ran in one unit,
+// the first is the search's own and the second a unit's first, or the first is a unit's
+// last. Here the body's run number `odd` (counting runs as they happen, which units
+// reorder, estimator walks included) does something else at its very first step, which
+// every comparison sees; `searched` gets the numbers of the runs that were the search's
+// (make_prepare sees those and not the walks).
+ExploreResult odd_run_out(int odd, unsigned jobs, std::uint64_t units_inline, std::vector<int>* searched = nullptr) {
+  int counter = 0;
+  ExploreOptions o;
+  o.strategy = StrategyKind::optimal;
+  o.jobs = jobs;
+  o.units_inline = units_inline;
+  o.make_prepare = [&]() -> Prepare {
+    return [&](const ExecutionView&, std::any&) {
+      if (searched) searched->push_back(counter);
+    };
+  };
+  return explore(
+      [&] {
+        atomic<int> x(0, "x"), y(0, "y");
+        x.store(++counter == odd ? 2 : 1);
+        thread t1([&] { y.store(1); x.store(3); });
+        thread t2([&] { outcome("s", y.load() + x.load()); });
+        thread t3([&] { x.store(4); y.store(2); });
+        t1.join();
+        t2.join();
+        t3.join();
+      },
+      o, [](const ExecutionView&) {});
+}
+TEST(ParallelExploration, StateOutlivingAnExecutionIsCaught) {
+  std::uint64_t in_units = 0, cases = 0;
+  for (std::uint64_t inline_runs : {0u, 1000000u, 3u, 1u}) {
+    // Without threads the runs happen in the same order whatever `odd` is, up to it.
+    std::vector<int> searched;
+    const unsigned jobs = inline_runs ? 2 : 1;
+    const ExploreResult all = odd_run_out(0, jobs, inline_runs, &searched);
+    ASSERT_GT(all.executions, 10u);
+    ASSERT_EQ(searched.size(), all.executions);
+    for (int odd : searched) {
+      const ExploreResult r = odd_run_out(odd, jobs, inline_runs);
+      EXPECT_EQ(r.stop, StopReason::nondeterministic) << "run " << odd << ", units of " << inline_runs;
+      EXPECT_NE(r.error.find("not deterministic"), std::string::npos) << r.error;
+      in_units += r.parallel.unit_executions;
+      ++cases;
+    }
+  }
+  EXPECT_GT(in_units, cases) << "few of the executions compared came from units";
+}
+
+// What the body or make_prepare's function throws on a unit's thread reaches the caller,
+// as it does from the search's own thread.
+TEST(ParallelExploration, AnExceptionInAUnitReachesTheCaller) {
+  Program p = [] { readers(3); };
+  for (std::uint64_t inline_runs : {0u, 1000u}) {
     ExploreOptions o;
     o.strategy = StrategyKind::optimal;
-    o.max_executions = stop ? 0 : 3;
-    o.stop_on_failure = stop;
-    ExploreResult r1 = explore(p, o);
-    o.jobs = 3;
-    ExploreResult r3 = explore(p, o);
-    EXPECT_EQ(summary(r3), summary(r1));
-    EXPECT_NE(r1.stop, StopReason::none);
+    o.jobs = 2;
+    o.units_inline = inline_runs;
+    std::atomic<int> runs{0};
+    o.make_prepare = [&]() -> Prepare {
+      return [&](const ExecutionView&, std::any&) {
+        if (++runs == 20) throw std::runtime_error("prepare failed");
+      };
+    };
+    EXPECT_THROW(explore(p, o, [](const ExecutionView&) {}), std::runtime_error) << inline_runs;
   }
 }
 
