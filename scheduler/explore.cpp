@@ -458,6 +458,7 @@ struct Unit {
   std::atomic<bool> stop{false};    // the search reached it: stop after the current execution
   std::atomic<bool> done{false};
   bool started = false;             // a thread took it (guarded by Units' lock)
+  bool changed = false;             // its branch changed (the search's; Units::cancel)
 };
 
 // The threads of a parallel optimal search (ExploreOptions::jobs > 1). The search runs on
@@ -525,13 +526,24 @@ class Units {
     }
     work_cv_.notify_one();
   }
+  // `u`'s branch changed (Strategy::changed_units): the search will explore it itself, so
+  // a thread that runs it stops after its current execution, and a queued one is dropped.
+  void cancel(Unit& u) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (u.started) {
+      u.stop.store(true, std::memory_order_relaxed);
+      return;
+    }
+    withdraw(u);
+    u.started = true;  // reach() then finds it done, with no runs
+    u.done.store(true, std::memory_order_relaxed);
+  }
   // The search reached `u`: false when no thread had taken it (it is withdrawn); else
   // true once it is done (stopped after its current execution if still running).
   bool reach(Unit& u) {
     std::unique_lock<std::mutex> lock(m_);
     if (!u.started) {
-      queue_.erase(std::find(queue_.begin(), queue_.end(), &u));
-      queued_.store(queue_.size(), std::memory_order_relaxed);
+      withdraw(u);
       return false;
     }
     u.stop.store(true, std::memory_order_relaxed);
@@ -549,6 +561,10 @@ class Units {
   }
 
  private:
+  void withdraw(Unit& u) {  // under m_
+    queue_.erase(std::find(queue_.begin(), queue_.end(), &u));
+    queued_.store(queue_.size(), std::memory_order_relaxed);
+  }
   // Runs at most u.most of the unit's executions with the search's per-execution checks.
   void run(Unit& u, detail::Execution& x, Judges& judges) {
     std::uint64_t blocked = 0;
@@ -794,6 +810,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   int draining_id = 0;
   std::size_t next_run = 0;
   bool draining_compared = false;  // its first unaborted run was compared with `previous`
+  std::vector<std::size_t> changed;  // Strategy::changed_units
   std::unique_ptr<Units> units;
   if (options.jobs > 1 && options.strategy == StrategyKind::optimal)
     units = std::make_unique<Units>(program, options, tso, r.equivalence, bool(on_execution));
@@ -865,6 +882,12 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     } else {
       if (!strategy->begin_execution()) break;
       if (units) {
+        strategy->changed_units(changed);
+        for (std::size_t i : changed) {
+          carved[i]->changed = true;
+          units->cancel(*carved[i]);
+        }
+        changed.clear();
         if (units->hungry(carved.size())) {
           if (auto st = strategy->carve_unit()) {
             auto u = std::make_unique<Unit>();
@@ -885,6 +908,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
             strategy->join_unit(at, nullptr, false);
             units->recycle(*u);
             ++r.parallel.discarded;
+            r.parallel.cancelled += u->changed;
           } else {
             ++r.parallel.units;
             r.parallel.unit_executions += u->count;

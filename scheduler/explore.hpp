@@ -243,12 +243,14 @@ struct ExploreResult {
   double elapsed_seconds = 0;
   // jobs > 1 (optimal): units (Strategy::carve_unit) whose executions the search took,
   // those executions, the units among them it took over unfinished, and the units it
-  // explored itself (the branch changed after it was carved, or no thread had started it).
+  // explored itself (the branch changed after it was carved, or no thread had started
+  // it); `cancelled` of those were stopped when their branch changed.
   struct Parallel {
     std::uint64_t units = 0;
     std::uint64_t unit_executions = 0;
     std::uint64_t taken_over = 0;
     std::uint64_t discarded = 0;
+    std::uint64_t cancelled = 0;
   } parallel;
 
   // The strategy ran out of executions (for DFS: the space was exhausted).

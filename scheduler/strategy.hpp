@@ -148,6 +148,9 @@ class Strategy {
   // units not yet joined are numbered 1, 2, ... in the order carved.
   // The strategy exploring the next unit (nullptr: nothing left to carve).
   virtual std::unique_ptr<Strategy> carve_unit() { return nullptr; }
+  // Appends the indices (k - 1) of the carved units whose branch changed since they were
+  // carved, each once: unit_reached() will refuse them, so their threads may stop.
+  virtual void changed_units(std::vector<std::size_t>& out) { (void)out; }
   // After begin_execution: k when the execution about to run is carved unit k's first,
   // -k when unit k's branch changed after it was carved (the search explores it itself),
   // 0 when it is no unit's.

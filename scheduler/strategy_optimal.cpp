@@ -143,10 +143,12 @@ class OptimalStrategy final : public Strategy {
   // k's subtree, and get insertions only from the stretch's own executions, and (3) the
   // stretch's insertions at b and above read only those nodes' sleep sets (place()) and
   // their trees, which nothing else changes meanwhile. So a strategy that starts at b with
-  // that sleep set and subtree (placeholder nodes above, forced to the prefix) runs the
-  // stretch's executions in order if it records the insertions at b and above instead of
-  // making them (outside_); the search makes them, in order, when it reaches k, after
-  // making k a leaf as the one-job search has it then (its subtree was explored below).
+  // that sleep set and subtree (placeholder nodes above, forced to the prefix, with the
+  // sleep sets those nodes have when carved, which by (1) are theirs in the stretch) runs
+  // the stretch's executions in order if it makes place()'s sleep-set test at b and above
+  // and records the insertions that pass it instead of making them (outside_); the search
+  // makes them, in order, when it reaches k, after making k a leaf as the one-job search
+  // has it then (its subtree was explored below).
   // The search checks on reaching k that k's subtree is the one carved: insertions made
   // after carving may have added to it (then the unit is discarded and the search
   // explores k itself). k's sleep set needs no check: b's changes only when a branch
@@ -158,7 +160,10 @@ class OptimalStrategy final : public Strategy {
     // The shallowest node's last pending branch: the work farthest from the search's
     // (the least likely to be reached, or changed, soon). Measured against the deepest
     // node and the first branch: those were reached and taken over far more often
-    // (lastzero-12: 1,400-5,600 take-overs instead of about 10).
+    // (lastzero-12: 1,400-5,600 take-overs instead of about 10). Carving pending leaves
+    // first (insert() stops at a leaf, so they cannot change before they are reached) was
+    // measured too: shallow pending branches are rarely leaves, and the units were tiny
+    // (readers-15: none carved; lastzero-12: 776 of 15,360 executions in units).
     for (std::size_t n = 0; n < stack_.size(); ++n) {
       const Node& node = stack_[n];
       for (std::size_t k = node.wut.size(); k-- > 1;) {
@@ -169,16 +174,28 @@ class OptimalStrategy final : public Strategy {
         u->tso_ = tso_;
         u->issue_order_ = issue_order_;
         u->unit_root_ = n;
-        for (std::size_t i = 0; i < n; ++i) u->unit_.prefix.push_back(stack_[i].wut.front().t);
+        for (std::size_t i = 0; i < n; ++i) {
+          u->unit_.prefix.push_back(stack_[i].wut.front().t);
+          u->unit_.above_sleep.push_back(stack_[i].sleep);
+        }
         u->unit_.sleep = node.sleep;
         for (std::size_t l = 0; l < k; ++l)
           if (!in_list(u->unit_.sleep, node.wut[l].t)) u->unit_.sleep.push_back(relabel(node.wut[l].t, node.enabled));
         u->unit_.branch = node.wut[k];
-        carved_.push_back({n, u->unit_.branch});
+        carved_.push_back({n, u->unit_.branch, false, false});
         return u;
       }
     }
     return nullptr;
+  }
+  void changed_units(std::vector<std::size_t>& out) override {
+    if (!changes_) return;
+    changes_ = false;
+    for (std::size_t i = 0; i < carved_.size(); ++i)
+      if (carved_[i].changed && !carved_[i].reported) {
+        carved_[i].reported = true;
+        out.push_back(i);
+      }
   }
   int unit_reached() const override {
     if (stack_.empty() || stack_.back().wut.empty()) return 0;
@@ -198,7 +215,12 @@ class OptimalStrategy final : public Strategy {
     if (!unit) return;
     auto& u = static_cast<OptimalStrategy&>(*unit);
     stack_[b].wut.front().kids.clear();
-    for (auto& o : u.outside_) place(stack_[o.at], o.v);
+    for (std::size_t o = 0; o < u.outside_at_.size(); ++o) {  // the unit made place()'s sleep-set test
+      const std::size_t e = o + 1 < u.outside_at_.size() ? u.outside_begin_[o + 1] : u.outside_.size();
+      v_.assign(u.outside_.begin() + static_cast<std::ptrdiff_t>(u.outside_begin_[o]),
+                u.outside_.begin() + static_cast<std::ptrdiff_t>(e));
+      note_change(u.outside_at_[o], insert(stack_[u.outside_at_[o]].wut, v_));
+    }
     if (!complete)
       for (std::size_t s = b + 1; s < u.stack_.size(); ++s) stack_.push_back(std::move(u.stack_[s]));
     blocked_ += u.blocked_;
@@ -322,6 +344,7 @@ class OptimalStrategy final : public Strategy {
       // with the root's sleep set (no other branch: reversals there go to outside_).
       if (step < unit_root_) {
         n.wut.push_back(WNode{unit_.prefix[step], {}});
+        n.sleep = unit_.above_sleep[step];  // for place()'s test only: nothing derives from it
       } else {
         for (const Transition& t : unit_.sleep) n.sleep.push_back(relabel(t, enabled));
         n.wut.push_back(unit_.branch);
@@ -630,18 +653,33 @@ class OptimalStrategy final : public Strategy {
     v_.push_back(b);
     if (tso_ && b.action == Action::read)
       v_.back().local = local_in_v(i, jpos, jpos < last_issue_.size() ? last_issue_[jpos] : pending_issue(h, b));
-    if (unit_root_ != kNone && i <= unit_root_) {  // the search's node: placed when it adopts the unit
-      outside_.push_back({i, v_});
+    if (unit_root_ != kNone && i <= unit_root_) {  // the search's node: inserted when it joins the unit
+      for (const Transition& q : stack_[i].sleep)
+        if (weak_initial(q, v_)) return;
+      outside_at_.push_back(static_cast<std::uint32_t>(i));
+      outside_begin_.push_back(static_cast<std::uint32_t>(outside_.size()));
+      outside_.insert(outside_.end(), v_.begin(), v_.end());
       return;
     }
-    place(stack_[i], v_);
+    place(i, v_);
   }
   // The part of a reversal that reads the search's state: skipped when a process asleep
   // at the node could start v (it was explored already), else inserted.
-  void place(Node& n, std::vector<Transition>& v) const {
-    for (const Transition& q : n.sleep)
+  void place(std::size_t i, std::vector<Transition>& v) {
+    for (const Transition& q : stack_[i].sleep)
       if (weak_initial(q, v)) return;
-    insert(n.wut, v);
+    note_change(i, insert(stack_[i].wut, v));
+  }
+  // insert() at node i changed the subtree of its pending branch `branch` (kNone: none):
+  // a unit carved from that branch can no longer be taken (unit_reached() says so), so
+  // its thread had better stop now than run to the end (changed_units()).
+  void note_change(std::size_t i, std::size_t branch) {
+    if (branch == kNone || carved_.empty()) return;
+    for (Carved& c : carved_)
+      if (c.node == i && !c.changed && c.branch.t == stack_[i].wut[branch].t) {
+        c.changed = true;
+        changes_ = true;
+      }
   }
 
   static bool in_list(const std::vector<Transition>& l, const Transition& t) {
@@ -689,11 +727,13 @@ class OptimalStrategy final : public Strategy {
   // Wakeup tree insertion: follow the first child compatible with v (its transition is
   // an initial of v, which is consumed, or independent of all of v); stop at a leaf
   // (some explored extension of it covers v); else hang the rest of v as a new branch.
-  void insert(std::vector<WNode>& root, std::vector<Transition>& v) const {
+  // Returns the root's child whose subtree gained the branch (kNone: none did).
+  std::size_t insert(std::vector<WNode>& root, std::vector<Transition>& v) const {
     std::vector<WNode>* level = &root;
     bool top = true;
+    std::size_t under = kNone;
     for (;;) {
-      if (v.empty()) return;
+      if (v.empty()) return kNone;
       WNode* next = nullptr;
       for (std::size_t c = top ? 1 : 0; c < level->size() && !next; ++c) {
         WNode& w = (*level)[c];
@@ -710,6 +750,7 @@ class OptimalStrategy final : public Strategy {
         } else {
           if (independent_of_all(w.t, v)) next = &w;
         }
+        if (next && top) under = c;
       }
       if (!next) {
         std::vector<WNode>* at = level;
@@ -717,9 +758,9 @@ class OptimalStrategy final : public Strategy {
           at->push_back(WNode{t, {}});
           at = &at->back().kids;
         }
-        return;
+        return under;
       }
-      if (next->kids.empty()) return;
+      if (next->kids.empty()) return kNone;
       level = &next->kids;
       top = false;
     }
@@ -745,18 +786,20 @@ class OptimalStrategy final : public Strategy {
   struct Carved {
     std::size_t node;
     WNode branch;
+    bool changed = false;   // an insertion went into its subtree
+    bool reported = false;  // changed_units() said so
   };
+  bool changes_ = false;    // some Carved::changed not yet reported
   std::vector<Carved> carved_;
   std::size_t unit_root_ = kNone;
   struct {
     std::vector<Transition> prefix, sleep;
+    std::vector<std::vector<Transition>> above_sleep;  // the sleep sets of the nodes above the root
     WNode branch;
   } unit_;
-  struct Outside {
-    std::size_t at;
-    std::vector<Transition> v;
-  };
-  std::vector<Outside> outside_;
+  // The insertions, flat: the node of each, its offset into outside_.
+  std::vector<std::uint32_t> outside_at_, outside_begin_;
+  std::vector<Transition> outside_;
   const History* hist_ = nullptr;
   std::vector<std::uint64_t> pred_;  // pred_[j]: bitset of the steps happening before step j
   std::size_t words_ = 0;

@@ -109,6 +109,11 @@ void check_jobs(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins
       in_units += many.result.parallel.unit_executions;
       taken_over += many.result.parallel.taken_over;
       discarded += many.result.parallel.discarded;
+      // Without threads every unit ran when carved, so it is discarded only because its
+      // branch changed, and each such change must have been reported when it happened
+      // (Strategy::changed_units: the unit's thread is stopped then, not at the end).
+      ASSERT_EQ(many.result.parallel.cancelled, many.result.parallel.discarded)
+          << what << " with units of at most " << inline_runs;
     }
     for (unsigned jobs : {2u, 3u, 4u}) {
       Seen many = search(p, m, jobs, oracle, callback);
