@@ -20,7 +20,7 @@ grep -E 'random (traces|programs)' build/release/properties.log | sed 's/^[0-9]*
 # FetchContent and find_package (installed from build/release), each running its tests,
 # a failing model's report and its own cli_main binary.
 bash scripts/test-consumer.sh
-# ThreadSanitizer over the parallel exploration (issue 17): the Pool's workers, the split
+# ThreadSanitizer over the parallel exploration (issue 17): optimal DPOR's unit threads, the split
 # sampling and the fibers they run, with TSan's fiber annotations (stack_pool.hpp). Only
 # that suite is built: it is what runs threads; the rest is single-threaded.
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOMCHECK_TSAN=ON \
