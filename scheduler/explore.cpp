@@ -211,7 +211,7 @@ std::string compare_with_previous(const History& prev, const std::vector<Event>&
 
 // The checkers of one Execution (each exploring thread has its own), remade when the
 // atomic sets a program declares change (in practice after its first execution only).
-struct Judges {
+struct alignas(64) Judges {
   std::vector<std::unique_ptr<Checker>> checkers;
   CheckerOptions options;
   std::vector<Verdict> verdicts;
@@ -251,6 +251,7 @@ struct Judges {
       verdicts[k] = c.verdict();
     }
   }
+  char pad_[64] = {};  // no neighbour shares its last cache line
 };
 
 // A depth-cut execution is a prefix, a pruned one is discarded: no checker judges them.
@@ -436,7 +437,7 @@ struct UnitRun {
 // A pending branch of the search explored ahead of it (Strategy::carve_unit): its
 // strategy and what it ran. Written by the unit's thread until `done`, then read by the
 // search's.
-struct Unit {
+struct alignas(64) Unit {
   std::unique_ptr<Strategy> strategy;
   std::uint64_t most = 0;           // executions it may run (what is left of the budget)
   // Its runs, run(0) to run(count - 1), in chunks that go to later units when the search
@@ -459,6 +460,7 @@ struct Unit {
   std::atomic<bool> done{false};
   bool started = false;             // a thread took it (guarded by Units' lock)
   bool changed = false;             // its branch changed (the search's; Units::cancel)
+  char pad_[64] = {};  // no neighbour shares its last cache line
 };
 
 // The threads of a parallel optimal search (ExploreOptions::jobs > 1). The search runs on
@@ -487,10 +489,7 @@ class Units {
       inline_exec_->set_depth_bound(options.depth_bound);
       inline_judges_ = std::make_unique<Judges>(options);
     }
-    for (unsigned w = 0; w < n; ++w) {
-      auto judges = std::make_unique<Judges>(options);  // here: a bad checker name throws to the caller
-      threads_.emplace_back([this, judges = std::move(judges)]() mutable { work(*judges); });
-    }
+    for (unsigned w = 0; w < n; ++w) threads_.emplace_back([this] { work(); });
   }
   ~Units() {
     {
@@ -552,12 +551,15 @@ class Units {
   }
   // The search took unit `u`'s runs.
   void taken(const Unit& u) { held_.fetch_sub(u.held, std::memory_order_relaxed); }
-  // The search is done with `u`'s runs: their storage goes to later units.
+  // The search is done with `u`: its runs' storage goes to later units, and its strategy
+  // is freed by a unit thread, whose malloc arena holds most of its memory (freed here,
+  // that memory would come back through this thread's cache of free blocks and be
+  // reused by the search beside memory the unit threads write).
   void recycle(Unit& u) {
-    if (u.chunks.empty()) return;
     std::lock_guard<std::mutex> lock(m_);
     for (auto& c : u.chunks) spare_.push_back(std::move(c));
     u.chunks.clear();
+    if (!inline_exec_ && u.strategy) graveyard_.push_back(std::move(u.strategy));
   }
 
  private:
@@ -622,25 +624,40 @@ class Units {
       if (held_.fetch_add(cost, std::memory_order_relaxed) + cost >= kHeld) return;
     }
   }
-  void work(Judges& judges) {
+  void work() {
+    // The checkers are made here, not by the search's thread: they are written at every
+    // event, and made there they would sit in its malloc arena beside its own memory.
+    // (The search made its own Judges from the same options first, so this cannot throw
+    // for a bad checker name; if it throws all the same, this thread takes no units.)
+    std::unique_ptr<Judges> made;
+    try {
+      made = std::make_unique<Judges>(options_);
+    } catch (...) {
+      idle_.fetch_sub(1);
+      return;
+    }
+    Judges& judges = *made;
     detail::ensure_alt_stack();
     detail::Execution x(options_.memory, options_.stack_size, options_.max_steps, options_.spin_threshold);
     x.set_spurious_wakeups(options_.spurious_wakeups);
     x.set_depth_bound(options_.depth_bound);
     for (;;) {
       Unit* u;
+      std::vector<std::unique_ptr<Strategy>> dead;
       {
         for (int i = 0; i < kSpin && queued_.load(std::memory_order_relaxed) == 0 && !stop_.load(std::memory_order_relaxed); ++i)
           pause();
         std::unique_lock<std::mutex> lock(m_);
         work_cv_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
         if (stop_.load()) return;
+        dead.swap(graveyard_);
         u = queue_.front();
         queue_.pop_front();
         queued_.store(queue_.size(), std::memory_order_relaxed);
         u->started = true;
         idle_.fetch_sub(1);
       }
+      dead.clear();
       try {
         run(*u, x, judges);
       } catch (...) {
@@ -689,6 +706,7 @@ class Units {
   std::condition_variable work_cv_, done_cv_;
   std::deque<Unit*> queue_;
   std::vector<std::unique_ptr<UnitRun[]>> spare_;  // chunks of runs for reuse
+  std::vector<std::unique_ptr<Strategy>> graveyard_;  // joined units' strategies (recycle())
   std::atomic<std::size_t> queued_{0};
   std::atomic<unsigned> idle_{0};
   alignas(64) std::atomic<std::size_t> held_{0};
@@ -867,8 +885,11 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     if (draining && next_run == draining->count) {
       if (draining->thrown) std::rethrow_exception(draining->thrown);
       if (draining->has_last) {
-        std::swap(previous, draining->last);
-        std::swap(previous_events, draining->last_events);
+        // Copied, not swapped: the unit's buffers live in its thread's malloc arena, and
+        // the search rewrites `previous` every execution (swap_record), beside memory
+        // that thread writes (false sharing; see OptimalStrategy::join_unit).
+        previous = draining->last;
+        previous_events = draining->last_events;
         have_previous = true;
       }
       strategy->join_unit(draining_id, draining->strategy.get(), draining->complete);

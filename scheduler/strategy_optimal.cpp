@@ -72,7 +72,9 @@ struct WNode {
   std::vector<WNode> kids;
 };
 
-class OptimalStrategy final : public Strategy {
+// Cache-line aligned and padded: a unit's strategy is made on the search's thread and
+// then written by the unit's at every step (see Units in explore.cpp).
+class alignas(64) OptimalStrategy final : public Strategy {
  public:
   // step_order under TSO is the plain Mazurkiewicz relation over dependent() (tso_ off).
   OptimalStrategy(Equivalence eq, bool tso)
@@ -221,8 +223,23 @@ class OptimalStrategy final : public Strategy {
                 u.outside_.begin() + static_cast<std::ptrdiff_t>(e));
       note_change(u.outside_at_[o], insert(stack_[u.outside_at_[o]].wut, v_));
     }
+    // Copied, not moved: the unit's vectors live in its thread's malloc arena, and the
+    // search would keep them (retired nodes are reused) beside that thread's own live
+    // memory, where the two threads' writes to neighbouring bytes pass cache lines back
+    // and forth.
     if (!complete)
-      for (std::size_t s = b + 1; s < u.stack_.size(); ++s) stack_.push_back(std::move(u.stack_[s]));
+      for (std::size_t s = b + 1; s < u.stack_.size(); ++s) {
+        Node n;
+        if (!spare_.empty()) {
+          n = std::move(spare_.back());
+          spare_.pop_back();
+        }
+        const Node& from = u.stack_[s];
+        n.enabled.assign(from.enabled.begin(), from.enabled.end());
+        n.sleep.assign(from.sleep.begin(), from.sleep.end());
+        n.wut = from.wut;
+        stack_.push_back(std::move(n));
+      }
     blocked_ += u.blocked_;
     spins_ = spins_ || u.spins_;
   }
@@ -817,6 +834,7 @@ class OptimalStrategy final : public Strategy {
   bool issue_order_ = true;
   std::vector<ThreadId> owner_;
   std::vector<Transition> v_;
+  char pad_[64] = {};  // no neighbour shares its last cache line
 };
 
 }  // namespace
