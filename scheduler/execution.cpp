@@ -77,7 +77,14 @@ Execution& Execution::current_or_throw(const char* what) {
 }
 
 void Execution::reset() {
-  serial_ = g_next_serial.fetch_add(1, std::memory_order_relaxed);
+  // Serials are taken in blocks: one shared counter bumped per run was the last memory
+  // that every thread of a parallel search wrote once per execution.
+  if (serial_ + 1 >= serial_end_) {
+    serial_ = g_next_serial.fetch_add(kSerialBlock, std::memory_order_relaxed);
+    serial_end_ = serial_ + kSerialBlock;
+  } else {
+    ++serial_;
+  }
   nthreads_ = finished_ = waiting_ = 0;
   running_ = kNoId;
   nvars_ = nlocks_ = nlabels_ = noutcome_ = 0;

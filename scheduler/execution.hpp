@@ -221,6 +221,8 @@ class Execution {
   std::atomic<std::uint64_t> heartbeat_{0};
 
   std::uint64_t serial_ = 0;
+  std::uint64_t serial_end_ = 0;  // serials below it are this Execution's to use
+  static constexpr std::uint64_t kSerialBlock = 4096;
   // Declarations belong to the run whose serial_ is decl_serial_ (older ones are stale).
   std::uint64_t decl_serial_ = ~std::uint64_t{0};
   AtomicSets decl_;
