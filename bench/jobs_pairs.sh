@@ -12,22 +12,15 @@ model=${3:-lastzero-12}
 shift $(($# < 3 ? $# : 3))
 bin="$build/atomcheck"
 [ -x "$bin" ] || { echo "jobs_pairs.sh: no atomcheck binary in $build (build it first: cmake --build $build)" >&2; exit 2; }
-ms() {  # wall time of a command in ms, its output discarded
-  local t0 t1
-  t0=$(date +%s%N)
-  "$@" >/dev/null 2>&1 || true
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / 1000000))
-}
+. "$(dirname "$0")/timing.sh"
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 for _ in $(seq "$rounds"); do
-  one=$(ms "$bin" run "$model" --quiet --jobs 1 "$@")
-  two=$(ms "$bin" run "$model" --quiet --jobs 2 "$@")
-  both=$(ms bash -c '"$@" & "$@"; wait' _ "$bin" run "$model" --quiet --jobs 1 "$@")
+  one=$(wall_ms "$bin" run "$model" --quiet --jobs 1 "$@")
+  two=$(wall_ms "$bin" run "$model" --quiet --jobs 2 "$@")
+  both=$(wall_ms bash -c '"$@" & "$@"; wait' _ "$bin" run "$model" --quiet --jobs 1 "$@")
   echo "$one $two $both" >>"$raw"
 done
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 printf '%s: --jobs 1 %s ms, --jobs 2 %s ms (medians of %s rounds); --jobs 2 / --jobs 1 %s, ceiling (two --jobs 1 at once) %s\n' \
   "$model" "$(awk '{print $1}' "$raw" | median)" "$(awk '{print $2}' "$raw" | median)" "$rounds" \
   "$(awk '{printf "%.3f\n", $2 / $1}' "$raw" | median)" "$(awk '{printf "%.3f\n", $3 / (2 * $1)}' "$raw" | median)"

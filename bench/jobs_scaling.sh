@@ -13,14 +13,7 @@ build=${1:-build/release}
 runs=${2:-5}
 bin="$build/atomcheck"
 [ -x "$build/atomcheck" ] || { echo "jobs_scaling.sh: no atomcheck binary in $build (build it first: cmake --build $build)" >&2; exit 2; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-wall_ms() {  # wall time of a command in ms, its output discarded
-  local t0 t1
-  t0=$(date +%s%N)
-  "$@" >/dev/null 2>&1 || true
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / 1000000))
-}
+. "$(dirname "$0")/timing.sh"
 # Medians of alternating runs of the two commands: "T1 TN" (ms). The commands are the
 # arguments before and after a lone "--".
 alternate() {
