@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "scheduler/api.hpp"
@@ -257,6 +258,34 @@ TEST_P(ModelLibrary, MeetsItsExpectation) {
   } else {
     EXPECT_EQ(r.checkers[0].flagged, 0u) << r.checkers[0].first_schedule;
   }
+}
+
+// Issue 17's proof on the library: every row that optimal DPOR explores exhaustively gives
+// the same result with two jobs (threads exploring units of the search; the answer must
+// be the one-job search's): the counts, the outcomes, the failures with their schedules
+// and the oracle's first flagged execution.
+TEST_P(ModelLibrary, SameResultWithTwoJobs) {
+  const Expectation& e = GetParam();
+  if (e.strategy != OPT || !e.exhaustive || (sanitized() && e.max_executions > kSanitizedBudget))
+    GTEST_SKIP() << "not an exhaustive optimal-DPOR row";
+  const Program program = find_program(e.model)->body;
+  ExploreOptions o = options_for(e);
+  o.keep_failures = 1000;
+  o.count_classes = true;
+  const ExploreResult one = explore(program, o);
+  o.jobs = 2;
+  const ExploreResult two = explore(program, o);
+  auto summary = [](const ExploreResult& r) {
+    std::string s = fmt::format("executions {} completed {} failed {} deadlocks {} step-bounded {} pruned {} "
+                                "classes {} rf+co {} stop {} flagged {} at {} {}\n",
+                                r.executions, r.completed, r.failed, r.deadlocks, r.step_bounded, r.pruned,
+                                r.classes, r.rf_co_classes, stop_reason_name(r.stop), r.checkers[0].flagged,
+                                r.checkers[0].first_execution, r.checkers[0].first_schedule);
+    for (const auto& [outcome, n] : r.outcomes) s += fmt::format("outcome {} x{}\n", format_outcome(outcome), n);
+    for (const Failure& f : r.failures) s += fmt::format("failure {} {} {}\n", f.execution, f.schedule, f.message);
+    return s;
+  };
+  EXPECT_EQ(summary(two), summary(one)) << e.model << " " << memory_name(e.memory);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Expectation>& info) {
