@@ -421,6 +421,14 @@ std::string wait_text(const History& h) {
   return fmt::format("{}{}", h.wait_construct, at.empty() ? "" : " at " + at);
 }
 
+// An Execution with the search's settings: the search's, its estimator's, a unit thread's.
+std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
+  auto x = std::make_unique<detail::Execution>(o.memory, o.stack_size, o.max_steps, o.spin_threshold);
+  x->set_spurious_wakeups(o.spurious_wakeups);
+  x->set_depth_bound(o.depth_bound);
+  return x;
+}
+
 // One execution a unit ran, with all the search needs to take it as its own.
 struct UnitRun {
   RunFacts facts;
@@ -483,10 +491,7 @@ class Units {
     max_carved_ = options.units_inline ? 2 * options.jobs : kCarvedPerThread * n;
     idle_.store(n);
     if (options.units_inline) {
-      inline_exec_ = std::make_unique<detail::Execution>(options.memory, options.stack_size, options.max_steps,
-                                                         options.spin_threshold);
-      inline_exec_->set_spurious_wakeups(options.spurious_wakeups);
-      inline_exec_->set_depth_bound(options.depth_bound);
+      inline_exec_ = execution_for(options);
       inline_judges_ = std::make_unique<Judges>(options);
     }
     for (unsigned w = 0; w < n; ++w) threads_.emplace_back([this] { work(); });
@@ -638,9 +643,8 @@ class Units {
     }
     Judges& judges = *made;
     detail::ensure_alt_stack();
-    detail::Execution x(options_.memory, options_.stack_size, options_.max_steps, options_.spin_threshold);
-    x.set_spurious_wakeups(options_.spurious_wakeups);
-    x.set_depth_bound(options_.depth_bound);
+    const std::unique_ptr<detail::Execution> own = execution_for(options_);
+    detail::Execution& x = *own;
     for (;;) {
       Unit* u;
       std::vector<std::unique_ptr<Strategy>> dead;
@@ -794,9 +798,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
       options.strategy != StrategyKind::replay)
     throw std::invalid_argument("the preemption bound applies to the dfs strategy only");
 
-  detail::Execution exec(options.memory, options.stack_size, options.max_steps, options.spin_threshold);
-  exec.set_spurious_wakeups(options.spurious_wakeups);
-  exec.set_depth_bound(options.depth_bound);
+  const std::unique_ptr<detail::Execution> search_exec = execution_for(options);
+  detail::Execution& exec = *search_exec;
 
   // Size estimate of exhaustive searches (Knuth's estimator over the DFS tree, with the
   // same bounds): a few walks first, then one walk every 64 executions refines it. For
@@ -814,10 +817,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
     r.estimate = estimator->mean();
   };
   if (exhaustive) {
-    walker = std::make_unique<detail::Execution>(options.memory, options.stack_size, options.max_steps,
-                                                 options.spin_threshold);
-    walker->set_spurious_wakeups(options.spurious_wakeups);
-    walker->set_depth_bound(options.depth_bound);
+    walker = execution_for(options);
     estimator = std::make_unique<EstimateStrategy>(options.seed, options.preemption_bound);
   }
   // Parallel (optimal): units carved from the search, in the order carved, not yet
