@@ -649,8 +649,7 @@ class Units {
       Unit* u;
       std::vector<std::unique_ptr<Strategy>> dead;
       {
-        for (int i = 0; i < kSpin && queued_.load(std::memory_order_relaxed) == 0 && !stop_.load(std::memory_order_relaxed); ++i)
-          pause();
+        spin_for_work();
         std::unique_lock<std::mutex> lock(m_);
         work_cv_.wait(lock, [&] { return stop_.load() || !queue_.empty(); });
         if (stop_.load()) return;
@@ -687,6 +686,18 @@ class Units {
     }
     return std::make_unique<UnitRun[]>(Unit::kChunk);
   }
+  // Waits for a unit without sleeping, for a while: a futex wake-up took 30-300 us in
+  // this VM (its idle vCPU halted), a spinning thread sees the unit within a microsecond,
+  // and lastzero-12 has 10 to 30 such waits, some in stretches of several ms where the
+  // search has nothing to carve. Bounded, as OpenMP's spin-wait before it blocks
+  // (KMP_BLOCKTIME), so a search that has no more work to give does not hold the core.
+  void spin_for_work() const {
+    const auto until = std::chrono::steady_clock::now() + kSpinFor;
+    for (unsigned i = 1; queued_.load(std::memory_order_relaxed) == 0 && !stop_.load(std::memory_order_relaxed); ++i) {
+      pause();
+      if (i % 256 == 0 && std::chrono::steady_clock::now() >= until) return;
+    }
+  }
   static void pause() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -699,7 +710,7 @@ class Units {
   // thread need not wait for the search to reach the units it finished.
   static constexpr std::size_t kHeld = 1 << 21;
   static constexpr std::size_t kCarvedPerThread = 64;
-  static constexpr int kSpin = 20000;
+  static constexpr std::chrono::milliseconds kSpinFor{20};
   const Program& program_;
   const ExploreOptions& options_;
   bool tso_;
@@ -789,7 +800,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
       strategy = make_pct_strategy(options.seed, options.pct_depth, samples ? samples : no_end);
       limit = 0;
       break;
-    case StrategyKind::optimal: strategy = make_optimal_strategy(r.equivalence, tso); break;
+    case StrategyKind::optimal:
+      strategy = make_optimal_strategy(r.equivalence, tso, options.units_inline > 0);
+      break;
   }
   // A preemption bound prunes DPOR's backtrack sets unsoundly (a bounded execution may
   // be the only representative of its class; Coons et al., OOPSLA 2013), so it is a
@@ -825,7 +838,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   // threads use them: destroyed after it).
   std::vector<std::unique_ptr<Unit>> carved;
   std::unique_ptr<Unit> draining;
-  int draining_id = 0;
+  int draining_id = 0;  // Strategy::unit_reached()'s; its slot in `carved` stays (empty) until joined
   std::size_t next_run = 0;
   bool draining_compared = false;  // its first unaborted run was compared with `previous`
   std::vector<std::size_t> changed;  // Strategy::changed_units
@@ -892,13 +905,33 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
         previous_events = draining->last_events;
         have_previous = true;
       }
-      strategy->join_unit(draining_id, draining->strategy.get(), draining->complete);
+      strategy->join_unit(draining_id, draining->strategy.get());
+      carved.erase(carved.begin() + (std::abs(draining_id) - 1));
       blocked_before = strategy->sleep_blocked();
       units->recycle(*draining);
       draining.reset();
     }
+    // A unit for an idle thread. Also while the search takes a unit's runs: the strategy
+    // stands where it reached the unit (it joins it after the last run), a point where it
+    // may carve, and a thread that stopped for the search would otherwise wait out the
+    // whole hand-over. With the carving at a take-over (carve_from_unit) and the spin
+    // before a thread sleeps, lastzero-12's unit thread waits 2-5 ms per run, not 8-16.
+    // `ahead`: the executions the search takes before the unit's.
+    auto give = [&](std::unique_ptr<Strategy> st, std::uint64_t ahead) {
+      auto u = std::make_unique<Unit>();
+      u->strategy = std::move(st);
+      u->most = !limit ? std::numeric_limits<std::uint64_t>::max() : limit > ahead ? limit - ahead : 0;
+      units->give(u.get());
+      carved.push_back(std::move(u));
+    };
+    auto carve = [&] {
+      if (!units->hungry(carved.size())) return;
+      if (auto st = strategy->carve_unit())
+        give(std::move(st), r.executions + (draining ? draining->count - next_run : 0));
+    };
     UnitRun* urun = nullptr;
     if (draining) {
+      carve();
       urun = &draining->run(next_run++);
     } else {
       if (!strategy->begin_execution()) break;
@@ -909,31 +942,28 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
           units->cancel(*carved[i]);
         }
         changed.clear();
-        if (units->hungry(carved.size())) {
-          if (auto st = strategy->carve_unit()) {
-            auto u = std::make_unique<Unit>();
-            u->strategy = std::move(st);
-            u->most = limit ? limit - r.executions : std::numeric_limits<std::uint64_t>::max();
-            units->give(u.get());
-            carved.push_back(std::move(u));
-          }
-        }
+        carve();
         if (const int at = strategy->unit_reached()) {
-          const auto i = static_cast<std::ptrdiff_t>(std::abs(at) - 1);
-          std::unique_ptr<Unit> u = std::move(carved[static_cast<std::size_t>(i)]);
-          carved.erase(carved.begin() + i);
+          const auto i = static_cast<std::size_t>(std::abs(at) - 1);
+          std::unique_ptr<Unit> u = std::move(carved[i]);
           const bool ran = units->reach(*u);
           if (at > 0 && ran && !u->count && u->thrown) std::rethrow_exception(u->thrown);
           units->taken(*u);
           if (at < 0 || !ran || !u->count) {  // the search explores the branch itself
-            strategy->join_unit(at, nullptr, false);
+            strategy->join_unit(at, nullptr);
+            carved.erase(carved.begin() + static_cast<std::ptrdiff_t>(i));
             units->recycle(*u);
             ++r.parallel.discarded;
             r.parallel.cancelled += u->changed;
           } else {
             ++r.parallel.units;
             r.parallel.unit_executions += u->count;
-            if (!u->complete) ++r.parallel.taken_over;
+            if (!u->complete) {
+              ++r.parallel.taken_over;
+              if (units->hungry(carved.size()))
+                if (auto st = strategy->carve_from_unit(*u->strategy)) give(std::move(st), r.executions + u->count);
+              strategy->continue_unit(at, *u->strategy);
+            }
             draining = std::move(u);
             draining_id = at;
             next_run = 0;

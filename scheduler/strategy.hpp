@@ -155,13 +155,27 @@ class Strategy {
   // -k when unit k's branch changed after it was carved (the search explores it itself),
   // 0 when it is no unit's.
   virtual int unit_reached() const { return 0; }
-  // Ends unit `which` (unit_reached()'s). With `unit` null the search explores the branch
-  // itself; else it takes the executions `unit` ran as its own: all of the branch when
-  // `complete`, else the ones before it stopped, and continues from there.
-  virtual void join_unit(int which, Strategy* unit, bool complete) {
+  // Before continue_unit(): a unit carved from the part of `unit`'s branch it left, as
+  // this search would carve it after continue_unit() (nullptr: none), so that a thread
+  // explores it while the search copies the unit's nodes.
+  virtual std::unique_ptr<Strategy> carve_from_unit(Strategy& unit) {
+    (void)unit;
+    return nullptr;
+  }
+  // The search reached unit `which` (unit_reached()'s), which stopped before the end of
+  // its branch: the search will continue from where `unit` stopped, and takes its nodes
+  // below the branch now, so that it can carve more units from them while it takes the
+  // unit's executions (before join_unit).
+  virtual void continue_unit(int which, const Strategy& unit) {
     (void)which;
     (void)unit;
-    (void)complete;
+  }
+  // Ends unit `which` (unit_reached()'s). With `unit` null the search explores the branch
+  // itself; else it takes the executions `unit` ran as its own (all of the branch, or the
+  // ones before it stopped: continue_unit) and goes on from there.
+  virtual void join_unit(int which, Strategy* unit) {
+    (void)which;
+    (void)unit;
   }
 };
 
@@ -217,9 +231,10 @@ std::string_view equivalence_name(Equivalence e);
 // Optimal DPOR with wakeup trees (Abdulla et al., JACM 2017): exactly one execution per
 // class, and no sleep-set-blocked ones. Under SC the classes are Mazurkiewicz's over
 // dependent() (= rf_co = issue_order). Under TSO (`tso`) they are the classes of
-// `equivalence` (rf_co or issue_order), see strategy_optimal.cpp.
+// `equivalence` (rf_co or issue_order), see strategy_optimal.cpp. `check_units`: units
+// are judged changed by comparing subtrees, not by the search's flag (tests compare them).
 std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence = Equivalence::issue_order,
-                                                bool tso = false);
+                                                bool tso = false, bool check_units = false);
 std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
 // `schedule` is the printable form produced by format_schedule.
 std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);

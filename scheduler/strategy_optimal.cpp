@@ -170,7 +170,7 @@ class alignas(64) OptimalStrategy final : public Strategy {
       const Node& node = stack_[n];
       for (std::size_t k = node.wut.size(); k-- > 1;) {
         bool carved = false;
-        for (const Carved& c : carved_) carved = carved || (c.node == n && c.branch.t == node.wut[k].t);
+        for (const Carved& c : carved_) carved = carved || (c.node == n && c.t == node.wut[k].t);
         if (carved) continue;
         auto u = std::make_unique<OptimalStrategy>(Equivalence::rf_co, false);
         u->tso_ = tso_;
@@ -184,7 +184,7 @@ class alignas(64) OptimalStrategy final : public Strategy {
         for (std::size_t l = 0; l < k; ++l)
           if (!in_list(u->unit_.sleep, node.wut[l].t)) u->unit_.sleep.push_back(relabel(node.wut[l].t, node.enabled));
         u->unit_.branch = node.wut[k];
-        carved_.push_back({n, u->unit_.branch, false, false});
+        carved_.push_back({n, node.wut[k].t, false, false, check_units_ ? node.wut[k] : WNode{}});
         return u;
       }
     }
@@ -204,13 +204,52 @@ class alignas(64) OptimalStrategy final : public Strategy {
     const Node& n = stack_.back();
     for (std::size_t i = 0; i < carved_.size(); ++i) {
       const Carved& c = carved_[i];
-      if (c.node + 1 != stack_.size() || !(n.wut.front().t == c.branch.t)) continue;
+      if (c.node + 1 != stack_.size() || !(n.wut.front().t == c.t)) continue;
       const int id = static_cast<int>(i) + 1;
-      return same_tree(n.wut.front(), c.branch) ? id : -id;
+      const bool same = check_units_ ? same_tree(n.wut.front(), c.branch) : !c.changed;
+      return same ? id : -id;
     }
     return 0;
   }
-  void join_unit(int which, Strategy* unit, bool complete) override {
+  void check_units(bool on) { check_units_ = on; }
+  std::unique_ptr<Strategy> carve_from_unit(Strategy& unit) override {
+    // The unit's nodes at its root and above hold only the path, so this is a branch
+    // below its root, carved as this search would carve it after continue_unit(): the
+    // nodes it reads (the path's steps, the sleep sets above it, its own node) are the
+    // ones continue_unit() copies, and above the unit's root they equal this search's.
+    auto& u = static_cast<OptimalStrategy&>(unit);
+    u.check_units_ = check_units_;
+    std::unique_ptr<Strategy> v = u.carve_unit();
+    if (!v) return nullptr;
+    carved_.push_back(std::move(u.carved_.back()));
+    u.carved_.clear();
+    return v;
+  }
+  void continue_unit(int which, const Strategy& unit) override {
+    const std::size_t b = carved_[static_cast<std::size_t>(std::abs(which) - 1)].node;
+    const auto& u = static_cast<const OptimalStrategy&>(unit);
+    // Insertions at b and above (join_unit's, later) skip the first branch at each node,
+    // the one on the path, so they cannot change what is below b: taking these nodes
+    // first is the state the one-job search has once the unit's executions are done.
+    stack_[b].wut.front().kids.clear();
+    // Copied, not moved: the unit's vectors live in its thread's malloc arena, and the
+    // search would keep them (retired nodes are reused) beside that thread's own live
+    // memory, where the two threads' writes to neighbouring bytes pass cache lines back
+    // and forth.
+    for (std::size_t s = b + 1; s < u.stack_.size(); ++s) {
+      Node n;
+      if (!spare_.empty()) {
+        n = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      const Node& from = u.stack_[s];
+      n.enabled.assign(from.enabled.begin(), from.enabled.end());
+      n.sleep.assign(from.sleep.begin(), from.sleep.end());
+      n.wut = from.wut;
+      stack_.push_back(std::move(n));
+    }
+  }
+  void join_unit(int which, Strategy* unit) override {
     const std::size_t i = static_cast<std::size_t>(std::abs(which) - 1);
     const std::size_t b = carved_[i].node;
     carved_.erase(carved_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -223,23 +262,6 @@ class alignas(64) OptimalStrategy final : public Strategy {
                 u.outside_.begin() + static_cast<std::ptrdiff_t>(e));
       note_change(u.outside_at_[o], insert(stack_[u.outside_at_[o]].wut, v_));
     }
-    // Copied, not moved: the unit's vectors live in its thread's malloc arena, and the
-    // search would keep them (retired nodes are reused) beside that thread's own live
-    // memory, where the two threads' writes to neighbouring bytes pass cache lines back
-    // and forth.
-    if (!complete)
-      for (std::size_t s = b + 1; s < u.stack_.size(); ++s) {
-        Node n;
-        if (!spare_.empty()) {
-          n = std::move(spare_.back());
-          spare_.pop_back();
-        }
-        const Node& from = u.stack_[s];
-        n.enabled.assign(from.enabled.begin(), from.enabled.end());
-        n.sleep.assign(from.sleep.begin(), from.sleep.end());
-        n.wut = from.wut;
-        stack_.push_back(std::move(n));
-      }
     blocked_ += u.blocked_;
     spins_ = spins_ || u.spins_;
   }
@@ -693,7 +715,7 @@ class alignas(64) OptimalStrategy final : public Strategy {
   void note_change(std::size_t i, std::size_t branch) {
     if (branch == kNone || carved_.empty()) return;
     for (Carved& c : carved_)
-      if (c.node == i && !c.changed && c.branch.t == stack_[i].wut[branch].t) {
+      if (c.node == i && !c.changed && c.t == stack_[i].wut[branch].t) {
         c.changed = true;
         changes_ = true;
       }
@@ -802,10 +824,16 @@ class alignas(64) OptimalStrategy final : public Strategy {
   // found for the search's nodes (at its root and above), in the order found.
   struct Carved {
     std::size_t node;
-    WNode branch;
+    Transition t;           // its branch's first step (siblings' differ: insert() follows a match)
     bool changed = false;   // an insertion went into its subtree
     bool reported = false;  // changed_units() said so
+    WNode branch;           // check_units_ only: its subtree when carved
   };
+  // Whether unit_reached() judges a branch changed by comparing it with a copy taken when
+  // carved (the definition) instead of by note_change()'s flag (what a search uses: the
+  // copy of a large subtree cost the search a millisecond per unit). Set for the tests'
+  // units run without threads, which check that the two agree (ParallelExploration).
+  bool check_units_ = false;
   bool changes_ = false;    // some Carved::changed not yet reported
   std::vector<Carved> carved_;
   std::size_t unit_root_ = kNone;
@@ -839,8 +867,10 @@ class alignas(64) OptimalStrategy final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence, bool tso) {
-  return std::make_unique<OptimalStrategy>(equivalence, tso);
+std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence, bool tso, bool check_units) {
+  auto s = std::make_unique<OptimalStrategy>(equivalence, tso);
+  s->check_units(check_units);
+  return s;
 }
 
 }  // namespace atomcheck
