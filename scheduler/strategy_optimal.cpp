@@ -184,7 +184,8 @@ class alignas(64) OptimalStrategy final : public Strategy {
         for (std::size_t l = 0; l < k; ++l)
           if (!in_list(u->unit_.sleep, node.wut[l].t)) u->unit_.sleep.push_back(relabel(node.wut[l].t, node.enabled));
         u->unit_.branch = node.wut[k];
-        carved_.push_back({n, node.wut[k].t, false, false, check_units_ ? node.wut[k] : WNode{}});
+        carved_.push_back({n, node.wut[k].t, false, false, tree_hash(node.wut[k]),
+                           check_units_ ? node.wut[k] : WNode{}});
         return u;
       }
     }
@@ -206,7 +207,10 @@ class alignas(64) OptimalStrategy final : public Strategy {
       const Carved& c = carved_[i];
       if (c.node + 1 != stack_.size() || !(n.wut.front().t == c.t)) continue;
       const int id = static_cast<int>(i) + 1;
-      const bool same = check_units_ ? same_tree(n.wut.front(), c.branch) : !c.changed;
+      // The flag alone would do if note_change() misses nothing; the hash makes a miss
+      // cost a unit, not an answer.
+      const bool same = check_units_ ? same_tree(n.wut.front(), c.branch)
+                                     : !c.changed && tree_hash(n.wut.front()) == c.hash;
       return same ? id : -id;
     }
     return 0;
@@ -805,6 +809,19 @@ class alignas(64) OptimalStrategy final : public Strategy {
     }
   }
 
+  // A fingerprint of a subtree as same_tree() compares it: the steps (by ==) and the shape.
+  static std::uint64_t tree_hash(const WNode& w) {
+    auto mix = [](std::uint64_t x) {  // SplitMix64's finaliser
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+      return x ^ (x >> 31);
+    };
+    std::uint64_t h = mix((std::uint64_t{w.t.thread} << 40) ^ (std::uint64_t(w.t.action) << 33) ^
+                          (std::uint64_t{w.t.drains} << 32) ^ w.t.target);
+    h = mix(h ^ w.kids.size());
+    for (const WNode& k : w.kids) h = mix(h * 31 + tree_hash(k));
+    return h;
+  }
   static bool same_tree(const WNode& a, const WNode& b) {
     if (!(a.t == b.t) || a.kids.size() != b.kids.size()) return false;
     for (std::size_t i = 0; i < a.kids.size(); ++i)
@@ -827,12 +844,14 @@ class alignas(64) OptimalStrategy final : public Strategy {
     Transition t;           // its branch's first step (siblings' differ: insert() follows a match)
     bool changed = false;   // an insertion went into its subtree
     bool reported = false;  // changed_units() said so
+    std::uint64_t hash = 0; // tree_hash() of its subtree when carved
     WNode branch;           // check_units_ only: its subtree when carved
   };
   // Whether unit_reached() judges a branch changed by comparing it with a copy taken when
-  // carved (the definition) instead of by note_change()'s flag (what a search uses: the
-  // copy of a large subtree cost the search a millisecond per unit). Set for the tests'
-  // units run without threads, which check that the two agree (ParallelExploration).
+  // carved (the definition) instead of by note_change()'s flag and a hash of the subtree
+  // (what a search uses: copying a large subtree cost the search up to a millisecond per
+  // unit, hashing it tens of microseconds). Set for the tests' units run without
+  // threads, which check that the flag agrees with the copy (ParallelExploration).
   bool check_units_ = false;
   bool changes_ = false;    // some Carved::changed not yet reported
   std::vector<Carved> carved_;
