@@ -960,7 +960,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
             r.parallel.unit_executions += u->count;
             if (!u->complete) {
               ++r.parallel.taken_over;
-              if (units->hungry(carved.size()))
+              // (Not from a unit whose body threw: its strategy stopped inside an
+              // execution, and the search rethrows once it has taken the runs before.)
+              if (!u->thrown && units->hungry(carved.size()))
                 if (auto st = strategy->carve_from_unit(*u->strategy)) give(std::move(st), r.executions + u->count);
               strategy->continue_unit(at, *u->strategy);
             }
