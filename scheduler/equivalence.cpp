@@ -5,6 +5,7 @@
 // (reads between two writes commute), per lock the sequence of its operations. The
 // sequences are hashed in order; the reads of a variable are summed (order-free).
 #include "scheduler/equivalence.hpp"
+#include "scheduler/splitmix.hpp"
 
 #include <vector>
 
@@ -12,12 +13,7 @@ namespace atomcheck {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+std::uint64_t mix(std::uint64_t x) { return detail::splitmix64_mix(x + detail::kSplitMix64Gamma); }
 std::uint64_t step(std::uint64_t h, std::uint64_t token) { return mix(h ^ mix(token)); }
 std::uint64_t name(std::uint32_t a, std::uint32_t b, std::uint32_t c = 0) {
   return (std::uint64_t{a} << 40) ^ (std::uint64_t{b} << 8) ^ c;

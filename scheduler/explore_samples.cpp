@@ -3,6 +3,7 @@
 // flag (Ctrl-C, the time limit of one, --stop-on-failure), the caller's callbacks behind
 // one lock, and the merge at the end.
 #include "scheduler/explore_samples.hpp"
+#include "scheduler/splitmix.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -16,10 +17,7 @@ namespace atomcheck::detail {
 
 std::uint64_t sample_worker_seed(std::uint64_t seed, unsigned w) {
   if (w == 0) return seed;
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * w;  // SplitMix64 (Steele et al.)
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return splitmix64_mix(seed + kSplitMix64Gamma * w);
 }
 
 namespace {

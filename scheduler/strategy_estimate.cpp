@@ -4,6 +4,7 @@
 // product of the numbers of alternatives along the walk has expectation equal to the
 // number of leaves, i.e. of DFS executions. Depth-cut walks are leaves too, as in DFS.
 #include "scheduler/strategy.hpp"
+#include "scheduler/splitmix.hpp"
 
 namespace atomcheck {
 
@@ -22,10 +23,7 @@ std::size_t EstimateStrategy::choose(std::span<const Transition> enabled, const 
     if (bound_ < 0 || preemptions_ < bound_ || !is_preemption(enabled[i], enabled, history))
       allowed_.push_back(static_cast<std::uint32_t>(i));
   product_ *= static_cast<double>(allowed_.size());
-  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
+  const std::uint64_t z = detail::splitmix64_next(state_);
   std::size_t pick = allowed_[z % allowed_.size()];
   if (bound_ >= 0 && is_preemption(enabled[pick], enabled, history)) ++preemptions_;
   return pick;

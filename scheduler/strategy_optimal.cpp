@@ -57,6 +57,7 @@
 #include <fmt/core.h>
 
 #include "scheduler/strategy.hpp"
+#include "scheduler/splitmix.hpp"
 
 namespace atomcheck {
 
@@ -811,11 +812,7 @@ class alignas(64) OptimalStrategy final : public Strategy {
 
   // A fingerprint of a subtree as same_tree() compares it: the steps (by ==) and the shape.
   static std::uint64_t tree_hash(const WNode& w) {
-    auto mix = [](std::uint64_t x) {  // SplitMix64's finaliser
-      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-      return x ^ (x >> 31);
-    };
+    const auto mix = detail::splitmix64_mix;
     std::uint64_t h = mix((std::uint64_t{w.t.thread} << 40) ^ (std::uint64_t(w.t.action) << 33) ^
                           (std::uint64_t{w.t.drains} << 32) ^ w.t.target);
     h = mix(h ^ w.kids.size());

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "scheduler/strategy.hpp"
+#include "scheduler/splitmix.hpp"
 
 namespace atomcheck {
 
@@ -85,12 +86,7 @@ class PctStrategy final : public Strategy {
     }
     return best;
   }
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() { return detail::splitmix64_next(state_); }
 
   std::uint64_t state_;
   unsigned depth_;

@@ -1,6 +1,7 @@
 // Uniform random choice at every choice point, from a seeded generator of our own
 // (splitmix64), so a seed names the same executions on every platform.
 #include "scheduler/strategy.hpp"
+#include "scheduler/splitmix.hpp"
 
 namespace atomcheck {
 
@@ -18,12 +19,7 @@ class RandomStrategy final : public Strategy {
   }
 
  private:
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() { return detail::splitmix64_next(state_); }
   std::uint64_t state_;
   std::uint64_t executions_;
   std::uint64_t done_ = 0;
