@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where the extra CPU of a parallel search goes: samples each function collects (perf)
 # in `atomcheck run MODEL --jobs 2` minus those it collects with --jobs 1, biggest first,
-# then the two totals. Units::work and Units::reach are a unit thread and the search
-# waiting. Last, --jobs 2 per thread: the search's thread (the process's first) with the
+# then the two totals. Units::work (inlined into the thread's lambda, Units::Units(...)::
+# {lambda()#1}, whose own samples are its spin for work) and Units::reach are a unit
+# thread and the search waiting. Last, --jobs 2 per thread: the search's thread (the process's first) with the
 # share of its samples spent handing units over, by kind, and each unit thread with the
 # share spent waiting for work (the README's figures). Needs perf (linux-perf).
 # Usage: bench/jobs_profile.sh [BUILD] [MODEL] [perf-record options...]
@@ -44,7 +45,7 @@ perf report -i "$dir/2.data" --stdio --no-children --sort pid,sym -F sample,pid,
       return ""
     }
     {total[$1] += $2; if (first == "" || $1 + 0 < first + 0) first = $1
-     k = kind($3); if (k != "") by[$1, k] += $2; if ($3 ~ /Units::work/) idle[$1] += $2}
+     k = kind($3); if (k != "") by[$1, k] += $2; if ($3 ~ /Units::work|Units::Units\(/) idle[$1] += $2}
     END {
       n = split("carving, joining|waiting for a unit|the search loop|locks, wake-ups", ks, "|")
       line = ""; sum = 0

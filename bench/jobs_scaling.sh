@@ -14,22 +14,6 @@ runs=${2:-5}
 bin="$build/atomcheck"
 [ -x "$build/atomcheck" ] || { echo "jobs_scaling.sh: no atomcheck binary in $build (build it first: cmake --build $build)" >&2; exit 2; }
 . "$(dirname "$0")/timing.sh"
-# Medians of alternating runs of the two commands: "T1 TN" (ms). The commands are the
-# arguments before and after a lone "--".
-alternate() {
-  local one=() many=() seen=0 a
-  for a in "$@"; do
-    if [ "$a" = "--" ]; then seen=1; elif [ $seen = 0 ]; then one+=("$a"); else many+=("$a"); fi
-  done
-  local f1 fn
-  f1=$(mktemp) fn=$(mktemp)
-  for _ in $(seq "$runs"); do
-    wall_ms "${one[@]}" >>"$f1"
-    wall_ms "${many[@]}" >>"$fn"
-  done
-  echo "$(median <"$f1") $(median <"$fn")"
-  rm -f "$f1" "$fn"
-}
 ratio() { awk -v a="$2" -v b="$1" 'BEGIN {print (b > 0 ? a / b : 0)}'; }
 printf '%-16s %-6s %6s %10s %10s %7s\n' model memory jobs "wall 1" "wall N" ratio
 # What the machine gives two threads that share nothing: one --jobs 1 run against two
@@ -51,13 +35,10 @@ for spec in "lastzero-12 sc" "readers-15 sc" "indexer-15 sc" "lastzero-12 tso"; 
     printf '%-16s %-6s %6s %8sms %8sms %7.2f\n' "$model" "$memory" "$jobs" "$t1" "$tn" "$(ratio "$t1" "$tn")"
   done
 done
-# validate: every checker that is not exponential (the trace TSO deciders and ws-block
-# are left out: one slow execution would decide the wall time), optimal DPOR. The
-# matrices must be equal (times aside).
-checkers=regiontrack-blame,regiontrack,regiontrack-fixed,aerodrome,aerodrome-opt,aerodrome-fixed
-checkers=$checkers,aerodrome-opt-fixed,velodrome,atomic-set,tso-monitor,ws-reduction-4.3,ws-reduction-4.4
-vargs=(validate lastzero-12 --strategy optimal --checker "$checkers" --quiet)
-matrix() { "$bin" "${vargs[@]}" --jobs "$1" --json | grep -vE '"(seconds|time_share|checker_seconds|elapsed_seconds)"'; }
+# validate with the polynomial checkers (timing.sh), optimal DPOR. The matrices must be
+# equal (times aside).
+vargs=(validate lastzero-12 --strategy optimal --checker "$poly_checkers" --quiet)
+matrix() { "$bin" "${vargs[@]}" --jobs "$1" --json | grep -vE "$timing_fields"; }
 [ "$(matrix 1)" = "$(matrix 2)" ] || { echo "validate: --jobs 2 changed the matrices" >&2; exit 1; }
 read -r t1 tn < <(alternate "$bin" "${vargs[@]}" --jobs 1 -- "$bin" "${vargs[@]}" --jobs 2)
 printf '%-16s %-6s %6s %8sms %8sms %7.2f  (validate, 12 checkers)\n' lastzero-12 sc 2 "$t1" "$tn" "$(ratio "$t1" "$tn")"
