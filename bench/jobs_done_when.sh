@@ -8,9 +8,10 @@
 # - the two-core bound: --jobs 1 pinned to CPU 0 and to CPU 1 (taskset), t0 and t1; a
 #   perfect split of the work over both takes t0*t1/(t0+t1), so the bound is that over
 #   the unpinned --jobs 1 time. It is 0.50 only when the two CPUs are equally fast. This
-#   VM's are not: CPU 0 ran the same job 1.0-1.75x slower than CPU 1 (host load we
-#   cannot see: no steal time is reported), and an unpinned --jobs 1 run often lands on
-#   the fast one. "efficiency" is the bound's time over the measured --jobs 2 time.
+#   VM's are not, and not for long: each changes speed on its own, over seconds to
+#   minutes, and either has run the same job up to 1.75x slower than the other (host
+#   load we cannot see: no steal time is reported), so an unpinned --jobs 1 run is fast
+#   or slow by where it lands. "efficiency" is the bound's time over --jobs 2's.
 # Usage: bench/jobs_done_when.sh [BUILD] [RUNS] [BATCHES]   (default build/release 5 3)
 set -euo pipefail
 build=${1:-build/release}
