@@ -27,7 +27,6 @@ summary() { "$bin" "${runargs[@]}" --jobs "$1" | grep -v '^elapsed'; }
 matrix() { "$bin" "${vargs[@]}" --jobs "$1" --json | grep -vE "$timing_fields"; }
 [ "$(summary 1)" = "$(summary 2)" ] || { echo "run lastzero-12: --jobs 2 changed the summary" >&2; exit 1; }
 [ "$(matrix 1)" = "$(matrix 2)" ] || { echo "validate lastzero-12: --jobs 2 changed the matrices" >&2; exit 1; }
-ratio() { awk -v a="$2" -v b="$1" 'BEGIN {printf "%.3f", a / b}'; }
 pinned() { taskset -c "$1" "$bin" "${runargs[@]}" --jobs 1; }
 both() { "$bin" "${runargs[@]}" --jobs 1 & "$bin" "${runargs[@]}" --jobs 1; wait; }
 col() { awk -v k="$1" '{print $k}' "$raw" | median; }

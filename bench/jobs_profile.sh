@@ -3,9 +3,10 @@
 # in `atomcheck run MODEL --jobs 2` minus those it collects with --jobs 1, biggest first,
 # then the two totals. Units::work (inlined into the thread's lambda, Units::Units(...)::
 # {lambda()#1}, whose own samples are its spin for work) and Units::reach are a unit
-# thread and the search waiting. Last, --jobs 2 per thread: the search's thread (the process's first) with the
-# share of its samples spent handing units over, by kind, and each unit thread with the
-# share spent waiting for work (the README's figures). Needs perf (linux-perf).
+# thread and the search waiting. Last, --jobs 2 per thread: the search's thread (the
+# process's first) with the share of its samples spent handing units over, by kind, and
+# each unit thread with the share spent waiting for work (the README's figures). Needs
+# perf (linux-perf).
 # Usage: bench/jobs_profile.sh [BUILD] [MODEL] [perf-record options...]
 # (default build/release lastzero-12 -F 20000)
 set -euo pipefail

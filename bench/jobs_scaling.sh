@@ -14,7 +14,6 @@ runs=${2:-5}
 bin="$build/atomcheck"
 [ -x "$build/atomcheck" ] || { echo "jobs_scaling.sh: no atomcheck binary in $build (build it first: cmake --build $build)" >&2; exit 2; }
 . "$(dirname "$0")/timing.sh"
-ratio() { awk -v a="$2" -v b="$1" 'BEGIN {print (b > 0 ? a / b : 0)}'; }
 printf '%-16s %-6s %6s %10s %10s %7s\n' model memory jobs "wall 1" "wall N" ratio
 # What the machine gives two threads that share nothing: one --jobs 1 run against two
 # started together (twice the work); the ratio is wall(two) / (2 * wall(one)), 0.50 when

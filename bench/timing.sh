@@ -24,6 +24,8 @@ alternate() {
   echo "$(median <"$f1") $(median <"$fn")"
   rm -f "$f1" "$fn"
 }
+# B / A, to three places (0 when A is 0).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", (a > 0 ? b / a : 0)}'; }
 # The 12 checkers that are not exponential, for timing validate (the trace TSO deciders
 # and ws-block are left out: one slow execution would decide the wall time).
 poly_checkers=regiontrack-blame,regiontrack,regiontrack-fixed,aerodrome,aerodrome-opt,aerodrome-fixed
