@@ -18,9 +18,11 @@
 namespace atomcheck::tso {
 
 // Needs its thread's store buffer empty (the explorer drains before these: mfence,
-// locked rmw, and the lock operations, which x86 implements with locked instructions).
+// locked rmw, the lock operations, which x86 implements with locked instructions, and
+// starting a thread, which synchronises with the child: it must see every store its
+// creator made before starting it).
 constexpr bool is_drain(Op op) {
-  return op == Op::fence || op == Op::rmw || op == Op::acquire || op == Op::release;
+  return op == Op::fence || op == Op::rmw || op == Op::acquire || op == Op::release || op == Op::fork;
 }
 
 // Per-execution facts ⊚TSO depends on (positions, not flags: the `buffered` field of a

@@ -654,6 +654,15 @@ ThreadId Execution::spawn(void (*entry)(void*), void* arg, std::uint32_t site) {
     unwinding_skip();
     return kNoId;
   }
+  // Starting a thread synchronises with it: std::thread's constructor synchronizes-with
+  // the thread's start, and on x86 creating a thread drains the creator's store buffer
+  // (clone is a system call, and the runtime's bookkeeping uses locked instructions). So
+  // under TSO the spawn is a draining step, as a fence is: it waits for the creator's
+  // flushes, and the child can only read what its creator stored before it. Under SC
+  // there is nothing to wait for and no step is added (drains() is false).
+  if (memory_->drains(Action::fence, std::memory_order_seq_cst) &&
+      !announce(Action::fence, kNoId, true))
+    return kNoId;
   ThreadId child = new_thread(entry, arg);
   history_.edges.push_back({static_cast<std::uint32_t>(history_.steps()), running_, child, false});
   emit(Op::fork, child, 0, 0, site);

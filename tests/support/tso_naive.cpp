@@ -72,7 +72,10 @@ std::vector<Ev> expand(std::span<const Event> eta) {
         add(Kind::fn);
         add(Kind::rel);
         break;
-      case Op::fork: add(Kind::fork); break;
+      case Op::fork:  // starting a thread drains the creator's buffer first
+        add(Kind::fn);
+        add(Kind::fork);
+        break;
       case Op::join: add(Kind::join); break;
       case Op::begin:
       case Op::end: break;
