@@ -41,7 +41,7 @@ struct RunArgs {
   double time_limit = 0;
   bool budget_given = false;    // --max-executions or --time-limit: no default budget
   bool max_executions_given = false;
-  bool strategy_given = false;  // JSON specs keep DFS (their expectations count schedules)
+  bool strategy_given = false;  // JSON specs choose DFS where their expectations count schedules
   std::uint64_t max_steps = kDefaultMaxSteps;
   bool max_steps_given = false;  // overrides a JSON spec's own max_steps
   double step_timeout = kDefaultStepTimeout;
@@ -167,7 +167,7 @@ int run_file_target(const RunArgs& args) {
     apply_search_args(args, base, true);
     SigintScope sigint;  // Ctrl-C: the states found so far, "stopped: interrupted", exit 3
     base.interrupt = SigintScope::flag();
-    return litmus::run_litmus_command(args.name, args.memory, base, args.json);
+    return litmus::run_litmus_command(args.name, args.memory_given ? args.memory : "", base, args.json);
   }
   if (ends_with(args.name, ".json")) {  // engineer E: JSON program specs (specs/spec.hpp)
     if (std::string e = spec_args_error(args); !e.empty()) {
@@ -178,9 +178,8 @@ int run_file_target(const RunArgs& args) {
     req.path = args.name;
     req.memory = args.memory_given ? args.memory : "";
     req.checkers = args.checkers;
-    RunArgs spec_args = args;
-    if (!args.strategy_given) spec_args.strategy = "dfs";
-    apply_search_args(spec_args, req.explore, false);
+    req.strategy_given = args.strategy_given;
+    apply_search_args(args, req.explore, false);
     req.explore.stop_on_failure = args.stop_on_failure;
     req.max_steps_given = args.max_steps_given;
     req.replay = args.replay_given ? args.replay : "";
@@ -689,7 +688,9 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--depth-bound", a->depth_bound,
                   "Cut every execution after N steps (not a failure; exit 3 if it cut any)")
       ->check(unsigned_integer);
-  run->add_option("--memory", a->memory, "Memory model: sc or tso (both: .litmus and .json files only)")
+  run->add_option("--memory", a->memory,
+                  "Memory model: sc or tso (both: .litmus and .json files only). Default: sc for programs; "
+                  "a .litmus file's architecture (tso for X86/X86_64, as herd7); a .json spec's expectations")
       ->check(CLI::IsMember({"sc", "tso", "both"}))
       ->each([a](const std::string&) { a->memory_given = true; });
   run->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);

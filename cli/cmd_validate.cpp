@@ -340,6 +340,7 @@ StrategyKind strategy_kind(const std::string& name) {
 ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   ExploreOptions o;
   o.strategy = strategy_kind(a.strategy);
+  o.stop_on_failure = false;  // every execution is judged, failing ones included
   o.seed = a.seed;
   // No default budget (0: unlimited) unless the user sets one; random and pct keep their
   // default sample count.

@@ -104,7 +104,7 @@ std::string search_end_text(const ExploreResult& r) {
                          r.reduction_incomplete_by.empty() ? "a wait" : r.reduction_incomplete_by);
     case SearchEnd::nondeterministic:
     case SearchEnd::bad_schedule: return fmt::format("{}: {}", name, r.error);
-    case SearchEnd::stop_on_failure: return fmt::format("{}: after the first failure", name);
+    case SearchEnd::stop_on_failure: return fmt::format("{}: after the first failing or flagged execution", name);
   }
   return std::string(name);
 }
@@ -120,6 +120,18 @@ std::string_view equivalence_name(Equivalence e) {
     case Equivalence::rf_co: return "rf+co";
     case Equivalence::issue_order: return "issue-order";
     case Equivalence::step_order: return "step-order";
+  }
+  return "?";
+}
+
+std::string_view strategy_name(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::dfs: return "dfs";
+    case StrategyKind::random: return "random";
+    case StrategyKind::replay: return "replay";
+    case StrategyKind::dpor: return "dpor";
+    case StrategyKind::optimal: return "optimal";
+    case StrategyKind::pct: return "pct";
   }
   return "?";
 }
@@ -809,7 +821,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
   // DFS-only option; sampling strategies have no bound to respect.
   if (options.preemption_bound >= 0 && options.strategy != StrategyKind::dfs &&
       options.strategy != StrategyKind::replay)
-    throw std::invalid_argument("the preemption bound applies to the dfs strategy only");
+    throw std::invalid_argument(
+        "the preemption bound applies to the dfs strategy only (set ExploreOptions::strategy = "
+        "StrategyKind::dfs; the default is optimal DPOR)");
 
   const std::unique_ptr<detail::Execution> search_exec = execution_for(options);
   detail::Execution& exec = *search_exec;
@@ -1053,7 +1067,9 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
       on_execution(view);
     }
 
-    if (options.stop_on_failure && failed_end(end)) {
+    if (options.stop_on_failure &&
+        (failed_end(end) || std::any_of(f.verdicts.begin(), f.verdicts.end(),
+                                        [](const Verdict& v) { return v.flags(); }))) {
       r.stop = StopReason::failure;
       break;
     }

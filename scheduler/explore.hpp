@@ -40,6 +40,8 @@ enum class StrategyKind : std::uint8_t {
 // The kind a `--strategy` name selects (dfs, dpor, optimal, random, pct); nullopt for
 // any other name (replay is selected by a schedule, not by name).
 std::optional<StrategyKind> strategy_from_name(std::string_view name);
+// The name strategy_from_name reads ("replay" for replay).
+std::string_view strategy_name(StrategyKind kind);
 
 // The equivalence the reduction (dpor, optimal) keeps: two executions of one class give
 // every attached observer the same verdict, so one execution per class is explored.
@@ -80,14 +82,17 @@ inline constexpr double kDefaultTimeLimit = 600;
 // Executions random and pct sample when no count is given.
 inline constexpr std::uint64_t kDefaultSamples = 1000;
 
-// Options of one exploration. The defaults explore exhaustively under SC, within the
-// default budgets above.
+// Options of one exploration. The defaults explore every rf+co class once (optimal
+// DPOR) under SC, within the default budgets above, and stop at the first failing or
+// flagged execution (as Loom does: the first counterexample is what a test needs; set
+// stop_on_failure = false to count them all). DFS is the strategy to ask for where an
+// expectation counts schedules rather than classes.
 struct ExecutionView;
 // See ExploreOptions::make_prepare.
 using Prepare = std::function<void(const ExecutionView&, std::any& out)>;
 
 struct ExploreOptions {
-  StrategyKind strategy = StrategyKind::dfs;
+  StrategyKind strategy = StrategyKind::optimal;
   MemoryModelKind memory = MemoryModelKind::sc;
   std::uint64_t seed = 0;              // random strategy
   std::string replay{};                // replay strategy: a schedule string
@@ -113,7 +118,14 @@ struct ExploreOptions {
   std::vector<std::string> checkers{};  // names for make_checker(); empty: count only
   CheckerOptions checker_options{};
   std::size_t stack_size = 0;          // bytes per fiber stack; 0: 64 KiB (256 KiB under ASan)
-  bool stop_on_failure = false;        // stop at the first failing execution
+  bool stop_on_failure = true;         // stop at the first failing (or checker-flagged)
+                                       // execution; false: run on and count every one
+  // A search that a budget (max_executions, time_limit_seconds) or a reduction gap cut
+  // short, finding nothing, is not a pass for check_model(), model() and the GoogleTest
+  // macros (it says how far it got and how to widen it) unless this is set: then it
+  // passes with a note. Bounded (preemption_bound, depth_bound) and sampled (random,
+  // pct) searches were asked to be partial and pass with a note either way.
+  bool allow_incomplete = false;
   std::size_t keep_failures = 10;      // failures kept with their schedules (all are counted)
   // Polled between executions: when it becomes true the search stops with a partial
   // result (the CLI sets it from SIGINT).

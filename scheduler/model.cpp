@@ -4,7 +4,10 @@
 #include "scheduler/model.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <signal.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -36,18 +39,6 @@ bool parse_u64(const char* name, const char* text, std::uint64_t& out, std::stri
 }
 
 std::string memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
-
-std::string strategy_name(StrategyKind k) {
-  switch (k) {
-    case StrategyKind::dfs: return "dfs";
-    case StrategyKind::random: return "random";
-    case StrategyKind::replay: return "replay";
-    case StrategyKind::dpor: return "dpor";
-    case StrategyKind::optimal: return "optimal";
-    case StrategyKind::pct: return "pct";
-  }
-  return "?";
-}
 
 std::string describe_event(const Trace& t, const Event& e) {
   const Names& n = t.names;
@@ -250,6 +241,184 @@ ModelReport replay_report(const Program& body, ModelReport rep, const std::strin
   return rep;
 }
 
+std::string executions_text(std::uint64_t n) {
+  return fmt::format("{} execution{}", n, n == 1 ? "" : "s");
+}
+
+// The report of a search cut short (a budget, the time limit, Ctrl-C) that found
+// nothing: how far it got and how to widen it. Not a pass: a test that explored part of
+// the program proves nothing about the rest, and CI would take it for coverage.
+ModelReport incomplete_report(ModelReport rep, const std::string& program) {
+  const ExploreResult& r = rep.result;
+  const ExploreOptions& o = rep.options;
+  rep.ok = false;
+  rep.text = fmt::format("atomcheck::model: search incomplete ({}, {}, {}): no problem found in the {} explored",
+                         strategy_name(o.strategy), memory_name(o.memory), search_end_text(r),
+                         executions_text(r.executions));
+  if (r.estimate > 0)
+    rep.text += fmt::format(" (a DFS of the whole program would run about {:.3g})", r.estimate);
+  rep.text += ", which proves nothing for the rest\n";
+  if (search_end(r) == SearchEnd::interrupted) {
+    rep.text += "interrupted: Ctrl-C\n";
+    return rep;
+  }
+  rep.text += fmt::format(
+      "widen:    ExploreOptions::max_executions = 0 / time_limit_seconds = 0 (no limit), or "
+      "ATOMCHECK_MAX_EXECUTIONS=0 ATOMCHECK_TIME_LIMIT=0 <this test>{}\n"
+      "accept:   ExploreOptions::allow_incomplete = true (or ATOMCHECK_ALLOW_INCOMPLETE=1) passes a partial "
+      "search with this note; a preemption bound or random/pct sampling asks for one\n",
+      program.empty() ? "" : fmt::format(" (program {})", program));
+  return rep;
+}
+
+// Ctrl-C during a search of check_model(): the search stops, the partial report is
+// printed, and the signal is raised again so the test run ends as the user asked. Only
+// when the caller gave no interrupt flag of its own and SIGINT has no handler installed
+// (a test runner's or the program's own handler is left alone).
+std::atomic<bool> g_sigint{false};
+extern "C" void on_sigint(int) { g_sigint.store(true, std::memory_order_relaxed); }
+
+class SigintScope {
+ public:
+  explicit SigintScope(ExploreOptions& o) {
+    if (o.interrupt) return;
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, nullptr, &old_) != 0 || old_.sa_handler != SIG_DFL) return;
+    g_sigint.store(false, std::memory_order_relaxed);
+    if (sigaction(SIGINT, &sa, nullptr) != 0) return;
+    installed_ = true;
+    o.interrupt = &g_sigint;
+    options_ = &o;
+  }
+  ~SigintScope() { restore(); }
+  SigintScope(const SigintScope&) = delete;
+  SigintScope& operator=(const SigintScope&) = delete;
+  bool raised() const { return installed_ && g_sigint.load(std::memory_order_relaxed); }
+  const std::atomic<bool>* flag() const { return installed_ ? &g_sigint : nullptr; }
+  void reraise() {
+    restore();
+    std::raise(SIGINT);
+  }
+
+ private:
+  void restore() {
+    if (!installed_) return;
+    sigaction(SIGINT, &old_, nullptr);
+    installed_ = false;
+    options_->interrupt = nullptr;
+  }
+  struct sigaction old_ {};
+  bool installed_ = false;
+  ExploreOptions* options_ = nullptr;
+};
+
+// A line on stderr every `seconds` of a long search (ATOMCHECK_PROGRESS), so that a
+// test that runs for minutes says how far it is; nothing for searches shorter than that.
+class ProgressLines {
+ public:
+  ProgressLines(ExploreOptions& o, double seconds, const std::string& program) {
+    if (o.progress || seconds <= 0) return;
+    o.progress_interval = std::min(1.0, seconds);
+    o.progress = [seconds, program, next = seconds](const ExploreProgress& p) mutable {
+      if (p.elapsed_seconds < next) return;
+      next = p.elapsed_seconds + seconds;
+      std::string est = p.estimate > 0 ? fmt::format(" (DFS bound about {:.3g})", p.estimate) : "";
+      std::fprintf(stderr, "atomcheck::model%s%s: %llu executions in %.0f s%s\n", program.empty() ? "" : " ",
+                   program.c_str(), static_cast<unsigned long long>(p.executions), p.elapsed_seconds, est.c_str());
+      std::fflush(stderr);
+    };
+    options_ = &o;
+  }
+  ~ProgressLines() {
+    if (options_) options_->progress = nullptr;
+  }
+  ProgressLines(const ProgressLines&) = delete;
+  ProgressLines& operator=(const ProgressLines&) = delete;
+
+ private:
+  ExploreOptions* options_ = nullptr;
+};
+
+// Explores with the environment's options (falling back to DFS where DPOR meets a wait
+// it does not model) and renders the report: a failure, an incomplete search, or a pass.
+ModelReport search_report(const Program& body, ModelReport rep, const ModelEnvironment& envs,
+                          const std::string& program, const std::atomic<bool>* sigint) {
+  auto interrupted = [&] { return sigint && sigint->load(std::memory_order_relaxed); };
+  std::string fallback;
+  try {
+    ProgressLines progress(rep.options, envs.progress_seconds, program);
+    rep.result = explore(body, rep.options);
+    // A wait optimal DPOR does not model (a yield() loop that stores): DFS explores it,
+    // as `atomcheck run` does when no strategy was asked for.
+    if (rep.result.reduction_incomplete && rep.result.ok() && !interrupted()) {
+      fallback = fmt::format("; {} met {}, which it does not model: explored with dfs instead",
+                             strategy_name(rep.options.strategy), rep.result.reduction_incomplete_by);
+      rep.options.strategy = StrategyKind::dfs;
+      rep.result = explore(body, rep.options);
+    }
+  } catch (const std::exception& e) {
+    rep.ok = false;
+    rep.text = fmt::format("atomcheck::model: {}\n", e.what());
+    return rep;
+  }
+  const ExploreOptions& o = rep.options;
+  const ExploreResult& r = rep.result;
+  std::string how = fmt::format("{}, {}, {}{}", strategy_name(o.strategy), memory_name(o.memory),
+                                search_end_text(r), fallback);
+  // A loop taken for a spin: the result rests on it (README "Waits").
+  if (r.unmarked_spins)
+    how += fmt::format("; spin without yield(): {}, taken to wait for a change there (first in schedule '{}'); "
+                       "write the loop with spin_until or yield()",
+                       r.unmarked_spin, r.unmarked_spin_schedule);
+  rep.ok = r.ok();
+  if (rep.ok) {
+    const SearchEnd end = search_end(r);
+    // A bound was asked for (a preemption or depth bound): it passes with its note.
+    if (search_end_cut(end) && end != SearchEnd::bound && !o.allow_incomplete)
+      return incomplete_report(std::move(rep), program);
+    // Not a failure, but no proof either: say which checker could not judge.
+    std::string undecided;
+    for (const CheckerSummary& c : r.checkers)
+      if (c.undecided) undecided += fmt::format("; {} undecided on {} ({})", c.name, c.undecided, c.first_undecided);
+    rep.text = fmt::format("atomcheck::model: {}, no problem found ({}{})\n", executions_text(r.executions), how,
+                           undecided);
+    // A pass that proves less than "every class of the program": said wherever it passes.
+    if (end != SearchEnd::exhausted || !undecided.empty() || r.unmarked_spins || !fallback.empty())
+      rep.note = rep.text;
+    return rep;
+  }
+  if (!r.error.empty()) {
+    rep.text = fmt::format("atomcheck::model: {}\n", r.error);
+    return rep;
+  }
+  // The first failure, else the first execution a checker flagged.
+  std::string headline;
+  if (!r.failures.empty()) {
+    const Failure& f = r.failures.front();
+    rep.schedule = f.schedule;
+    headline = fmt::format("failure ({}) in execution #{}: {}", failure_kind_name(f.kind), f.execution, f.message);
+  } else {
+    for (const CheckerSummary& c : r.checkers)
+      if (c.flagged > 0) {
+        rep.schedule = c.first_schedule;
+        headline = fmt::format("checker {} flags execution #{}", c.name, c.first_execution);
+        break;
+      }
+  }
+  std::string counts;
+  if (r.failed) counts += fmt::format(", {} failed", r.failed);
+  if (r.deadlocks) counts += fmt::format(", {} deadlocked", r.deadlocks);
+  if (r.step_bounded) counts += fmt::format(", {} did not terminate", r.step_bounded);
+  for (const CheckerSummary& c : r.checkers)
+    if (c.flagged) counts += fmt::format(", {} flagged by {}", c.flagged, c.name);
+  rep.text = fmt::format("atomcheck::model: {}\n{}{} ({})\n", headline, executions_text(r.executions), counts, how);
+  rep.text += execution_block(body, o, rep.schedule, program, nullptr);
+  if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
+  return rep;
+}
+
 }  // namespace
 
 bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string& error) {
@@ -309,6 +478,29 @@ bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string
     e.jobs = static_cast<unsigned>(n);
     o.jobs = e.jobs;
   }
+  auto flag = [&](const char* name, bool& out) {
+    const char* v = env(name);
+    if (!v) return true;
+    std::string_view t = v;
+    if (t != "0" && t != "1") {
+      error = fmt::format("{}='{}': expected 0 or 1", name, v);
+      return false;
+    }
+    out = t == "1";
+    return true;
+  };
+  if (!flag("ATOMCHECK_STOP_ON_FAILURE", o.stop_on_failure)) return false;
+  if (!flag("ATOMCHECK_ALLOW_INCOMPLETE", o.allow_incomplete)) return false;
+  if (const char* v = env("ATOMCHECK_PROGRESS")) {
+    errno = 0;
+    char* end = nullptr;
+    double s = std::strtod(v, &end);
+    if (*end != '\0' || errno == ERANGE || !(s >= 0)) {
+      error = fmt::format("ATOMCHECK_PROGRESS='{}': expected a non-negative number of seconds (0: off)", v);
+      return false;
+    }
+    e.progress_seconds = s;
+  }
   if (const char* v = env("ATOMCHECK_REPLAY")) e.replay = v;
   if (const char* v = env("ATOMCHECK_REPORT_FILE")) e.report_file = v;
   return true;
@@ -330,58 +522,14 @@ ModelReport check_model(const Program& body, const ExploreOptions& options, std:
     if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
     return rep;
   }
-  const ExploreOptions& o = rep.options;
-  try {
-    rep.result = explore(body, o);
-  } catch (const std::exception& e) {
-    rep.ok = false;
-    rep.text = fmt::format("atomcheck::model: {}\n", e.what());
-    return rep;
+  SigintScope sigint(rep.options);
+  rep = search_report(body, std::move(rep), envs, program, sigint.flag());
+  if (sigint.raised()) {
+    // As on the command line: what the search had, then the interrupt takes its course.
+    std::fprintf(stderr, "%s", rep.text.c_str());
+    std::fflush(stderr);
+    sigint.reraise();
   }
-  const ExploreResult& r = rep.result;
-  std::string how = fmt::format("{}, {}, {}", strategy_name(o.strategy), memory_name(o.memory),
-                                search_end_text(r));
-  // A loop taken for a spin: the result rests on it (README "Waits").
-  if (r.unmarked_spins)
-    how += fmt::format("; spin without yield(): {}, taken to wait for a change there (first in schedule '{}'); "
-                       "write the loop with spin_until or yield()",
-                       r.unmarked_spin, r.unmarked_spin_schedule);
-  rep.ok = r.ok();
-  if (rep.ok) {
-    // Not a failure, but no proof either: say which checker could not judge.
-    std::string undecided;
-    for (const CheckerSummary& c : r.checkers)
-      if (c.undecided) undecided += fmt::format("; {} undecided on {} ({})", c.name, c.undecided, c.first_undecided);
-    rep.text = fmt::format("atomcheck::model: {} executions, no problem found ({}{})\n", r.executions, how, undecided);
-    return rep;
-  }
-  if (!r.error.empty()) {
-    rep.text = fmt::format("atomcheck::model: {}\n", r.error);
-    return rep;
-  }
-  // The first failure, else the first execution a checker flagged.
-  std::string headline;
-  if (!r.failures.empty()) {
-    const Failure& f = r.failures.front();
-    rep.schedule = f.schedule;
-    headline = fmt::format("failure ({}) in execution #{}: {}", failure_kind_name(f.kind), f.execution, f.message);
-  } else {
-    for (const CheckerSummary& c : r.checkers)
-      if (c.flagged > 0) {
-        rep.schedule = c.first_schedule;
-        headline = fmt::format("checker {} flags execution #{}", c.name, c.first_execution);
-        break;
-      }
-  }
-  std::string counts;
-  if (r.failed) counts += fmt::format(", {} failed", r.failed);
-  if (r.deadlocks) counts += fmt::format(", {} deadlocked", r.deadlocks);
-  if (r.step_bounded) counts += fmt::format(", {} did not terminate", r.step_bounded);
-  for (const CheckerSummary& c : r.checkers)
-    if (c.flagged) counts += fmt::format(", {} flagged by {}", c.flagged, c.name);
-  rep.text = fmt::format("atomcheck::model: {}\n{} executions{} ({})\n", headline, r.executions, counts, how);
-  rep.text += execution_block(body, o, rep.schedule, program, nullptr);
-  if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
   return rep;
 }
 
@@ -390,12 +538,9 @@ ModelFailure::ModelFailure(ModelReport r) : std::runtime_error(r.text), report(s
 ExploreResult model(const Program& body, const ExploreOptions& options, std::string_view name) {
   ModelReport rep = check_model(body, options, name);
   if (!rep.ok) throw ModelFailure(std::move(rep));
-  // A replayed execution is shown even when it passes; a search a budget cut short is
-  // not a failure, but says so.
-  const bool sampling = rep.options.strategy == StrategyKind::random || rep.options.strategy == StrategyKind::pct;
-  if (rep.replayed || (!sampling && !rep.result.exhausted()) || rep.result.any_checker_undecided() ||
-      rep.result.unmarked_spins)
-    std::fprintf(stderr, "%s", rep.text.c_str());
+  // A replayed execution is shown even when it passes, and so is a pass with a note (a
+  // bounded, sampled or allowed-incomplete search, an undecided checker).
+  if (rep.replayed || !rep.note.empty()) std::fprintf(stderr, "%s", rep.text.c_str());
   return std::move(rep.result);
 }
 

@@ -11,6 +11,14 @@
 // check_model() does the same without throwing; atomcheck/gtest.hpp turns it into
 // EXPECT_ATOMCHECK / ASSERT_ATOMCHECK.
 //
+// The defaults: optimal DPOR (every rf+co class once), SC, stop at the first failing or
+// flagged execution, the budgets of explore.hpp. A search that a budget or the time limit
+// cut short, finding nothing, is not a pass: it fails saying how far it got and how to
+// widen the search, unless ExploreOptions::allow_incomplete (or a preemption bound, or
+// random/pct sampling) asked for a partial search, which passes with a note (printed, and
+// recorded as a GoogleTest property by the macros). Ctrl-C during the search prints the
+// partial report and then lets the interrupt end the process, as the command line does.
+//
 // Environment variables override the options without recompiling (CI, bisecting):
 //   ATOMCHECK_MAX_EXECUTIONS=N     budget in executions (0: none)
 //   ATOMCHECK_TIME_LIMIT=SECONDS   budget in seconds (0: none)
@@ -21,6 +29,9 @@
 //   ATOMCHECK_JOBS=N               exploring threads (ExploreOptions::jobs); same result
 //   ATOMCHECK_REPLAY=SCHEDULE      run only that execution and print it
 //   ATOMCHECK_REPORT_FILE=PATH     append every report (failures, replays) to PATH
+//   ATOMCHECK_STOP_ON_FAILURE=0|1  0: run on after a failure and count them all
+//   ATOMCHECK_ALLOW_INCOMPLETE=0|1 1: a search cut short passes, with a note
+//   ATOMCHECK_PROGRESS=SECONDS     a progress line on stderr every SECONDS (default 10; 0: off)
 // A malformed value makes the model fail with one line naming the variable.
 #pragma once
 
@@ -40,6 +51,9 @@ struct ModelReport {
   ExploreResult result;     // the whole search (empty when the options were rejected)
   ExploreOptions options;   // the options after the environment's overrides
   bool replayed = false;    // ATOMCHECK_REPLAY: one execution was run and is shown
+  // A pass that proves less than every class of the program (bounded, sampled or allowed-
+  // incomplete search, an undecided checker, a spin taken for a wait): what to show.
+  std::string note;
 };
 
 // Explores `body` with `options` (overridden by the environment, see above) and
@@ -56,8 +70,8 @@ struct ModelFailure : std::runtime_error {
 };
 
 // check_model(), throwing ModelFailure when the report is not ok. Returns the search's
-// result (counts, outcomes, per-checker summaries) otherwise. A search cut short by a
-// budget that found nothing passes, with a note on stderr.
+// result (counts, outcomes, per-checker summaries) otherwise, printing the note of a
+// pass that has one on stderr.
 ExploreResult model(const Program& body, const ExploreOptions& options = {},
                     std::string_view name = {});
 
@@ -68,6 +82,7 @@ struct ModelEnvironment {
   std::string replay;        // ATOMCHECK_REPLAY
   std::string report_file;   // ATOMCHECK_REPORT_FILE
   unsigned jobs = 1;         // ATOMCHECK_JOBS, also set in the options
+  double progress_seconds = 10;  // ATOMCHECK_PROGRESS
 };
 bool apply_model_environment(ExploreOptions& options, ModelEnvironment& env, std::string& error);
 

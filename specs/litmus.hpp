@@ -188,6 +188,7 @@ std::string format_herd(const Test& test, const RunResult& result);
 std::string explored_line(const RunResult& result);
 
 // `atomcheck run FILE.litmus --memory sc|tso|both`: parses, explores under each model
+// (`memory` empty: the architecture's own, x86-TSO for the X86 and X86_64 dialects)
 // with base's strategy and limits, and prints herd7's layout (both: SC, a blank line,
 // TSO), each followed by our `Memory` and `Explored` lines. Returns the exit code: 0 when
 // the runs completed (herd's Ok/No is information, not failure), 2 on bad input (one

@@ -198,8 +198,15 @@ struct RunOptions {
   std::vector<MemoryModelKind> memories;  // empty: those the spec has expectations for
                                           // (SC when it has none)
   std::vector<std::string> extra_checkers;  // run and reported besides the expected ones
-  ExploreOptions explore;  // limits; strategy/memory/checkers are set per run
+  ExploreOptions explore;  // limits; strategy, memory, checkers, stop_on_failure are set per run
   bool max_steps_given = false;  // explore.max_steps was asked for: it overrides the spec's
+  // The strategy. Unset: optimal DPOR (every class once), or DFS where the expectations
+  // count executions (`executions`, or an "exactly N" count: those numbers are DFS's
+  // schedules) or where DPOR meets a wait it does not model; the report says which.
+  std::optional<StrategyKind> strategy;
+  // Stop each model's search at the first failing execution (explore.stop_on_failure is
+  // not read: expectations are judged over every execution unless this asks otherwise).
+  bool stop_on_failure = false;
 };
 
 // The judgement of one expectation.
@@ -216,6 +223,7 @@ struct ModelReport {
   ExploreResult result;
   bool exhaustive = false;  // every class was explored (DFS, or a DPOR that covers the program)
   std::string not_exhaustive_why;  // when not: sampled, a budget, a bound, a reduction gap
+  std::string strategy;            // the strategy explored with, and why when not asked for
   std::vector<std::pair<std::string, std::uint64_t>> outcomes;  // formatted, count
   std::vector<ExpectationResult> expectations;
   std::string error;  // the model or the exploration could not run (one line)
@@ -244,6 +252,7 @@ struct CliRequest {
   std::vector<std::string> checkers;  // extra checkers (already split at commas)
   ExploreOptions explore;             // limits (strategy, max executions, time, steps)
   bool max_steps_given = false;       // --max-steps: overrides the spec's max_steps
+  bool strategy_given = false;        // --strategy (else RunOptions::strategy_given's default)
   std::string replay;                 // non-empty: replay this schedule, print its trace
   bool json = false;
 };

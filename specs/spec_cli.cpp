@@ -42,6 +42,7 @@ nlohmann::json report_json(const Spec& spec, const RunReport& report) {
   for (const ModelReport& m : report.models) {
     nlohmann::json mj;
     mj["memory"] = m.memory == MemoryModelKind::tso ? "tso" : "sc";
+    mj["strategy"] = m.strategy;
     mj["executions"] = m.result.executions;
     mj["completed"] = m.result.completed;
     mj["failed"] = m.result.failures_total();
@@ -93,6 +94,8 @@ int run_spec_cli(const CliRequest& req) {
   options.extra_checkers = req.checkers;
   options.explore = req.explore;
   options.max_steps_given = req.max_steps_given;
+  if (req.strategy_given) options.strategy = req.explore.strategy;
+  options.stop_on_failure = req.explore.stop_on_failure;
   if (req.memory == "sc") options.memories = {MemoryModelKind::sc};
   else if (req.memory == "tso") options.memories = {MemoryModelKind::tso};
   else if (req.memory == "both") options.memories = {MemoryModelKind::sc, MemoryModelKind::tso};

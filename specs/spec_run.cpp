@@ -296,6 +296,17 @@ ExpectationResult judge_count(const Count& want, std::uint64_t got, std::uint64_
   return r;
 }
 
+// Which expectation counts executions, whose numbers are DFS's schedules (nullptr: none).
+const char* counts_executions(const Expectations& ex) {
+  auto exact = [](const std::optional<Count>& c) { return c && c->kind == Count::Kind::exactly; };
+  if (ex.executions) return "\"executions\"";
+  if (exact(ex.failures)) return "\"failures\"";
+  if (exact(ex.serializable_count)) return "\"serializable\"";
+  for (const CheckerExpectation& c : ex.checkers)
+    if (exact(c.flagged) || exact(c.not_serializable) || exact(c.blamed)) return "a checker's exact count";
+  return nullptr;
+}
+
 ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind memory,
                       const RunOptions& options) {
   ModelReport rep;
@@ -315,6 +326,15 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   ExploreOptions eo = options.explore;
   eo.memory = memory;
   eo.checkers = names;
+  eo.stop_on_failure = options.stop_on_failure;
+  if (!options.strategy) {
+    const char* why = counts_executions(ex);
+    eo.strategy = why ? StrategyKind::dfs : StrategyKind::optimal;
+    rep.strategy = why ? fmt::format("dfs ({} counts schedules)", why) : "optimal";
+  } else {
+    eo.strategy = *options.strategy;
+    rep.strategy = std::string(strategy_name(eo.strategy));
+  }
   if (spec.max_steps && !options.max_steps_given) eo.max_steps = spec.max_steps;
   // A spec's loops are bounded: a run of identical loads is the spec's, not a spin.
   eo.spin_threshold = 0;
@@ -404,6 +424,14 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   // search (exit 3), not a broken model.
   const bool dpor_strategy = eo.strategy == StrategyKind::dpor || eo.strategy == StrategyKind::optimal;
   const bool reduction_gap = dpor_strategy && rep.result.reduction_incomplete;
+  if (reduction_gap && !options.strategy && rep.error.empty()) {
+    // Chosen for the user, so the choice is ours to mend: DFS explores that wait.
+    RunOptions with_dfs = options;
+    with_dfs.strategy = StrategyKind::dfs;
+    ModelReport again = run_model(spec, ex, memory, with_dfs);
+    again.strategy = fmt::format("dfs (optimal DPOR does not model {})", rep.result.reduction_incomplete_by);
+    return again;
+  }
   if (rep.error.empty() && !rep.result.error.empty() && !reduction_gap)
     rep.error = fmt::format("exploration under {} failed: {}", mname, rep.result.error);
 
@@ -583,8 +611,8 @@ std::string format_report(const Spec& spec, const RunReport& report) {
   std::size_t total = 0, failed = 0, undecided = 0;
   for (const ModelReport& m : report.models) {
     const ExploreResult& r = m.result;
-    out += fmt::format("{}: {} executions ({} completed, {} failed, {} pruned by assume or a wait), {}, {:.3f} s\n",
-                       model_name(m.memory), r.executions, r.completed, r.failures_total(), r.pruned,
+    out += fmt::format("{}: {} executions ({} completed, {} failed, {} pruned by assume or a wait), strategy {}, {}, {:.3f} s\n",
+                       model_name(m.memory), r.executions, r.completed, r.failures_total(), r.pruned, m.strategy,
                        m.exhaustive ? std::string("exhaustive") : "not exhaustive: " + m.not_exhaustive_why,
                        r.elapsed_seconds);
     for (const CheckerSummary& c : r.checkers)

@@ -5,8 +5,14 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -97,7 +103,7 @@ void store_buffering() {
 ATOMCHECK_PROGRAM("model-test-lost-update", "test_model.cpp: the README's counter") { lost_update(); }
 
 TEST(Model, FailureReportsColumnsScheduleReplayAndCli) {
-  ModelReport rep = check_model(lost_update);
+  ModelReport rep = check_model(lost_update, {.strategy = StrategyKind::dfs, .stop_on_failure = false});
   ASSERT_FALSE(rep.ok);
   const std::string& t = rep.text;
   EXPECT_TRUE(contains(t, "assertion failed: lost update")) << t;
@@ -245,16 +251,17 @@ TEST(Model, GtestMacrosAddTheReportAsFailure) {
 
 TEST(ModelEnv, BudgetStrategyAndSeed) {
   {
-    EnvVar v("ATOMCHECK_MAX_EXECUTIONS", "2");
+    EnvVar v("ATOMCHECK_MAX_EXECUTIONS", "1");
     ModelReport rep = check_model(locked_counter);
-    EXPECT_TRUE(rep.ok) << rep.text;
-    EXPECT_EQ(rep.result.executions, 2u);
+    EXPECT_FALSE(rep.ok) << rep.text;  // a cut search is no pass (SearchesCutShort...)
+    EXPECT_EQ(rep.result.executions, 1u);
     EXPECT_EQ(rep.result.stop, StopReason::max_executions);
     EXPECT_TRUE(contains(rep.text, "budget: the execution budget ran out")) << rep.text;
   }
   {
     EnvVar s("ATOMCHECK_STRATEGY", "optimal");
-    ModelReport rep = check_model(lost_update);
+    EnvVar all("ATOMCHECK_STOP_ON_FAILURE", "0");
+    ModelReport rep = check_model(lost_update, {.strategy = StrategyKind::dfs});
     EXPECT_EQ(rep.options.strategy, StrategyKind::optimal);
     EXPECT_EQ(rep.result.executions, 4u);  // one per class, where DFS runs 6
   }
@@ -404,6 +411,144 @@ TEST(Model, ReportSaysASpinWasTakenForAWait) {
   EXPECT_TRUE(rep.ok) << rep.text;
   EXPECT_NE(rep.text.find("spin without yield(): T1 read flag = 0 at test_model.cpp:"), std::string::npos) << rep.text;
   EXPECT_NE(rep.text.find("write the loop with spin_until or yield()"), std::string::npos) << rep.text;
+}
+
+}  // namespace
+}  // namespace atomcheck
+
+namespace atomcheck {
+namespace {
+
+// ---- defaults, searches cut short, Ctrl-C ------------------------------------------
+
+// Four threads of five stores each: about 10^10 schedules, so any budget cuts it.
+void big_program() {
+  atomic<int> x(0, "x");
+  auto stores = [&] {
+    for (int i = 0; i < 5; ++i) x.store(i, std::memory_order_relaxed);
+  };
+  thread a(stores), b(stores), c(stores), d(stores);
+  a.join();
+  b.join();
+  c.join();
+  d.join();
+}
+
+TEST(ModelDefaults, OptimalDporAndStopAtTheFirstFailure) {
+  const ExploreOptions o;
+  EXPECT_EQ(o.strategy, StrategyKind::optimal);
+  EXPECT_TRUE(o.stop_on_failure);
+  ModelReport rep = check_model(lost_update);
+  EXPECT_FALSE(rep.ok);
+  EXPECT_EQ(rep.result.stop, StopReason::failure);
+  EXPECT_EQ(rep.result.failures_total(), 1u);
+  EXPECT_TRUE(contains(rep.text, "stop-on-failure")) << rep.text;
+  // Every failure, when asked: optimal DPOR's 4 classes of lost_update, 2 of them failing.
+  EnvVar all("ATOMCHECK_STOP_ON_FAILURE", "0");
+  ModelReport every = check_model(lost_update);
+  EXPECT_FALSE(every.ok);
+  EXPECT_EQ(every.result.executions, 4u);
+  EXPECT_EQ(every.result.failures_total(), 2u);
+  EXPECT_TRUE(contains(every.text, "4 executions, 2 failed")) << every.text;
+}
+
+TEST(ModelDefaults, TheFirstFlaggedExecutionStopsTheSearchToo) {
+  ModelReport rep = check_model(unlocked_increments, {.checkers = {"oracle"}});
+  EXPECT_FALSE(rep.ok);
+  EXPECT_EQ(rep.result.stop, StopReason::failure);
+  ASSERT_EQ(rep.result.checkers.size(), 1u);
+  EXPECT_EQ(rep.result.checkers[0].flagged, 1u);
+}
+
+TEST(ModelIncomplete, ABudgetCutIsNoPass) {
+  ModelReport rep = check_model(big_program, {.strategy = StrategyKind::dfs, .max_executions = 50});
+  EXPECT_FALSE(rep.ok);
+  EXPECT_TRUE(contains(rep.text, "search incomplete")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "no problem found in the 50 executions explored")) << rep.text;
+  EXPECT_TRUE(contains(rep.text, "ATOMCHECK_MAX_EXECUTIONS=0")) << rep.text;  // how to widen
+  EXPECT_TRUE(contains(rep.text, "allow_incomplete")) << rep.text;            // how to accept
+  EXPECT_TRUE(rep.note.empty());
+  EXPECT_THROW(model(big_program, {.strategy = StrategyKind::dfs, .max_executions = 50}), ModelFailure);
+}
+
+TEST(ModelIncomplete, ATimeLimitCutIsNoPass) {
+  ModelReport rep = check_model(big_program, {.strategy = StrategyKind::dfs, .time_limit_seconds = 0.05});
+  EXPECT_FALSE(rep.ok);
+  EXPECT_EQ(rep.result.stop, StopReason::time_limit);
+  EXPECT_TRUE(contains(rep.text, "search incomplete (dfs, sc, time")) << rep.text;
+}
+
+TEST(ModelIncomplete, AskedForPartialSearchesPassWithANote) {
+  {
+    ModelReport rep = check_model(
+        big_program, {.strategy = StrategyKind::dfs, .max_executions = 50, .allow_incomplete = true});
+    EXPECT_TRUE(rep.ok) << rep.text;
+    EXPECT_TRUE(contains(rep.note, "budget")) << rep.note;
+  }
+  {
+    EnvVar allow("ATOMCHECK_ALLOW_INCOMPLETE", "1");
+    ModelReport rep = check_model(big_program, {.strategy = StrategyKind::dfs, .max_executions = 50});
+    EXPECT_TRUE(rep.ok) << rep.text;
+    EXPECT_FALSE(rep.note.empty());
+  }
+  {
+    ModelReport rep = check_model(locked_counter, {.strategy = StrategyKind::random, .max_executions = 5});
+    EXPECT_TRUE(rep.ok) << rep.text;
+    EXPECT_TRUE(contains(rep.note, "sampled")) << rep.note;
+  }
+  {
+    ModelReport rep = check_model(big_program, {.strategy = StrategyKind::dfs, .preemption_bound = 0});
+    EXPECT_TRUE(rep.ok) << rep.text;
+    EXPECT_TRUE(contains(rep.note, "preemption bound")) << rep.note;
+  }
+  // An exhaustive pass has nothing to note.
+  ModelReport full = check_model(locked_counter);
+  EXPECT_TRUE(full.ok) << full.text;
+  EXPECT_TRUE(full.note.empty()) << full.note;
+}
+
+void cut_by_budget() { EXPECT_ATOMCHECK(big_program, {.strategy = StrategyKind::dfs, .max_executions = 20}); }
+
+TEST(ModelIncomplete, TheGtestMacrosFailACutSearch) {
+  EXPECT_NONFATAL_FAILURE(cut_by_budget(), "search incomplete");
+  // Allowed: passes, with the note printed and recorded as the test's property.
+  testing::internal::CaptureStderr();
+  EXPECT_ATOMCHECK(big_program, {.strategy = StrategyKind::dfs, .max_executions = 20, .allow_incomplete = true});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(err, "budget: the execution budget ran out")) << err;
+}
+
+TEST(ModelIncomplete, MalformedSwitchesAreOneClearLine) {
+  EnvVar v("ATOMCHECK_ALLOW_INCOMPLETE", "yes");
+  ModelReport rep = check_model(locked_counter);
+  EXPECT_FALSE(rep.ok);
+  EXPECT_EQ(rep.text, "atomcheck::model: ATOMCHECK_ALLOW_INCOMPLETE='yes': expected 0 or 1\n");
+}
+
+TEST(ModelIncomplete, LongSearchesPrintProgress) {
+  EnvVar p("ATOMCHECK_PROGRESS", "0.2");
+  testing::internal::CaptureStderr();
+  ModelReport rep = check_model(big_program, {.strategy = StrategyKind::dfs, .time_limit_seconds = 0.7});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(rep.ok);
+  EXPECT_TRUE(contains(err, "atomcheck::model: ")) << err;
+  EXPECT_TRUE(contains(err, " executions in ")) << err;
+}
+
+// Ctrl-C inside a test: the partial report on stderr, then the interrupt ends the
+// process (as on the command line). A death test: the interrupt would end this run too.
+TEST(ModelIncompleteDeathTest, CtrlCPrintsThePartialReport) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::thread([] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          ::kill(::getpid(), SIGINT);
+        }).detach();
+        check_model(big_program, {.strategy = StrategyKind::dfs, .max_executions = 0, .time_limit_seconds = 0});
+        std::exit(0);  // not reached: the search ran to its end without the interrupt
+      },
+      testing::KilledBySignal(SIGINT), "search incomplete \\(dfs, sc, interrupted[^\n]*\n[^\n]*interrupted: Ctrl-C");
 }
 
 }  // namespace
