@@ -108,6 +108,61 @@ TEST(ReadmeSnippets, EachSnippetIsItsFile) {
     EXPECT_TRUE(anywhere.count(path)) << "neither README.md nor docs/ quotes " << path;
 }
 
+// Every relative link of the guide (README.md and docs/*.md) names a file that exists.
+TEST(ReadmeGuide, LinksResolve) {
+  namespace fs = std::filesystem;
+  const fs::path root(ATOMCHECK_SOURCE_DIR);
+  std::size_t links = 0;
+  for (const std::string& doc : guide_files()) {
+    std::vector<std::string> text = read_lines((root / doc).string());
+    for (std::size_t n = 0; n < text.size(); ++n) {
+      const std::string& line = text[n];
+      for (std::size_t at = line.find("]("); at != std::string::npos; at = line.find("](", at + 2)) {
+        std::size_t end = line.find(')', at + 2);
+        if (end == std::string::npos) continue;
+        std::string target = line.substr(at + 2, end - at - 2);
+        if (target.find("://") != std::string::npos || target.empty() || target[0] == '#') continue;
+        target = target.substr(0, target.find('#'));
+        ++links;
+        EXPECT_TRUE(fs::exists((root / doc).parent_path() / target))
+            << doc << ":" << n + 1 << ": link to a missing file: " << target;
+      }
+    }
+  }
+  EXPECT_GT(links, 10u);
+}
+
+// The README is a user's guide: at most 500 lines, the two commands and what is and is
+// not modelled on its first screen, no talk of the machine it was developed on; every
+// docs/ page opens with its title and a one-line statement of its topic, and the README
+// links each page.
+TEST(ReadmeGuide, ReadmeIsAUsersGuide) {
+  std::vector<std::string> readme = read_lines(std::string(ATOMCHECK_SOURCE_DIR) + "/README.md");
+  EXPECT_LE(readme.size(), 500u);
+  std::string first_screen, all;
+  for (std::size_t i = 0; i < readme.size(); ++i) {
+    if (i < 40) first_screen += readme[i] + "\n";
+    all += readme[i] + "\n";
+  }
+  for (const char* needed : {"bash scripts/demo.sh", "bash scripts/test.sh", "(SC)", "x86-TSO",
+                             "not modelled yet", "RC11", "data-race", "linearizability", "MPI"})
+    EXPECT_NE(first_screen.find(needed), std::string::npos) << "the README's first 40 lines lack " << needed;
+  for (const std::string& doc : guide_files()) {
+    std::vector<std::string> text = read_lines(std::string(ATOMCHECK_SOURCE_DIR) + "/" + doc);
+    std::string whole;
+    for (const std::string& line : text) whole += line + "\n";
+    for (const char* talk : {"this VM", "this machine", "this session", "development machine",
+                             "on this 2-core", "this round"})
+      EXPECT_EQ(whole.find(talk), std::string::npos) << doc << " says \"" << talk << "\"";
+    if (doc == "README.md") continue;
+    ASSERT_GE(text.size(), 3u) << doc;
+    EXPECT_TRUE(text[0].rfind("# ", 0) == 0) << doc << ": no title on line 1";
+    EXPECT_TRUE(text[1].empty() && !text[2].empty() && text.size() > 3 && text[3].empty())
+        << doc << ": line 3 is not a one-line statement of the topic";
+    EXPECT_NE(all.find("](" + doc + ")"), std::string::npos) << "the README does not link " << doc;
+  }
+}
+
 TEST(ReadmeSnippets, RunsAreCheckedLineByLine) {
   EXPECT_TRUE(is_run_of({"b", "c"}, {"a", "b", "c"}));
   EXPECT_FALSE(is_run_of({"a", "c"}, {"a", "b", "c"}));
