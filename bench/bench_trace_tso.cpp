@@ -8,7 +8,7 @@
 // mean trace length and how many traces were not serializable. The brute force stops at
 // 200,000 executions per trace (counter `undecided`), so its large sizes are cut.
 //
-// Crossover points are read off the output (README): compare the rows of equal
+// Crossover points are read off the output (docs/tso.md): compare the rows of equal
 // (threads, ops) between deciders.
 #include <benchmark/benchmark.h>
 

@@ -5,7 +5,7 @@
 # {lambda()#1}, whose own samples are its spin for work) and Units::reach are a unit
 # thread and the search waiting. Last, --jobs 2 per thread: the search's thread (the
 # process's first) with the share of its samples spent handing units over, by kind, and
-# each unit thread with the share spent waiting for work (the README's figures). Needs
+# each unit thread with the share spent waiting for work (the figures of docs/parallel-search.md). Needs
 # perf (linux-perf).
 # Usage: bench/jobs_profile.sh [BUILD] [MODEL] [perf-record options...]
 # (default build/release lastzero-12 -F 20000)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # atomcheck as a dependency, proven from outside its tree: copies tests/consumer/ (the
-# project README "atomcheck as a dependency" quotes) into a fresh directory beside this
+# project README.md and docs/dependency.md quote) into a fresh directory beside this
 # checkout and builds it the three ways a C++ project consumes a library:
 #   add_subdirectory   third_party/atomcheck is the checkout
 #   fetchcontent       FetchContent_MakeAvailable, the checkout given as

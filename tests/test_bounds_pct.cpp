@@ -3,7 +3,7 @@
 // independent re-implementation of the definition over every DFS execution), the depth
 // bound cuts and says so, PCT finds a depth-2 bug within the runs its guarantee predicts
 // and is replayable and deterministic per seed, and Knuth's estimate is in the right
-// range; the CLI's --json carries the fields the README documents.
+// range; the CLI's --json carries the fields docs/cli.md documents.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -2,7 +2,9 @@
 // asserts on counts, failures with schedules and checker verdicts; and the
 // std_types/model_types bundles let one data structure run under both. The README quotes
 // tests/consumer/my_tests.cpp, which scripts/test-consumer.sh builds from outside the
-// tree with <atomcheck/...> includes (what this in-tree test cannot check).
+// tree with <atomcheck/...> includes (what this in-tree test cannot check), and shows
+// Counter and SameCodeUnderStdAndHarness below verbatim (tests/test_readme_snippets.cpp
+// fails when they drift).
 #include <gtest/gtest.h>
 
 #include "scheduler/api.hpp"

@@ -1,5 +1,5 @@
 // `atomcheck validate` end to end: every matrix adds up to the executions judged, a
-// checker known to be wrong (AeroDrome Alg. 1 as written, README "Findings") shows its
+// checker known to be wrong (AeroDrome Alg. 1 as written, docs/checkers.md) shows its
 // false positives with a schedule whose replay reproduces the disagreement, the --json
 // fields, litmus and spec targets, budgets (exit 3) and bad input (exit 2).
 #include <gtest/gtest.h>
