@@ -415,7 +415,6 @@ ModelReport search_report(const Program& body, ModelReport rep, const ModelEnvir
     if (c.flagged) counts += fmt::format(", {} flagged by {}", c.flagged, c.name);
   rep.text = fmt::format("atomcheck::model: {}\n{}{} ({})\n", headline, executions_text(r.executions), counts, how);
   rep.text += execution_block(body, o, rep.schedule, program, nullptr);
-  if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
   return rep;
 }
 
@@ -524,6 +523,9 @@ ModelReport check_model(const Program& body, const ExploreOptions& options, std:
   }
   SigintScope sigint(rep.options);
   rep = search_report(body, std::move(rep), envs, program, sigint.flag());
+  // Every report that fails the test (a failure, an incomplete search, an error) goes to
+  // the report file too.
+  if (!rep.ok && !envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
   if (sigint.raised()) {
     // As on the command line: what the search had, then the interrupt takes its course.
     std::fprintf(stderr, "%s", rep.text.c_str());

@@ -28,7 +28,7 @@
 //   ATOMCHECK_PREEMPTION_BOUND=N   at most N preemptions per execution (implies dfs)
 //   ATOMCHECK_JOBS=N               exploring threads (ExploreOptions::jobs); same result
 //   ATOMCHECK_REPLAY=SCHEDULE      run only that execution and print it
-//   ATOMCHECK_REPORT_FILE=PATH     append every report (failures, replays) to PATH
+//   ATOMCHECK_REPORT_FILE=PATH     append every report that fails (and every replay) to PATH
 //   ATOMCHECK_STOP_ON_FAILURE=0|1  0: run on after a failure and count them all
 //   ATOMCHECK_ALLOW_INCOMPLETE=0|1 1: a search cut short passes, with a note
 //   ATOMCHECK_PROGRESS=SECONDS     a progress line on stderr every SECONDS (default 10; 0: off)

@@ -102,7 +102,7 @@ for way in $ways; do
   fi
   expect "$out" "[  FAILED  ] Counter.UnlockedIncrementsLoseUpdates" "[  FAILED  ] Counter.ModelThrowsTheReport" \
     "atomcheck::model: failure (assertion) in execution #" "T0: assertion failed: lost update" \
-    "6 executions, 4 failed, 4 flagged by velodrome (dfs, sc, exhausted)" \
+    "2 executions, 1 failed, 1 flagged by velodrome (optimal, sc, stop-on-failure: after the first failing or flagged execution)" \
     "   step | T0 " "| T1 " "| T2 " "begin inc" "read x = 0" "write x = 1" \
     "checker velodrome: not serializable, cycle T" "flush x = 1 (write #" "schedule: " \
     "replay:   atomcheck::replay(body, \"" "{.memory = atomcheck::MemoryModelKind::tso}" \

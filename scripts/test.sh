@@ -6,7 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 jobs=$(nproc)
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# ccache (installed by setup.sh) makes a rebuild of unchanged files free: a second clone
+# on the same machine, or CI after a session built the same tree. Paths are hashed
+# relative to the clone, so any clone of the repository shares the cache.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build/release -j "$jobs"
 ctest --test-dir build/release -LE long -E 'Properties\.' --output-on-failure -j "$jobs"
 # The random-trace property tests run on their own, verbosely, so the log says how many
@@ -24,14 +32,14 @@ bash scripts/test-consumer.sh
 # sampling and the fibers they run, with TSan's fiber annotations (stack_pool.hpp). Only
 # that suite is built: it is what runs threads; the rest is single-threaded.
 cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOMCHECK_TSAN=ON \
-      -DATOMCHECK_BENCH=OFF >/dev/null
+      -DATOMCHECK_BENCH=OFF "${launcher[@]}" >/dev/null
 cmake --build build/tsan --target test_parallel -j "$jobs"
 # One process per test (ctest): under TSan the suite's memory only grows, and all of it
 # in one process went past this machine's 24 GB; the largest test alone takes about 3 GB.
 ATOMCHECK_SANITIZED=1 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan -R '^Parallel(Exploration|Sampling)\.' \
   --output-on-failure -j "$jobs"
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOMCHECK_SANITIZE=ON \
-      -DATOMCHECK_BENCH=OFF >/dev/null
+      -DATOMCHECK_BENCH=OFF "${launcher[@]}" >/dev/null
 cmake --build build/asan -j "$jobs"
 # The Release run above checks the full 120,000 random traces against the oracle; the
 # sanitizer run looks for memory errors, for which a sixth of them is plenty.

@@ -13,6 +13,7 @@
 
 #include "checkers/atomic_set.hpp"
 #include "checkers/registry.hpp"
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "tests/support/atomic_set_brute.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -317,7 +318,7 @@ ExploreResult explore_model(const char* name) {
   const ProgramInfo* p = find_program(name);
   EXPECT_NE(p, nullptr) << name;
   if (!p) return {};
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::dpor;
   o.max_executions = 20000;
   o.checkers = {"oracle", "atomic-set", "atomic-set-oracle"};
@@ -364,7 +365,7 @@ TEST(AtomicSetModels, AtomicBlockDeclaredAsUnitOfWork) {
   // units and T2's write between them is no violation; with the block a unit on both
   // it is pattern 2.
   for (bool both : {false, true}) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.checkers = {"atomic-set", "atomic-set-oracle"};
     ExploreResult r = explore(
         [both] {

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "scheduler/execution.hpp"
 #include "scheduler/strategy.hpp"
@@ -121,14 +122,14 @@ TEST(PreemptionBound, CountsEqualBruteForce) {
   for (MemoryModelKind memory : {MemoryModelKind::sc, MemoryModelKind::tso}) {
     for (const Program& p : {mixed(), lost_update(1)}) {
       const std::vector<int> counts = brute_force_preemptions(p, memory);
-      ExploreOptions all;
+      ExploreOptions all = testing_support::every_schedule();
       all.memory = memory;
       ASSERT_EQ(explore(p, all).executions, counts.size());
       std::uint64_t previous = 0;
       for (int bound = 0; bound <= 3; ++bound) {
         std::uint64_t expected = 0;
         for (int c : counts) expected += c <= bound ? 1 : 0;
-        ExploreOptions o;
+        ExploreOptions o = testing_support::every_schedule();
         o.memory = memory;
         o.preemption_bound = bound;
         ExploreResult r = explore(p, o);
@@ -162,7 +163,7 @@ TEST(PreemptionBound, ZeroPreemptionsStillFindsTsoStoreBuffering) {
     a.join();
     b.join();
   };
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.memory = MemoryModelKind::tso;
   o.preemption_bound = 0;
   ExploreResult r = explore(sb, o);
@@ -172,7 +173,7 @@ TEST(PreemptionBound, ZeroPreemptionsStillFindsTsoStoreBuffering) {
 }
 
 TEST(PreemptionBound, RejectedWithDpor) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::dpor;
   o.preemption_bound = 1;
   EXPECT_THROW(explore(mixed(), o), std::invalid_argument);
@@ -180,18 +181,18 @@ TEST(PreemptionBound, RejectedWithDpor) {
 
 TEST(DepthBound, CutsExecutionsAndSaysSo) {
   const Program p = mixed();
-  ExploreOptions full;
+  ExploreOptions full = testing_support::every_schedule();
   ExploreResult whole = explore(p, full);
   ASSERT_FALSE(whole.bounded);
   const std::uint64_t max_steps = whole.steps;  // more than any one execution takes
-  ExploreOptions loose;
+  ExploreOptions loose = testing_support::every_schedule();
   loose.depth_bound = max_steps;
   ExploreResult same = explore(p, loose);
   EXPECT_FALSE(same.bounded);
   EXPECT_EQ(same.bound_cut, 0u);
   EXPECT_EQ(same.executions, whole.executions);
 
-  ExploreOptions tight;
+  ExploreOptions tight = testing_support::every_schedule();
   tight.depth_bound = 4;
   ExploreResult cut = explore(p, tight);
   EXPECT_TRUE(cut.bounded);
@@ -209,13 +210,13 @@ TEST(Estimate, KnuthEstimateIsInTheRightRange) {
   // 2 threads x 5 independent stores: 252 DFS executions; the lock program: whatever
   // DFS counts. Deterministic (seed 0); a factor 3 either way is the claim.
   for (const Program& p : {mixed(), lost_update(3)}) {
-    ExploreResult r = explore(p, ExploreOptions{});
+    ExploreResult r = explore(p, testing_support::every_schedule());
     ASSERT_GT(r.estimate, 0);
     const double ratio = r.estimate / static_cast<double>(r.executions);
     EXPECT_GT(ratio, 1.0 / 3) << r.estimate << " vs " << r.executions;
     EXPECT_LT(ratio, 3.0) << r.estimate << " vs " << r.executions;
   }
-  ExploreOptions random;
+  ExploreOptions random = testing_support::every_schedule();
   random.strategy = StrategyKind::random;
   EXPECT_EQ(explore(mixed(), random).estimate, 0);  // sampling: no tree to estimate
 }
@@ -226,11 +227,11 @@ TEST(Pct, FindsDepth2BugWithinTheGuarantee) {
   // 3 n k runs miss with probability at most (1 - 1/(nk))^(3nk) < e^-3 = 5%. The seed is
   // fixed, so the test is deterministic; the rate check below is the real claim.
   const Program p = lost_update(4);
-  ExploreOptions one;
+  ExploreOptions one = testing_support::every_schedule();
   one.max_executions = 1;
   const std::uint64_t k = explore(p, one).steps;  // every execution takes k steps
   const std::uint64_t n = 3;                       // T0, T1, T2
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::pct;
   o.pct_depth = 2;
   o.seed = 12345;
@@ -256,7 +257,7 @@ TEST(Pct, FindsDepth2BugWithinTheGuarantee) {
 TEST(Pct, SameSeedSameSchedulesAndEveryScheduleReplays) {
   const Program p = lost_update(2);
   auto schedules = [&](std::uint64_t seed, MemoryModelKind memory) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = StrategyKind::pct;
     o.seed = seed;
     o.memory = memory;
@@ -270,7 +271,7 @@ TEST(Pct, SameSeedSameSchedulesAndEveryScheduleReplays) {
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     EXPECT_GT(std::set<std::string>(a.begin(), a.end()).size(), 3u);  // it does vary
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = StrategyKind::pct;
     o.seed = 7;
     o.memory = memory;
@@ -278,7 +279,7 @@ TEST(Pct, SameSeedSameSchedulesAndEveryScheduleReplays) {
     ExploreResult r = explore(p, o);
     ASSERT_GT(r.failed, 0u);
     for (const Failure& f : r.failures) {
-      ExploreOptions ro;
+      ExploreOptions ro = testing_support::every_schedule();
       ro.memory = memory;
       ReplayResult rep = replay(p, f.schedule, ro);
       EXPECT_TRUE(rep.failed) << f.schedule;

@@ -22,6 +22,7 @@
 #include <fmt/core.h>
 
 #include "checkers/registry.hpp"
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "scheduler/explore.hpp"
 #include "tests/support/random_program.hpp"
@@ -33,7 +34,7 @@ namespace {
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
 ExploreResult counts(const Program& p, StrategyKind s, MemoryModelKind m) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = s;
   o.memory = m;
   o.count_classes = true;
@@ -127,7 +128,7 @@ TEST(OptimalDpor, SpinMutexesRunOncePerRfCoClassUnderTso) {
     const ProgramInfo* info = find_program(name);
     ASSERT_NE(info, nullptr) << name;
     for (bool checkers : {false, true}) {
-      ExploreOptions o;
+      ExploreOptions o = testing_support::every_schedule();
       o.memory = MemoryModelKind::tso;
       o.count_classes = true;
       if (checkers) o.checkers = {"tso-exec", "tso-robust"};
@@ -168,7 +169,7 @@ TEST(OptimalDpor, SpinVerdictIsAnRfCoInvariantUnderTso) {
   };
   std::map<StrategyKind, std::set<std::pair<std::uint64_t, bool>>> seen;
   for (StrategyKind s : {StrategyKind::dfs, StrategyKind::optimal}) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = s;
     o.memory = MemoryModelKind::tso;
     o.count_classes = true;
@@ -226,7 +227,7 @@ bool g_spurious = true;  // ExploreOptions::spurious_wakeups of run()
 Run run(const Program& p, StrategyKind s, MemoryModelKind m, std::uint64_t limit = 0,
         bool oracle = true) {
   Run out;
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.spurious_wakeups = g_spurious;
   o.max_executions = limit;
   o.strategy = s;
@@ -395,7 +396,7 @@ TEST(OptimalDporProperties, CheckerDeclarationsHoldOnDfsClasses) {
   std::size_t programs = 0, executions = 0;
   for (std::size_t i = 0; i < scaled(150); ++i) {
     RandomProgram rp = make_random(rng, true, false);
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = StrategyKind::dfs;
     o.memory = MemoryModelKind::tso;
     o.max_executions = 4000;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 
 namespace atomcheck {
@@ -43,7 +44,7 @@ Program independent_threads(int k, int n) {
 // Copy-initialisation from a value, as with std::atomic (issue 21, item 7): the
 // variables are created with that value and default names.
 TEST(ExploreCounts, CopyInitialisedVariables) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::dfs;
   std::vector<std::string> names;
   ExploreResult r = explore(
@@ -69,7 +70,7 @@ TEST(ExploreCounts, Multinomial) {
   for (Case c : {Case{3, 3, 1680}, Case{2, 5, 252}, Case{2, 2, 6}, Case{1, 4, 1}, Case{3, 2, 90},
                  Case{4, 2, 2520}}) {
     ASSERT_EQ(multinomial(c.k, c.n), c.expected);
-    ExploreResult r = explore(independent_threads(c.k, c.n));
+    ExploreResult r = explore(independent_threads(c.k, c.n), testing_support::every_schedule());
     EXPECT_EQ(r.executions, c.expected) << c.k << "x" << c.n;
     EXPECT_EQ(r.completed, c.expected);
     EXPECT_TRUE(r.exhausted());
@@ -161,7 +162,7 @@ TEST(ExploreCounts, LocksMatchBruteForce) {
   };
   for (const AProgram* p : {&inversion, &counter}) {
     Enumerated expected = brute_force(*p, 2);
-    ExploreResult r = explore(harness_program(*p, 2, 2));
+    ExploreResult r = explore(harness_program(*p, 2, 2), testing_support::every_schedule());
     EXPECT_EQ(r.executions, expected.executions);
     EXPECT_EQ(r.deadlocks, expected.deadlocks);
     EXPECT_GT(r.executions, 1u);
@@ -199,7 +200,7 @@ TEST(ExploreCounts, RandomLockProgramsMatchBruteForce) {
       p.push_back(steps);
     }
     Enumerated expected = brute_force(p, 2);
-    ExploreResult r = explore(harness_program(p, 2, 2));
+    ExploreResult r = explore(harness_program(p, 2, 2), testing_support::every_schedule());
     ASSERT_EQ(r.executions, expected.executions) << "round " << round;
     ASSERT_EQ(r.deadlocks, expected.deadlocks) << "round " << round;
   }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 
 namespace atomcheck {
@@ -19,7 +20,7 @@ Program registered(const char* name) {
 }
 
 TEST(ExploreFailures, LostUpdateFoundByCheck) {
-  ExploreResult r = explore(registered("lost-update"));
+  ExploreResult r = explore(registered("lost-update"), testing_support::every_schedule());
   EXPECT_TRUE(r.exhausted());
   EXPECT_GT(r.failed, 0u);
   EXPECT_GT(r.completed, 0u);  // the serial schedules pass
@@ -36,14 +37,14 @@ TEST(ExploreFailures, LostUpdateFoundByCheck) {
 }
 
 TEST(ExploreFailures, LockedCounterPasses) {
-  ExploreResult r = explore(registered("locked-counter"));
+  ExploreResult r = explore(registered("locked-counter"), testing_support::every_schedule());
   EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
   EXPECT_GT(r.executions, 1u);
   EXPECT_EQ(r.completed, r.executions);
 }
 
 TEST(ExploreFailures, LockInversionDeadlockReplays) {
-  ExploreResult r = explore(registered("lock-inversion"));
+  ExploreResult r = explore(registered("lock-inversion"), testing_support::every_schedule());
   EXPECT_TRUE(r.exhausted());
   EXPECT_GT(r.deadlocks, 0u);
   EXPECT_GT(r.completed, 0u);
@@ -63,12 +64,12 @@ TEST(ExploreFailures, LockInversionDeadlockReplays) {
 }
 
 TEST(ExploreFailures, StopOnFailureStopsEarly) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.stop_on_failure = true;
   ExploreResult r = explore(registered("lost-update"), o);
   EXPECT_EQ(r.stop, StopReason::failure);
   EXPECT_EQ(r.failed, 1u);
-  ExploreResult all = explore(registered("lost-update"));
+  ExploreResult all = explore(registered("lost-update"), testing_support::every_schedule());
   EXPECT_LT(r.executions, all.executions);
 }
 
@@ -80,7 +81,7 @@ TEST(ExploreFailures, ExceptionEscapingThreadIsReported) {
     });
     x.store(1);
     t.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_EQ(r.executions, 2u);
   EXPECT_EQ(r.failed, 1u);
   ASSERT_EQ(r.failures.size(), 1u);
@@ -90,7 +91,7 @@ TEST(ExploreFailures, ExceptionEscapingThreadIsReported) {
 }
 
 TEST(ExploreFailures, SpinLoopHitsStepBound) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   // Without the spin diagnosis, DFS tries "the spinner runs once more" ever deeper: the
   // path that spins forever is cut at the bound, after which the search is exhausted.
   o.max_steps = 200;
@@ -122,7 +123,7 @@ TEST(ExploreFailures, SpinLoopHitsStepBound) {
 // the 100th identical read on blocks as a yield() loop repeating itself would: the search
 // is finite and no execution is cut by the step bound.
 TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   EXPECT_EQ(o.max_steps, kDefaultMaxSteps);
   EXPECT_EQ(kDefaultMaxSteps, 1000u);
   EXPECT_EQ(o.spin_threshold, 100u);
@@ -136,7 +137,7 @@ TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
     t.join();
   };
   const int spin_line = __LINE__ - 6;
-  ExploreResult r = explore(body);
+  ExploreResult r = explore(body, testing_support::every_schedule());
   EXPECT_EQ(r.step_bounded, 0u);
   EXPECT_TRUE(r.failures.empty());
   EXPECT_TRUE(r.exhausted());
@@ -160,14 +161,14 @@ TEST(ExploreFailures, DefaultOptionsReportASpinLoop) {
     });
     x.store(1);
     t.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_EQ(bounded.unmarked_spins, 0u);
   EXPECT_EQ(bounded.completed, 51u);
 }
 
 // Without the diagnosis (spin_threshold 0) the default step bound reports the spin.
 TEST(ExploreFailures, StepBoundReportsASpinLoopWithoutTheDiagnosis) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.spin_threshold = 0;
   ExploreResult r = explore([] {
     atomic<int> flag(0);
@@ -189,7 +190,7 @@ TEST(ExploreFailures, StepBoundReportsASpinLoopWithoutTheDiagnosis) {
 // Unset, max_executions is the strategy's default: a budget for exhaustive searches, a
 // sample count for random and pct; 0 is no limit.
 TEST(ExploreFailures, DefaultBudgets) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   EXPECT_FALSE(o.max_executions.has_value());
   EXPECT_EQ(o.time_limit_seconds, kDefaultTimeLimit);
   auto body = [] {
@@ -213,7 +214,7 @@ TEST(ExploreFailures, DefaultBudgets) {
   });
   EXPECT_EQ(unlimited.stop, StopReason::interrupted);
   EXPECT_GT(unlimited.executions, kDefaultSamples);
-  ExploreOptions dfs;
+  ExploreOptions dfs = testing_support::every_schedule();
   dfs.max_executions = 1;
   EXPECT_EQ(explore(body, dfs).stop, StopReason::max_executions);
 }
@@ -228,7 +229,7 @@ TEST(ExploreFailures, YieldMakesSpinLoopsFinite) {
     data.store(42);
     flag.store(1);
     t.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_TRUE(r.exhausted());
   EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
   EXPECT_GT(r.executions, 2u);
@@ -256,7 +257,7 @@ TEST(ExploreFailures, YieldKeepsWakeUpsFromDuringTheSpinIteration) {
     thread t0(side, 0), t1(side, 1);
     t0.join();
     t1.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_TRUE(r.exhausted());
   EXPECT_EQ(r.deadlocks, 0u) << (r.failures.empty() ? "" : r.failures[0].message);
   EXPECT_TRUE(r.ok()) << (r.failures.empty() ? "" : r.failures[0].message);
@@ -266,7 +267,7 @@ TEST(ExploreFailures, YieldKeepsWakeUpsFromDuringTheSpinIteration) {
 // change nothing it can read, so they must not keep yield() from blocking (the search
 // was unbounded: every spin iteration was a fresh step).
 TEST(ExploreFailures, YieldIgnoresTheSpinnersOwnWrites) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.max_steps = 200;
   o.max_executions = 2000;  // the old rule needs far more: fail, do not hang
   ExploreResult r = explore([] {
@@ -306,7 +307,7 @@ TEST(ExploreFailures, AFailureStopsItsThreadAndTheOthersRunOn) {
   for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso}) {
     for (StrategyKind s : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
       SCOPED_TRACE(static_cast<int>(s) * 10 + static_cast<int>(m));
-      ExploreOptions o;
+      ExploreOptions o = testing_support::every_schedule();
       o.strategy = s;
       o.memory = m;
       const ExploreResult r = explore(p, o);
@@ -331,7 +332,7 @@ TEST(ExploreFailures, YieldWithNobodyToWakeIsLivelock) {
   ExploreResult r = explore([] {
     atomic<int> flag(0);
     while (flag.load() == 0) this_thread::yield();
-  });
+  }, testing_support::every_schedule());
   EXPECT_EQ(r.deadlocks, 1u);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_NE(r.failures[0].message.find("spins forever in a yield() loop"), std::string::npos);
@@ -352,7 +353,7 @@ TEST(ExploreFailures, SpinUntilAwaitsWithoutRepeatingAttempts) {
     t.join();
   };
   for (StrategyKind s : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = s;
     ExploreResult r = explore(p, o);
     EXPECT_TRUE(r.exhausted()) << static_cast<int>(s);
@@ -372,7 +373,7 @@ TEST(ExploreFailures, SpinUntilNobodyChangesIsLivelock) {
     thread t([&] { flag.store(2); });
     spin_until([&] { return flag.load() == 1; });
     t.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_GT(r.deadlocks, 0u);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_NE(r.failures[0].message.find("spins forever in spin_until"), std::string::npos)
@@ -385,7 +386,7 @@ TEST(ExploreFailures, SpinUntilRejectsAFailedAttemptThatWrites) {
     thread t([&] { flag.store(0); });
     spin_until([&] { return flag.exchange(1) == 0; });
     t.join();
-  });
+  }, testing_support::every_schedule());
   ASSERT_FALSE(r.failures.empty());
   EXPECT_EQ(r.failures[0].kind, FailureKind::usage);
   EXPECT_NE(r.failures[0].message.find("its condition must only read"), std::string::npos)
@@ -400,7 +401,7 @@ TEST(ExploreFailures, AssumePrunes) {
     assume(v == 1);
     check(v == 1);
     t.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_EQ(r.executions, 2u);
   EXPECT_EQ(r.pruned, 1u);
   EXPECT_EQ(r.completed, 1u);
@@ -411,7 +412,7 @@ TEST(ExploreFailures, UnjoinedThreadIsUsageFailure) {
   ExploreResult r = explore([] {
     atomic<int> x(0);
     thread t([&] { x.store(1); });
-  });
+  }, testing_support::every_schedule());
   EXPECT_GT(r.failed, 0u);
   ASSERT_FALSE(r.failures.empty());
   EXPECT_EQ(r.failures[0].kind, FailureKind::usage);
@@ -422,14 +423,14 @@ TEST(ExploreFailures, UnlockByNonOwnerAndRelockAreUsageFailures) {
   ExploreResult r1 = explore([] {
     mutex m;
     m.unlock();
-  });
+  }, testing_support::every_schedule());
   ASSERT_EQ(r1.failures.size(), 1u);
   EXPECT_NE(r1.failures[0].message.find("which it does not hold"), std::string::npos);
   ExploreResult r2 = explore([] {
     mutex m;
     m.lock();
     m.lock();
-  });
+  }, testing_support::every_schedule());
   ASSERT_EQ(r2.failures.size(), 1u);
   EXPECT_NE(r2.failures[0].message.find("which it already holds"), std::string::npos);
 }
@@ -450,9 +451,9 @@ TEST(ExploreFailures, ObjectsOutsideExplorationThrow) {
 
 TEST(ExploreFailures, ObjectFromEarlierExecutionFails) {
   std::optional<atomic<int>> stash;
-  ExploreResult first = explore([&] { stash.emplace(0); });
+  ExploreResult first = explore([&] { stash.emplace(0); }, testing_support::every_schedule());
   EXPECT_TRUE(first.ok());
-  ExploreResult r = explore([&] { stash->store(3); });
+  ExploreResult r = explore([&] { stash->store(3); }, testing_support::every_schedule());
   EXPECT_EQ(r.failed, 1u);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].kind, FailureKind::usage);
@@ -467,7 +468,7 @@ TEST(ExploreFailures, NondeterministicProgramIsReported) {
     thread t([&] { x.store(1); });
     if (runs++ == 0) x.store(2);
     t.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_EQ(r.stop, StopReason::nondeterministic);
   EXPECT_NE(r.error.find("not deterministic"), std::string::npos) << r.error;
 }
@@ -482,7 +483,7 @@ TEST(ExploreFailures, StateOutlivingAnExecutionIsCaughtByEveryStrategy) {
   for (bool values_only : {false, true}) {
     for (StrategyKind s : {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal}) {
       int counter = 0;
-      ExploreOptions o;
+      ExploreOptions o = testing_support::every_schedule();
       o.strategy = s;
       ExploreResult r = explore(
           [&] {
@@ -513,7 +514,7 @@ TEST(ExploreFailures, StateOutlivingAnExecutionIsCaughtByEveryStrategy) {
 }
 
 TEST(ExploreFailures, UnknownCheckerThrows) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.checkers = {"no-such-checker"};
   EXPECT_THROW(explore([] {}, o), std::invalid_argument);
 }
@@ -542,7 +543,7 @@ TEST(ExploreFailures, AbandonedExecutionsUnwindThroughUserCatch) {
     thread t2([&] { body(b, a); });
     t1.join();
     t2.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_GT(r.deadlocks, 0u);
   EXPECT_EQ(constructed, destroyed);
 }

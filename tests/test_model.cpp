@@ -469,6 +469,17 @@ TEST(ModelIncomplete, ABudgetCutIsNoPass) {
   EXPECT_TRUE(contains(rep.text, "allow_incomplete")) << rep.text;            // how to accept
   EXPECT_TRUE(rep.note.empty());
   EXPECT_THROW(model(big_program, {.strategy = StrategyKind::dfs, .max_executions = 50}), ModelFailure);
+  // It fails the test, so it goes to the report file as a failure does.
+  const std::string path = ::testing::TempDir() + "atomcheck_incomplete_report.txt";
+  std::remove(path.c_str());
+  {
+    EnvVar file("ATOMCHECK_REPORT_FILE", path.c_str());
+    check_model(big_program, {.strategy = StrategyKind::dfs, .max_executions = 50});
+  }
+  std::ifstream in(path);
+  std::stringstream got;
+  got << in.rdbuf();
+  EXPECT_EQ(got.str(), rep.text + "\n");
 }
 
 TEST(ModelIncomplete, ATimeLimitCutIsNoPass) {

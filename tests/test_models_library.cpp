@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "support/cli_runner.hpp"
 
@@ -179,7 +180,7 @@ const std::vector<Expectation> kTable = {
 const char* memory_name(MemoryModelKind m) { return m == SC ? "sc" : "tso"; }
 
 ExploreOptions options_for(const Expectation& e) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.memory = e.memory;
   o.strategy = e.strategy;
   o.seed = 1;
@@ -314,7 +315,7 @@ TEST(ModelLibrary, WaitsAgreeWithDfs) {
     std::uint64_t executions = 0;
   };
   const auto search = [](const char* model, MemoryModelKind m, StrategyKind s) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = s;
     o.memory = m;
     o.max_executions = 200000;

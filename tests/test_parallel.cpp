@@ -23,6 +23,7 @@
 
 #include <fmt/core.h>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "scheduler/execution.hpp"
 #include "scheduler/explore.hpp"
@@ -44,7 +45,7 @@ struct Seen {
 Seen search(const Program& p, MemoryModelKind m, unsigned jobs, bool oracle, bool callback,
             std::uint64_t units_inline = 0) {
   Seen out;
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.units_inline = units_inline;
   o.strategy = StrategyKind::optimal;
   o.memory = m;
@@ -213,7 +214,7 @@ TEST(ParallelExploration, PreparedWorkReachesItsExecution) {
   Program p = [] { readers(4); };
   for (unsigned jobs : {1u, 2u, 4u}) {
     std::atomic<int> made{0};
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = StrategyKind::optimal;
     o.jobs = jobs;
     o.make_prepare = [&]() -> Prepare {
@@ -259,7 +260,7 @@ TEST(ParallelExploration, MaxExecutionsAndStopOnFailureCutAtTheSameExecution) {
   for (bool stop : {false, true}) {
     for (std::uint64_t max : {1u, 2u, 5u, 9u, 0u}) {
       if (stop && max) continue;
-      ExploreOptions o;
+      ExploreOptions o = testing_support::every_schedule();
       o.strategy = StrategyKind::optimal;
       o.max_executions = max;
       o.stop_on_failure = stop;
@@ -291,7 +292,7 @@ TEST(ParallelExploration, MaxExecutionsAndStopOnFailureCutAtTheSameExecution) {
 // (make_prepare sees those and not the walks).
 ExploreResult odd_run_out(int odd, unsigned jobs, std::uint64_t units_inline, std::vector<int>* searched = nullptr) {
   int counter = 0;
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::optimal;
   o.jobs = jobs;
   o.units_inline = units_inline;
@@ -338,7 +339,7 @@ TEST(ParallelExploration, StateOutlivingAnExecutionIsCaught) {
 TEST(ParallelExploration, AnExceptionInAUnitReachesTheCaller) {
   Program p = [] { readers(3); };
   for (std::uint64_t inline_runs : {0u, 1000u}) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = StrategyKind::optimal;
     o.jobs = 2;
     o.units_inline = inline_runs;
@@ -369,7 +370,7 @@ TEST(ParallelSampling, SplitSamplesAreTheWorkersOneJobSearchesMerged) {
     for (unsigned jobs : {2u, 3u, 4u}) {
       for (const Program* prog : {&p, &racy}) {
         SCOPED_TRACE(fmt::format("{} jobs {}", strategy == StrategyKind::random ? "random" : "pct", jobs));
-        ExploreOptions o;
+        ExploreOptions o = testing_support::every_schedule();
         o.strategy = strategy;
         o.seed = 7;
         o.max_executions = 101;
@@ -419,7 +420,7 @@ TEST(ParallelSampling, CallbacksAndStopsCoverEveryWorker) {
     check(x.load() == 0, "saw the store");
     t.join();
   };
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::random;
   o.max_executions = 60;
   o.jobs = 3;

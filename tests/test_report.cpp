@@ -245,7 +245,7 @@ TEST(Report, CommandsWriteBothFiles) {
 // failed (the other threads ran on); and a spin-blocked one is not "completed".
 TEST(Report, ReportsShowHowTheExecutionEnded) {
   std::string dir = testing::temp_dir();
-  const std::string schedule = "111222!1!1!2!22111122";
+  const std::string schedule = "0111222!1!1!2!22111122";
   const std::string failure = "mutual exclusion violated: two threads in the critical section";
   auto r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", schedule,
                              "--checker", "velodrome", "--html", dir + "/e.html", "--dot",
@@ -285,7 +285,7 @@ TEST(Report, ReportsShowHowTheExecutionEnded) {
   EXPECT_NE(html.find("No checker attached"), std::string::npos);
   EXPECT_EQ(html.find("(none)"), std::string::npos);
 
-  r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", "11222!1!211!22222!1"});
+  r = testing::run_cli({"run", "tso-peterson", "--memory", "tso", "--replay", "011222!1!211!22222!1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("execution blocked in a wait (spin_until"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("execution completed"), std::string::npos) << r.out;

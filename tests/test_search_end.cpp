@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "scheduler/explore.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -29,11 +30,11 @@ void two_writers() {
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(SearchEnd, ExhaustedAndSampled) {
-  ExploreResult r = explore(two_writers);
+  ExploreResult r = explore(two_writers, testing_support::every_schedule());
   EXPECT_EQ(search_end(r), SearchEnd::exhausted);
   EXPECT_EQ(search_end_text(r), "exhausted");
   EXPECT_FALSE(search_end_cut(search_end(r)));
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::random;
   o.max_executions = 20;
   r = explore(two_writers, o);
@@ -43,7 +44,7 @@ TEST(SearchEnd, ExhaustedAndSampled) {
 }
 
 TEST(SearchEnd, BudgetTimeAndInterruptAreCuts) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::dfs;
   o.max_executions = 1;
   ExploreResult r = explore(two_writers, o);
@@ -67,7 +68,7 @@ TEST(SearchEnd, BudgetTimeAndInterruptAreCuts) {
 }
 
 TEST(SearchEnd, BoundNamesWhichBound) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::dfs;
   o.preemption_bound = 0;
   ExploreResult r = explore([] {
@@ -86,7 +87,7 @@ TEST(SearchEnd, BoundNamesWhichBound) {
 // The one wait left outside the reductions' model (issue 18): a yield() loop whose
 // repeated iteration stores, so it cannot be deleted and must wait for a change.
 TEST(SearchEnd, ReductionIncompleteNamesTheConstructAndItsLine) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::optimal;
   const int yield_line = __LINE__ + 6;
   ExploreResult r = explore([] {
@@ -107,7 +108,7 @@ TEST(SearchEnd, ReductionIncompleteNamesTheConstructAndItsLine) {
 
 // A yield() loop that only reads and an assume() are inside the model: DPOR exhausts them.
 TEST(SearchEnd, YieldLoopsThatOnlyReadAndAssumeAreExhausted) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::optimal;
   ExploreResult r = explore([] {
     atomic<int> flag(0, "flag");
@@ -136,7 +137,7 @@ TEST(SearchEnd, NondeterministicSaysWhere) {
     thread t([&] { x.store(1); });
     if (runs++ == 0) x.store(2);
     t.join();
-  });
+  }, testing_support::every_schedule());
   EXPECT_EQ(search_end(r), SearchEnd::nondeterministic);
   EXPECT_TRUE(has(search_end_text(r), "nondeterministic: ")) << search_end_text(r);
   EXPECT_TRUE(has(search_end_text(r), "choice point ")) << search_end_text(r) << "\n" << r.error;
@@ -144,7 +145,7 @@ TEST(SearchEnd, NondeterministicSaysWhere) {
 }
 
 TEST(SearchEnd, StopOnFailure) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = StrategyKind::dfs;
   o.stop_on_failure = true;
   ExploreResult r = explore([] {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "scheduler/explore.hpp"
 #include "scheduler/sync.hpp"
@@ -26,7 +27,7 @@ struct Seen {
 };
 
 Seen run(const Program& p, StrategyKind s, MemoryModelKind m, bool spurious = true) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = s;
   o.memory = m;
   o.spurious_wakeups = spurious;

@@ -20,6 +20,7 @@
 #include "checkers/registry.hpp"
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_trace.hpp"
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/tso_naive.hpp"
@@ -387,7 +388,7 @@ TEST(TsoModels, DecidersAgreeAndTheorems2And3Hold) {
                    t1.join();
                  }});
   for (auto [p, body] : all) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = StrategyKind::dpor;
     o.memory = MemoryModelKind::tso;
     const bool local = p == &fenced_sb || p == &fenced_pub;
@@ -445,7 +446,7 @@ TEST(TsoModels, DecidersAgreeAndTheorems2And3Hold) {
 TEST(TsoModels, PaperTheorem2ProgramsExplored) {
   const std::vector<std::string> judges = {"tso-exec", "tso-robust", "tso-monitor", "trace-tso"};
   auto flagged = [&](const char* model, MemoryModelKind m, std::vector<std::string> checkers) {
-    ExploreOptions o;
+    ExploreOptions o = testing_support::every_schedule();
     o.strategy = StrategyKind::optimal;
     o.memory = m;
     o.checkers = checkers;

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "scheduler/explore.hpp"
 
@@ -24,7 +25,7 @@ struct Seen {
 };
 
 Seen run(const Program& p, StrategyKind s, MemoryModelKind m, const char* name) {
-  ExploreOptions o;
+  ExploreOptions o = testing_support::every_schedule();
   o.strategy = s;
   o.memory = m;
   o.max_executions = 100000;
@@ -42,9 +43,6 @@ Seen run(const Program& p, StrategyKind s, MemoryModelKind m, const char* name) 
   return out;
 }
 
-const char* strategy_name(StrategyKind s) {
-  return s == StrategyKind::dfs ? "dfs" : s == StrategyKind::dpor ? "dpor" : "optimal";
-}
 const char* memory_name(MemoryModelKind m) { return m == MemoryModelKind::sc ? "sc" : "tso"; }
 
 constexpr StrategyKind kStrategies[] = {StrategyKind::dfs, StrategyKind::dpor, StrategyKind::optimal};
@@ -131,7 +129,7 @@ TEST(Waits, ATestAndSetYieldLoopIsALock) {
         // The broken lock's DFS tree under TSO has over 10^6 executions.
         if (broken && m == MemoryModelKind::tso && s == StrategyKind::dfs) continue;
         SCOPED_TRACE(std::string(strategy_name(s)) + " " + memory_name(m) + (broken ? " broken" : ""));
-        ExploreOptions o;
+        ExploreOptions o = testing_support::every_schedule();
         o.strategy = s;
         o.memory = m;
         const ExploreResult r = explore(p, o);
