@@ -32,3 +32,12 @@ poly_checkers=regiontrack-blame,regiontrack,regiontrack-fixed,aerodrome,aerodrom
 poly_checkers=$poly_checkers,aerodrome-opt-fixed,velodrome,atomic-set,tso-monitor,ws-reduction-4.3,ws-reduction-4.4
 # The fields of --json output that are times (grep -E): all that may differ between runs.
 timing_fields='"(seconds|time_share|checker_seconds|elapsed_seconds)"'
+# Peak resident set (KiB) and wall time (ms) of a command, its output discarded: "KIB MS".
+# GNU time's %M is the process's ru_maxrss, all threads included.
+peak_rss() {
+  local f
+  f=$(mktemp)
+  /usr/bin/time -f '%M %e' -o "$f" "$@" >/dev/null 2>&1 || true
+  awk '{printf "%d %d\n", $1, $2 * 1000}' "$f"
+  rm -f "$f"
+}

@@ -121,6 +121,7 @@ ATOMCHECK_PROGRAM("lastzero-5", "DPOR benchmark: find the last zero while 5 thre
 ATOMCHECK_PROGRAM("lastzero-8", "DPOR benchmark: find the last zero while 8 threads fill the array") { lastzero(8); }
 ATOMCHECK_PROGRAM("lastzero-10", "DPOR benchmark: find the last zero while 10 threads fill the array") { lastzero(10); }
 ATOMCHECK_PROGRAM("lastzero-12", "DPOR benchmark: find the last zero while 12 threads fill the array") { lastzero(12); }
+ATOMCHECK_PROGRAM("lastzero-15", "DPOR benchmark: find the last zero while 15 threads fill the array (147,456 classes)") { lastzero(15); }
 ATOMCHECK_PROGRAM("readers-3", "DPOR benchmark: one writer, 3 readers of x (8 classes)") { readers(3); }
 ATOMCHECK_PROGRAM("readers-8", "DPOR benchmark: one writer, 8 readers of x (256 classes)") { readers(8); }
 ATOMCHECK_PROGRAM("readers-12", "DPOR benchmark: one writer, 12 readers of x (4096 classes)") { readers(12); }

@@ -441,19 +441,32 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   return x;
 }
 
-// One execution a unit ran, with all the search needs to take it as its own.
-struct UnitRun {
+// What a unit's run needs beyond UnitRun's words: a failure, a schedule, a checker's
+// verdicts, a trace for the callback, ... (most runs of `run` have none of it).
+struct UnitRunRest {
   RunFacts facts;
-  detail::EndKind end = detail::EndKind::completed;
-  bool redundant = false;  // ExecutionView::sleep_blocked
   std::string spin_wait;   // the run spun in a wait the reduction does not model: which
   std::string error;       // the run stopped the unit: the strategy's error or the determinism check's
-  // With names, when the caller's callback needs it (behind a pointer: a run without it
-  // is a quarter of the size; a reused run keeps it).
+  // With names, when the caller's callback needs it (behind a pointer: a rest without it
+  // is a quarter of the size; a reused rest keeps it).
   std::unique_ptr<Trace> trace;
   std::any prepared;       // ExploreOptions::make_prepare's result
 };
 
+// One execution a unit ran, with all the search needs to take it as its own. A unit may
+// hold tens of thousands for the search (lastzero-15: 58,000 at once), so a run whose
+// facts are counts, hashes and an outcome the unit saw before is these few words (48
+// bytes); the rest, when there is any, is behind `rest` (issue 38: with every run a
+// RunFacts, 344 bytes, two jobs peaked at 2.4x one job's memory on lastzero-15).
+struct UnitRun {
+  detail::EndKind end = detail::EndKind::completed;
+  bool redundant = false;  // ExecutionView::sleep_blocked
+  bool full = false;       // the facts are rest->facts, else these words and Unit::outcomes
+  std::uint32_t outcome = 0;  // completed: its index in Unit::outcomes
+  std::uint64_t class_hash = 0, rf_co_hash = 0;
+  std::uint64_t steps = 0, events = 0;
+  std::unique_ptr<UnitRunRest> rest;  // kept when the run is reused, for its capacity
+};
 // A pending branch of the search explored ahead of it (Strategy::carve_unit): its
 // strategy and what it ran. Written by the unit's thread until `done`, then read by the
 // search's.
@@ -468,7 +481,10 @@ struct alignas(64) Unit {
   std::vector<std::unique_ptr<UnitRun[]>> chunks;
   std::size_t count = 0;
   UnitRun& run(std::size_t i) { return chunks[i / kChunk][i % kChunk]; }
-  std::size_t held = 0;             // what its runs count against Units::kHeld
+  // The distinct outcomes of its compact runs (UnitRun::outcome), at most kOutcomes.
+  static constexpr std::size_t kOutcomes = 16;
+  std::vector<Outcome> outcomes;
+  std::size_t held = 0;             // the bytes its runs count against Units::bound_
   bool complete = false;            // it ran the whole branch
   std::exception_ptr thrown;        // the body or make_prepare's function threw after `runs`
   // Its first and last executions that were not aborted: the search compares the first
@@ -482,6 +498,20 @@ struct alignas(64) Unit {
   bool changed = false;             // its branch changed (the search's; Units::cancel)
   char pad_[64] = {};  // no neighbour shares its last cache line
 };
+
+// The facts of `u`'s compact run `run`, into `f` (the search's scratch).
+RunFacts& unpack(const UnitRun& run, const Unit& u, RunFacts& f) {
+  f.end = run.end;
+  f.class_hash = run.class_hash;
+  f.rf_co_hash = run.rf_co_hash;
+  f.steps = run.steps;
+  f.events = run.events;
+  if (run.end == detail::EndKind::completed) f.outcome = u.outcomes[run.outcome];
+  f.verdicts.clear();
+  f.schedule.clear();
+  f.unmarked_spin.clear();
+  return f;
+}
 
 // The threads of a parallel optimal search (ExploreOptions::jobs > 1). The search runs on
 // the calling thread as with one job; when a unit thread is idle, the search carves a
@@ -501,6 +531,8 @@ class Units {
     const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
     const unsigned n = options.units_inline ? 0 : std::min(options.jobs, cores) - 1;
     max_carved_ = options.units_inline ? 2 * options.jobs : kCarvedPerThread * n;
+    bound_ = options.units_held_bytes ? options.units_held_bytes
+                                      : (want_trace ? kHeldTracedPerThread : kHeldPerThread) * std::max(n, 1u);
     idle_.store(n);
     if (options.units_inline) {
       inline_exec_ = execution_for(options);
@@ -521,14 +553,14 @@ class Units {
   // once per run and lives on another cache line).
   bool hungry(std::size_t carved) const {
     return (inline_exec_ || idle_.load(std::memory_order_relaxed) > 0) && carved < max_carved_ &&
-           queued_.load(std::memory_order_relaxed) == 0 && held_.load(std::memory_order_relaxed) < kHeld;
+           queued_.load(std::memory_order_relaxed) == 0 && held_.load(std::memory_order_relaxed) < bound_;
   }
   void give(Unit* u) {
     if (inline_exec_) {  // ExploreOptions::units_inline: the unit runs now, here
       u->most = std::min<std::uint64_t>(u->most, options_.units_inline);
       u->started = true;
       try {
-        run(*u, *inline_exec_, *inline_judges_);
+        run(*u, *inline_exec_, *inline_judges_, inline_facts_);
       } catch (...) {
         u->thrown = std::current_exception();
       }
@@ -566,6 +598,13 @@ class Units {
     done_cv_.wait(lock, [&] { return u.done.load(std::memory_order_relaxed); });
     return true;
   }
+  // ExploreResult::Parallel's figures of the bound.
+  void report(ExploreResult::Parallel& p) const {
+    p.most_held = most_held_.load(std::memory_order_relaxed);
+    p.largest_run = largest_run_.load(std::memory_order_relaxed);
+    p.held_stops = held_stops_.load(std::memory_order_relaxed);
+    p.held_bound = bound_;
+  }
   // The search took unit `u`'s runs.
   void taken(const Unit& u) { held_.fetch_sub(u.held, std::memory_order_relaxed); }
   // The search is done with `u`: its runs' storage goes to later units, and its strategy
@@ -585,7 +624,8 @@ class Units {
     queued_.store(queue_.size(), std::memory_order_relaxed);
   }
   // Runs at most u.most of the unit's executions with the search's per-execution checks.
-  void run(Unit& u, detail::Execution& x, Judges& judges) {
+  // `facts`: this thread's scratch, copied into a run only when it cannot be compact.
+  void run(Unit& u, detail::Execution& x, Judges& judges, RunFacts& facts) {
     std::uint64_t blocked = 0;
     const Deadline deadline = options_.checker_options.deadline;
     for (;;) {
@@ -600,46 +640,117 @@ class Units {
       if (u.count == u.chunks.size() * Unit::kChunk) u.chunks.push_back(chunk());
       UnitRun& run = u.run(u.count++);
       run.end = end;
-      run.spin_wait.clear();
-      run.error.clear();
-      run.prepared.reset();
+      run.full = false;
       const History& h = x.history();
-      if (h.spins) run.spin_wait = wait_text(h);
-      if (!u.strategy->error().empty()) {
-        run.error = u.strategy->error();
-        return;
-      }
-      if (end != detail::EndKind::aborted) {
+      std::string why = u.strategy->error();
+      if (why.empty() && end != detail::EndKind::aborted) {
         if (u.has_last) {
-          run.error = compare_with_previous(u.last, u.last_events, h, x.trace().events);
-          if (!run.error.empty()) return;
+          why = compare_with_previous(u.last, u.last_events, h, x.trace().events);
         } else {
           u.first = h;
           u.first_events = x.trace().events;
           u.has_first = true;
         }
       }
+      if (h.spins || !why.empty()) {
+        UnitRunRest& rest = make_full(run);
+        if (h.spins) rest.spin_wait = wait_text(h);
+        if (!why.empty()) {
+          rest.error = std::move(why);
+          hold(u, run);
+          return;
+        }
+      }
       const std::uint64_t blocked_now = u.strategy->sleep_blocked();
       run.redundant = blocked_now != blocked;
       blocked = blocked_now;
-      collect(run.facts, end, x, judges, options_, tso_, eq_, want_trace_, true);
+      collect(facts, end, x, judges, options_, tso_, eq_, want_trace_, true);
+      run.class_hash = facts.class_hash;
+      run.rf_co_hash = facts.rf_co_hash;
+      run.steps = facts.steps;
+      run.events = facts.events;
+      if (run.full || !compact(u, run, facts)) std::swap(make_full(run).facts, facts);
+      else run.rest.reset();  // no memory held but what is counted
       if (want_trace_) {
         x.materialize_names();
-        if (!run.trace) run.trace = std::make_unique<Trace>();
-        *run.trace = x.trace();
-        if (judges.prepare) judges.prepare(view_of(run.facts, end, *run.trace, 0), run.prepared);
+        UnitRunRest& rest = *run.rest;  // full: compact() refuses a run the callback sees
+        if (!rest.trace) rest.trace = std::make_unique<Trace>();
+        *rest.trace = x.trace();
+        if (judges.prepare) judges.prepare(view_of(rest.facts, end, *rest.trace, 0), rest.prepared);
       }
       if (end != detail::EndKind::aborted) {
         x.swap_record(u.last, u.last_events);
         u.has_last = true;
       }
-      if (options_.stop_on_failure && failed_end(end)) return;
       // Runs kept for the search are bounded: past the bound the unit stops, and the
       // search takes over what is left of the branch when it gets there.
-      const std::size_t cost = 1 + (want_trace_ ? run.trace->events.size() : 0);
-      u.held += cost;
-      if (held_.fetch_add(cost, std::memory_order_relaxed) + cost >= kHeld) return;
+      if (hold(u, run)) return;
+      if (options_.stop_on_failure && failed_end(end)) return;
     }
+  }
+  // `run` keeps more than UnitRun's words (cleared for this run, capacity kept).
+  static UnitRunRest& make_full(UnitRun& run) {
+    if (!run.full) {
+      if (!run.rest) run.rest = std::make_unique<UnitRunRest>();
+      run.rest->spin_wait.clear();
+      run.rest->error.clear();
+      run.rest->prepared.reset();
+      run.full = true;
+    }
+    return *run.rest;
+  }
+  // Whether `f` fits in `run`'s words: nothing for a callback, no failure, no schedule,
+  // no verdict, and an outcome among the unit's first kOutcomes distinct ones.
+  bool compact(Unit& u, UnitRun& run, const RunFacts& f) const {
+    if (want_trace_ || failed_end(f.end) || !f.schedule.empty() || !f.unmarked_spin.empty() ||
+        !f.verdicts.empty())
+      return false;
+    if (f.end != detail::EndKind::completed) return true;
+    const auto it = std::find(u.outcomes.begin(), u.outcomes.end(), f.outcome);
+    if (it == u.outcomes.end() && u.outcomes.size() == Unit::kOutcomes) return false;
+    run.outcome = static_cast<std::uint32_t>(it - u.outcomes.begin());
+    if (it == u.outcomes.end()) u.outcomes.push_back(f.outcome);
+    return true;
+  }
+  // The bytes of a name table: its strings, their characters past the in-place buffer,
+  // and its hash map's nodes (a string, an id, a link, a cached hash) and buckets.
+  static std::size_t bytes_of(const NameTable& t) {
+    std::size_t n = t.names.capacity() * sizeof(std::string) + t.ids.bucket_count() * sizeof(void*) +
+                    t.ids.size() * (2 * sizeof(std::string) + 3 * sizeof(void*));
+    for (const std::string& s : t.names) n += s.capacity() > 15 ? 2 * (s.capacity() + 1) : 0;
+    return n;
+  }
+  // The bytes `run` holds: its words and the buffers that grow with the program (a
+  // verdict's details and the callback's prepared work, opaque here, are left out).
+  static std::size_t bytes_of(const UnitRun& run) {
+    std::size_t n = sizeof(UnitRun);
+    if (!run.full) return n;
+    const UnitRunRest& r = *run.rest;
+    const RunFacts& f = r.facts;
+    n += sizeof(UnitRunRest) + f.failure.message.capacity() + f.failure.schedule.capacity() +
+         f.outcome.capacity() * sizeof(Outcome::value_type) + f.verdicts.capacity() * sizeof(Verdict) +
+         f.schedule.capacity() + f.unmarked_spin.capacity() + r.spin_wait.capacity() + r.error.capacity();
+    if (r.trace) {
+      const Names& m = r.trace->names;
+      n += sizeof(Trace) + r.trace->events.capacity() * sizeof(Event) + bytes_of(m.threads) + bytes_of(m.vars) +
+           bytes_of(m.locks) + bytes_of(m.labels) + bytes_of(m.locs);
+    }
+    return n;
+  }
+  // Counts `run` against the bound: true when the unit must stop.
+  bool hold(Unit& u, const UnitRun& run) {
+    const std::size_t cost = bytes_of(run);
+    u.held += cost;
+    const std::size_t now = held_.fetch_add(cost, std::memory_order_relaxed) + cost;
+    for (std::size_t m = most_held_.load(std::memory_order_relaxed);
+         now > m && !most_held_.compare_exchange_weak(m, now, std::memory_order_relaxed);) {
+    }
+    for (std::size_t m = largest_run_.load(std::memory_order_relaxed);
+         cost > m && !largest_run_.compare_exchange_weak(m, cost, std::memory_order_relaxed);) {
+    }
+    if (now < bound_) return false;
+    held_stops_.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
   void work() {
     // The checkers are made here, not by the search's thread: they are written at every
@@ -654,6 +765,7 @@ class Units {
       return;
     }
     Judges& judges = *made;
+    RunFacts facts;
     detail::ensure_alt_stack();
     const std::unique_ptr<detail::Execution> own = execution_for(options_);
     detail::Execution& x = *own;
@@ -674,7 +786,7 @@ class Units {
       }
       dead.clear();
       try {
-        run(*u, x, judges);
+        run(*u, x, judges, facts);
       } catch (...) {
         u->thrown = std::current_exception();
       }
@@ -715,12 +827,18 @@ class Units {
     __builtin_ia32_pause();
 #endif
   }
-  // What the units may hold for the search, counted as runs plus the events of their
-  // traces (kept when there is a callback): past it, units stop and no more are carved
-  // until the search takes some. About 100 MB of traces; with less, validate's units
-  // stopped for the search too often. Units carved ahead per thread: enough that a
-  // thread need not wait for the search to reach the units it finished.
-  static constexpr std::size_t kHeld = 1 << 21;
+  // What the units may hold for the search, in bytes per unit thread (bytes_of()): past
+  // it, units stop and no more are carved until the search takes some. Issue 38 asks N
+  // jobs to stay within N times one job's peak memory. `run lastzero-15` (147,456
+  // executions): its units held up to 2.9 MB of compact runs, so 8 MiB does not stop them,
+  // and a smaller bound cost more than it saved (1 MiB: more units and take-overs, whose
+  // strategies peaked higher: 68 MB against 58 MB). With a callback a run keeps its trace
+  // and the callback's prepared work, which bytes_of() cannot see (validate's checkers'
+  // answers: about two thirds of what a run holds), so the bound is smaller: `validate
+  // lastzero-12` with the 12 polynomial checkers peaked at 19 MB with 2 jobs against 10 MB
+  // with one (36 MB with 8 MiB; 100 MB with the previous bound, 2^21 runs plus events).
+  static constexpr std::size_t kHeldPerThread = std::size_t{8} << 20;
+  static constexpr std::size_t kHeldTracedPerThread = std::size_t{2} << 20;
   static constexpr std::size_t kCarvedPerThread = 64;
   static constexpr std::chrono::milliseconds kSpinFor{20};
   const Program& program_;
@@ -736,11 +854,14 @@ class Units {
   std::vector<std::unique_ptr<Strategy>> graveyard_;  // joined units' strategies (recycle())
   std::atomic<std::size_t> queued_{0};
   std::atomic<unsigned> idle_{0};
+  std::size_t bound_ = 0;
   alignas(64) std::atomic<std::size_t> held_{0};
+  std::atomic<std::size_t> most_held_{0}, largest_run_{0}, held_stops_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
   std::unique_ptr<detail::Execution> inline_exec_;  // units_inline's
   std::unique_ptr<Judges> inline_judges_;
+  RunFacts inline_facts_;
 };
 
 }  // namespace
@@ -996,12 +1117,13 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
       // A unit's run: the unit made the checks between its own runs; its first is
       // compared here with the search's previous one, as one job would.
       end = urun->end;
-      if (!urun->spin_wait.empty() && !r.reduction_incomplete) {
+      const UnitRunRest* rest = urun->full ? urun->rest.get() : nullptr;
+      if (rest && !rest->spin_wait.empty() && !r.reduction_incomplete) {
         r.reduction_incomplete = true;
-        r.reduction_incomplete_by = urun->spin_wait;
+        r.reduction_incomplete_by = rest->spin_wait;
       }
-      if (!urun->error.empty()) {
-        r.error = urun->error;
+      if (rest && !rest->error.empty()) {
+        r.error = rest->error;
         r.stop = StopReason::nondeterministic;
         break;
       }
@@ -1050,14 +1172,14 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
                             [](const CheckerSummary& c) { return c.flagged == 0; }));
     }
     const std::uint64_t index = r.executions++;
-    RunFacts& f = urun ? urun->facts : facts;
+    RunFacts& f = !urun ? facts : urun->full ? urun->rest->facts : unpack(*urun, *draining, facts);
     tally(r, options, index, f, class_set, rf_co_set);
 
     if (on_execution) {
       if (!urun) exec.materialize_names();
-      ExecutionView view = view_of(f, end, urun ? *urun->trace : exec.trace(), index);
+      ExecutionView view = view_of(f, end, urun ? *urun->rest->trace : exec.trace(), index);
       if (urun) {
-        if (judges.prepare) view.prepared = &urun->prepared;
+        if (judges.prepare) view.prepared = &urun->rest->prepared;
       } else if (judges.prepare) {
         prepared.reset();
         judges.prepare(view, prepared);
@@ -1074,6 +1196,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& given,
       break;
     }
   }
+  if (units) units->report(r.parallel);
   units.reset();  // stops the units still running
   if (r.error.empty() && !strategy->error().empty()) {
     r.error = strategy->error();

@@ -154,6 +154,12 @@ struct ExploreOptions {
   // start; each unit runs on the search's thread when carved, for at most this many
   // executions (the search takes over the rest), so a test chooses how units end.
   std::uint64_t units_inline = 0;
+  // With jobs > 1 and optimal: the bytes of executions the units may hold for the search
+  // at once (the runs they ran ahead of it); past it a unit stops and the search takes
+  // over its branch. 0: 8 MiB per unit thread, 2 MiB with a callback (Units in
+  // explore.cpp), which keep two jobs within twice one job's peak memory on lastzero-15
+  // (bench/jobs_memory.sh).
+  std::size_t units_held_bytes = 0;
   // Work on each execution that needs nothing of the search, done by the thread that ran
   // it (with --jobs, a worker) so that it scales with the jobs, before on_execution sees
   // the execution in the search's order with what was stored in ExecutionView::prepared.
@@ -263,6 +269,14 @@ struct ExploreResult {
     std::uint64_t taken_over = 0;
     std::uint64_t discarded = 0;
     std::uint64_t cancelled = 0;
+    // The bound on what units hold for the search (ExploreOptions::units_held_bytes) and
+    // how it went: the most they held at once, the largest single run, and the units
+    // stopped at it. A unit stops once the bound is reached, so most_held is below
+    // held_bound plus one largest run per unit thread.
+    std::uint64_t held_bound = 0;
+    std::uint64_t most_held = 0;
+    std::uint64_t largest_run = 0;
+    std::uint64_t held_stops = 0;
   } parallel;
 
   // The strategy ran out of executions (for DFS: the space was exhausted).

@@ -43,10 +43,11 @@ struct Seen {
 };
 
 Seen search(const Program& p, MemoryModelKind m, unsigned jobs, bool oracle, bool callback,
-            std::uint64_t units_inline = 0) {
+            std::uint64_t units_inline = 0, std::size_t held_bytes = 0) {
   Seen out;
   ExploreOptions o = testing_support::every_schedule();
   o.units_inline = units_inline;
+  o.units_held_bytes = held_bytes;
   o.strategy = StrategyKind::optimal;
   o.memory = m;
   o.count_classes = true;
@@ -281,6 +282,54 @@ TEST(ParallelExploration, MaxExecutionsAndStopOnFailureCutAtTheSameExecution) {
     }
   }
   EXPECT_GT(from_units, 0u);
+}
+
+// What the units hold for the search is bounded (issue 38: memory of N jobs within N times
+// one job's): a unit stops once the bytes its runs and the other units' hold reach
+// ExploreOptions::units_held_bytes, so they hold less than the bound plus one run per
+// unit thread, and the search takes over the rest of its branch. The answer stays the
+// one-job search's, with runs kept in a few words (no callback, no checker) and in full,
+// and with more distinct outcomes than a unit keeps in its compact table (4 increments:
+// 24 orders, each its own outcome), on readers-8 too.
+TEST(ParallelExploration, UnitsHoldAtMostTheirBound) {
+  Program increments = [] {
+    atomic<int> x(0, "x");
+    std::vector<thread> ts;
+    for (int i = 0; i < 4; ++i) ts.emplace_back([&, i] { outcome(fmt::format("r{}", i), x.fetch_add(1)); });
+    for (auto& t : ts) t.join();
+  };
+  const ProgramInfo* readers8 = find_program("readers-8");
+  ASSERT_NE(readers8, nullptr);
+  for (const auto& [name, p] : {std::pair<const char*, Program>{"increments", increments}, {"readers-8", readers8->body}}) {
+    for (bool callback : {false, true}) {
+      const Seen one = search(p, MemoryModelKind::sc, 1, false, callback);
+      ASSERT_EQ(one.result.stop, StopReason::none) << name;
+      for (std::size_t bound : {1u, 4096u, 65536u}) {
+        for (std::uint64_t inline_runs : {0u, 1000000u}) {
+          for (unsigned jobs : {2u, 3u}) {
+            const Seen many = search(p, MemoryModelKind::sc, jobs, false, callback, inline_runs, bound);
+            const ExploreResult& r = many.result;
+            const std::string what =
+                fmt::format("{}: bound {} units of {} jobs {} callback {}", name, bound, inline_runs, jobs, callback);
+            ASSERT_EQ(summary(r), summary(one.result)) << what;
+            ASSERT_EQ(many.executions, one.executions) << what;
+            const std::uint64_t threads =
+                inline_runs ? 1 : std::min(jobs, std::max(2u, std::thread::hardware_concurrency())) - 1;
+            EXPECT_EQ(r.parallel.held_bound, bound) << what;
+            EXPECT_LT(r.parallel.most_held, bound + threads * r.parallel.largest_run) << what;
+            // Without threads the units run when carved, whatever the machine's load, and
+            // a bound of one byte stops each at its first run.
+            if (inline_runs && bound == 1) {
+              EXPECT_GT(r.parallel.held_stops, 0u) << what;
+              EXPECT_EQ(r.parallel.largest_run, r.parallel.most_held) << what;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(search(increments, MemoryModelKind::sc, 1, false, false).result.outcomes.size(), 24u)
+      << "more outcomes than a unit's compact table (Unit::kOutcomes) holds";
 }
 
 // A body whose state outlives an execution is caught with units too: every execution is
