@@ -18,6 +18,7 @@
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_z3.hpp"
 #include "trace/random_trace.hpp"
 #include "trace/validate.hpp"
 #include "tests/support/trace_builder.hpp"
