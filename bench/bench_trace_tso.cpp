@@ -16,6 +16,7 @@
 
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_z3.hpp"
 
 namespace {
 

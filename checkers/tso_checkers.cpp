@@ -6,6 +6,7 @@
 #include "checkers/oracle_conflict.hpp"
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_z3.hpp"
 #include "trace/transactions.hpp"
 
 namespace atomcheck {

@@ -98,25 +98,6 @@ struct TraceVerdict {
 
 // Each decider stops when `deadline` expires, answering undecided.
 TraceVerdict decide_brute(std::span<const Event> tau, std::uint64_t limit = 0, const Deadline& deadline = {});
-TraceVerdict decide_z3(std::span<const Event> tau, const Deadline& deadline = {});
-
-// The Z3 decider keeping its context between traces (creating a Z3 context costs
-// milliseconds, more than solving a small trace).
-class Z3Decider {
- public:
-  Z3Decider();
-  ~Z3Decider();
-  Z3Decider(const Z3Decider&) = delete;
-  Z3Decider& operator=(const Z3Decider&) = delete;
-  // The deadline's time becomes Z3's timeout; its interrupt flag is watched by a thread
-  // that interrupts the solver (Z3's own Ctrl-C handling is off: it would swallow the
-  // SIGINT the CLI needs to see).
-  TraceVerdict decide(std::span<const Event> tau, const Deadline& deadline = {});
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
 TraceVerdict decide_fpt(std::span<const Event> tau, const Deadline& deadline = {});
 
 // Theorem 4, converse direction: an execution of tau whose write-contracted event graph

@@ -18,6 +18,7 @@
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_z3.hpp"
 #include "trace/random_trace.hpp"
 #include "trace/validate.hpp"
 #include "tests/support/trace_builder.hpp"
@@ -201,7 +202,10 @@ TEST(TraceTsoProperties, DecidersAgreeAndProposition2Holds) {
         std::vector<Event> ex = tso::execution_of(tau, v->witness);
         ASSERT_FALSE(tso::tso_semantics_problem(ex, false).has_value()) << "seed " << seed;
         ASSERT_FALSE(tso::check_execution(ex).serializable) << "seed " << seed;
-        ASSERT_TRUE(tso::valid_orientation(tau, tso::event_graph(tau), v->orientation)) << "seed " << seed;
+        // Z3 places commits, not edges of EG_tau: its witness execution is its answer.
+        if (v != &z) {
+          ASSERT_TRUE(tso::valid_orientation(tau, tso::event_graph(tau), v->orientation)) << "seed " << seed;
+        }
       }
     }
   }

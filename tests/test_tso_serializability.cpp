@@ -20,6 +20,7 @@
 #include "checkers/registry.hpp"
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_z3.hpp"
 #include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
 #include "tests/support/cli_runner.hpp"

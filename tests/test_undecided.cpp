@@ -14,6 +14,7 @@
 #include "checkers/registry.hpp"
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_z3.hpp"
 #include "checkers/view_serializability.hpp"
 #include "checkers/wang_stoller_block.hpp"
 #include "tests/support/cli_runner.hpp"
