@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "atomcheck.hpp"
 
 namespace atomcheck::detail {
@@ -42,6 +44,15 @@ inline bool gtest_pass(const ModelReport& report) {
       ;                                                                                          \
     else                                                                                         \
       fail() << atomcheck_report_.text
+
+namespace atomcheck::detail {
+// ATOMCHECK_REPORT_FILE heads each report with the GoogleTest test it is from.
+inline std::string gtest_current_test_name() {
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  return t ? std::string(t->test_suite_name()) + "." + t->name() : std::string();
+}
+inline const bool gtest_test_name_installed = (::atomcheck::set_test_name_source(&gtest_current_test_name), true);
+}  // namespace atomcheck::detail
 
 // Adds a non-fatal failure with the report.
 #define EXPECT_ATOMCHECK(...) ATOMCHECK_GTEST_CHECK_(ADD_FAILURE, __VA_ARGS__)

@@ -14,8 +14,25 @@
 
 namespace atomcheck {
 
+namespace cli {
+namespace {
+std::string& tool_name_storage() {
+  static std::string name = "atomcheck";
+  return name;
+}
+}  // namespace
+const std::string& tool_name() { return tool_name_storage(); }
+void set_tool_name(std::string_view argv0) {
+  std::size_t slash = argv0.rfind('/');
+  if (slash != std::string_view::npos) argv0.remove_prefix(slash + 1);
+  if (!argv0.empty()) tool_name_storage() = std::string(argv0);
+}
+}  // namespace cli
+
 int cli_main(int argc, char** argv) {
   using namespace atomcheck::cli;
+  // A user's binary calling cli_main prints commands that re-run itself.
+  if (argc > 0 && argv[0]) set_tool_name(argv[0]);
   CLI::App app{
       "atomcheck: explores the interleavings of small concurrent programs under SC and "
       "x86-TSO and checks every execution for atomicity violations."};

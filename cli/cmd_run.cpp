@@ -197,14 +197,18 @@ std::string describe_event(const Trace& t, const Event& e) {
   std::string what;
   switch (e.op) {
     case Op::read:
-      what = fmt::format("read {} = {}{}", n.var(e.target), e.value, e.buffered ? " (buffered)" : "");
+      if (e.failed_cas)
+        what = fmt::format("failed cas {}: expected {}, saw {}", n.var(e.target), format_value(e.value2),
+                           format_value(e.value));
+      else
+        what = fmt::format("read {} = {}{}", n.var(e.target), format_value(e.value), e.buffered ? " (buffered)" : "");
       break;
-    case Op::write: what = fmt::format("write {} = {}", n.var(e.target), e.value); break;
+    case Op::write: what = fmt::format("write {} = {}", n.var(e.target), format_value(e.value)); break;
     case Op::commit:
-      what = fmt::format("commit {} = {} (issued at {})", n.var(e.target), e.value, e.issue);
+      what = fmt::format("commit {} = {} (issued at {})", n.var(e.target), format_value(e.value), e.issue);
       break;
     case Op::rmw:
-      what = fmt::format("rmw {}: {} -> {}", n.var(e.target), e.value, e.value2);
+      what = fmt::format("rmw {}: {} -> {}", n.var(e.target), format_value(e.value), format_value(e.value2));
       break;
     case Op::fence: what = "fence"; break;
     case Op::acquire: what = fmt::format("acquire {}", n.lock(e.target)); break;
@@ -228,6 +232,10 @@ nlohmann::json event_json(const Trace& t, const Event& e) {
     j["value"] = e.value;
   }
   if (e.op == Op::rmw) j["new"] = e.value2;
+  if (e.failed_cas) {  // still op "read" for tools; these say it was a compare-exchange
+    j["failed_cas"] = true;
+    j["expected"] = e.value2;
+  }
   if (e.op == Op::read && e.buffered) j["buffered"] = true;
   if (e.op == Op::commit) j["issue"] = e.issue;
   if (is_lock_op(e.op)) j["lock"] = t.names.lock(e.target);
@@ -238,7 +246,7 @@ nlohmann::json event_json(const Trace& t, const Event& e) {
 }
 
 std::string replay_command(const RunArgs& a, const std::string& schedule) {
-  std::string cmd = fmt::format("atomcheck run {} --replay '{}'", a.name, schedule);
+  std::string cmd = fmt::format("{} run {} --replay '{}'", tool_name(), a.name, schedule);
   if (a.memory != "sc") cmd += " --memory " + a.memory;
   // A step-bound failure replays only under the same bound, a spin taken for a wait
   // only under the same threshold.
@@ -300,6 +308,11 @@ bool write_reports(const RunArgs& a, const std::string& schedule, const ReplayRe
   if (r.failed && r.failure.event < r.trace.events.size() && r.failure.thread != kNoId)
     h.failed_at = fmt::format("T{} failed before event {}; the other threads ran on after it.", r.failure.thread,
                               r.failure.event);
+  if (r.failed && r.failure.event != kNoEvent && r.failure.thread != kNoId) {
+    h.failure_event = r.failure.event;
+    h.failure_thread = r.failure.thread;
+    h.failure_message = r.failure.message;
+  }
   if ((!a.html.empty() && !report::write_text_file(a.html, report::render_html(r.trace, v, h), error)) ||
       (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v, h.ending), error))) {
     fmt::print(stderr, "{}\n", error);
@@ -430,20 +443,29 @@ std::string unmarked_spin_note(const ExploreResult& r, const std::string& replay
 
 namespace {
 
+std::string executions_text(std::uint64_t n) { return fmt::format("{} execution{}", n, n == 1 ? "" : "s"); }
+
 // Says loudly what part of the space was not explored, so nobody mistakes a cut search
 // for a proof.
 void print_cut_banner(const RunArgs& a, const ExploreResult& r) {
   fmt::print("{}", unmarked_spin_note(r, replay_command(a, r.unmarked_spin_schedule)));
   if (!cut_short(r)) return;
   fmt::print("*** INCOMPLETE SEARCH: {} ***\n", search_end_text(r));
-  fmt::print("*** explored {} of an estimated {:.3g} executions; no result holds for the rest ***\n",
-             r.executions, r.estimate);
+  // The estimate is of the DFS tree: for DPOR, which explores one execution per class,
+  // it bounds the work from above and says nothing of how much of it is left.
+  if (a.strategy == "dfs")
+    fmt::print("*** explored {} of an estimated {:.3g} executions; no result holds for the rest ***\n",
+               r.executions, r.estimate);
+  else
+    fmt::print("*** explored {} (DFS would take about {:.3g}: an upper bound, not {}'s size); no result "
+               "holds for the rest ***\n",
+               executions_text(r.executions), r.estimate, a.strategy);
 }
 
-void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) {
+void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r, unsigned jobs) {
   double rate = r.elapsed_seconds > 0 ? static_cast<double>(r.executions) / r.elapsed_seconds : 0;
   fmt::print("program        {}  ({})\n", p.name, p.description);
-  fmt::print("memory         {}   strategy {}\n", a.memory, strategy_label(a));
+  fmt::print("memory         {}   strategy {}   jobs {}\n", a.memory, strategy_label(a), jobs);
   if (r.estimate > 0)
     fmt::print("estimate       {:.3g} executions{}\n", r.estimate,
                a.strategy == "dfs" ? "" : " (DFS tree size: an upper bound for DPOR)");
@@ -495,11 +517,12 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   print_cut_banner(a, r);
 }
 
-void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r) {
+void print_json(const RunArgs& a, const ProgramInfo& p, const ExploreResult& r, unsigned jobs) {
   nlohmann::json j;
   j["program"] = p.name;
   j["memory"] = a.memory;
   j["strategy"] = a.strategy;
+  j["jobs"] = jobs;
   if (sampling(a.strategy)) j["seed"] = a.seed;
   if (a.strategy == "pct") j["pct_depth"] = a.pct_depth;
   j["preemption_bound"] = a.preemption_bound;
@@ -590,7 +613,7 @@ int run_command(RunArgs a) {
   SigintScope sigint;
   o.interrupt = SigintScope::flag();
   // A crash in the body names the command that replays its execution.
-  detail::CrashScope crash_report(fmt::format("atomcheck run {}{}{}", a.name, a.memory == "tso" ? " --memory tso" : "",
+  detail::CrashScope crash_report(fmt::format("{} run {}{}{}", tool_name(), a.name, a.memory == "tso" ? " --memory tso" : "",
                                               a.max_steps_given ? fmt::format(" --max-steps {}", a.max_steps) : ""),
                                   a.step_timeout);
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
@@ -608,9 +631,9 @@ int run_command(RunArgs a) {
   }
   progress.clear();
   if (a.json)
-    print_json(a, *p, r);
+    print_json(a, *p, r, o.jobs);
   else
-    print_summary(a, *p, r);
+    print_summary(a, *p, r, o.jobs);
   if (!r.error.empty()) {
     fmt::print(stderr, "{}: {}\n", a.name, r.error);
     return kExitBadInput;

@@ -107,6 +107,11 @@ inline constexpr const char* kNoSpuriousWakeupsHelp =
 // execution; empty when none was.
 std::string unmarked_spin_note(const ExploreResult& r, const std::string& replay);
 
+// The name the command line was started by (argv[0]'s base name: "atomcheck", or a
+// user's binary calling cli_main), for the commands it prints to re-run something.
+const std::string& tool_name();
+void set_tool_name(std::string_view argv0);
+
 void add_trace_info_command(CLI::App& app, int& rc);
 void add_check_trace_command(CLI::App& app, int& rc);
 void add_run_commands(CLI::App& app, int& rc);

@@ -51,7 +51,7 @@ std::string dot_escape(std::string_view s) {
 std::string event_text(const Trace& trace, const Event& e) {
   const Names& n = trace.names;
   switch (e.op) {
-    case Op::read: return fmt::format("r({})", n.var(e.target));
+    case Op::read: return fmt::format("{}({})", e.failed_cas ? "cas-fail" : "r", n.var(e.target));
     case Op::write: return fmt::format("w({})", n.var(e.target));
     case Op::commit: return fmt::format("commit({})", n.var(e.target));
     case Op::rmw: return fmt::format("rmw({})", n.var(e.target));
@@ -66,6 +66,20 @@ std::string event_text(const Trace& trace, const Event& e) {
       return e.target == kNoId ? std::string("end") : fmt::format("end {}", n.label(e.target));
   }
   return std::string(op_name(e.op));
+}
+
+namespace {
+std::string short_value(std::int64_t v) {
+  if (v > -65536 && v < 65536) return fmt::format("{}", v);
+  return v < 0 ? fmt::format("-{:#x}", 0 - static_cast<std::uint64_t>(v)) : fmt::format("{:#x}", v);
+}
+}  // namespace
+
+std::string value_text(const Event& e) {
+  if (e.op == Op::read && e.failed_cas) return fmt::format("saw {}, not {}", short_value(e.value), short_value(e.value2));
+  if (e.op == Op::rmw) return fmt::format("{} -> {}", short_value(e.value), short_value(e.value2));
+  if (is_access(e.op)) return "= " + short_value(e.value);
+  return {};
 }
 
 std::string txn_text(const Trace& trace, const TxnNode& t) {

@@ -49,6 +49,10 @@ Verdict verdict_on_execution(const Trace& execution, Verdict tau_verdict);
 
 // Short text of an event: "w(x)", "acq(l)", "begin name", ... (names unescaped).
 std::string event_text(const Trace& trace, const Event& e);
+// What an access read or wrote, short enough to sit under its event on the page: "= 1",
+// "1 -> 2" (rmw), "saw 1, not 0" (a failed compare-exchange); values past 2^16 in hex.
+// Empty for events without a value.
+std::string value_text(const Event& e);
 // "T1@3" style name of a transaction, with its label when it has one.
 std::string txn_text(const Trace& trace, const TxnNode& t);
 

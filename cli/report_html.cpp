@@ -16,8 +16,8 @@ namespace atomcheck::report {
 namespace {
 
 constexpr int kLeft = 150;     // room for lane names
-constexpr int kStep = 70;      // horizontal distance between consecutive events
-constexpr int kLaneH = 76;
+constexpr int kStep = 84;      // horizontal distance between consecutive events (room for a value)
+constexpr int kLaneH = 88;     // room for an event's name and value inside its box
 constexpr int kTop = 40;       // room above the first lane for arcs
 
 const char* kStyle = R"(
@@ -27,7 +27,9 @@ pre, code { background: #f4f4f4; padding: 0.15em 0.4em; border-radius: 3px; }
 pre { padding: 0.6em; overflow-x: auto; }
 .verdict.bad { color: #b00; font-weight: bold; }
 .verdict.ok { color: #070; font-weight: bold; }
-.scroll { overflow-x: auto; border: 1px solid #ddd; margin: 1em 0; }
+.picture { display: flex; border: 1px solid #ddd; margin: 1em 0; }
+.picture .names { flex: none; border-right: 1px solid #ddd; }
+.scroll { overflow-x: auto; }
 svg text { font-size: 11px; font-family: Menlo, Consolas, monospace; }
 svg .lane-bg { fill: #fafafa; stroke: #e4e4e4; }
 svg .lane-bg.buffer { fill: #f1f5fb; }
@@ -39,6 +41,10 @@ svg .event circle { fill: #fff; stroke: #333; stroke-width: 1.2; }
 svg .event.endpoint circle { fill: #c00; stroke: #800; }
 svg .event.interfering circle { fill: #f80; stroke: #a50; }
 svg .event .idx { fill: #888; font-size: 9px; }
+svg .event .val { fill: #1a4f8a; font-size: 10px; }
+svg .event.cas-fail .val { fill: #b00; }
+svg .failure line { stroke: #c00; stroke-width: 2.5; }
+svg .failure text { fill: #c00; font-size: 11px; font-weight: bold; }
 svg .conflict-edge { fill: none; stroke: #999; stroke-width: 1; stroke-dasharray: 3 3; }
 svg .cycle-edge { fill: none; stroke: #c00; stroke-width: 2.2; }
 svg .edge-label { fill: #c00; font-size: 10px; }
@@ -79,6 +85,11 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
   std::map<std::pair<ThreadId, bool>, int> lane_of;
   for (const Event& e : ev) lane_of[{e.thread, e.op == Op::commit}] = 0;
   for (const TxnNode& t : g.txns) lane_of[{t.thread, false}] = 0;
+  // A started thread has a lane even before its first event (one blocked from the
+  // start), and so has a thread that failed before any.
+  for (const Event& e : ev)
+    if (e.op == Op::fork) lane_of[{e.target, false}] = 0;
+  if (header.failure_event != kNoEvent && header.failure_thread != kNoId) lane_of[{header.failure_thread, false}] = 0;
   std::vector<Lane> lanes;
   for (auto& [key, idx] : lane_of) {
     idx = static_cast<int>(lanes.size());
@@ -93,6 +104,11 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
   auto ey = [&](EventIndex i) { return lane_y(ev[i].thread, ev[i].op == Op::commit); };
   const int width = kLeft + 60 + static_cast<int>(n) * kStep;
   const int height = kTop + static_cast<int>(lanes.size()) * kLaneH + 20;
+
+  // The failing thread stopped between the event before `failure_event` and it.
+  const bool failure_marked = header.failure_event != kNoEvent && header.failure_event <= n &&
+                              header.failure_thread != kNoId;
+  const int failure_x = failure_marked ? ex(header.failure_event) - kStep / 2 : 0;
 
   std::vector<bool> endpoint(n, false);
   for (const TxnEdge& e : g.edges)
@@ -111,6 +127,20 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
       "</marker><marker id=\"arrow-grey\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" "
       "markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#999\"/>"
       "</marker></defs>\n";
+  // The lane names again, in a column that stays in view while the picture scrolls.
+  std::string names_svg = fmt::format(
+      "<svg class=\"names\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\">\n", kLeft - 40,
+      height);
+  for (std::size_t l = 0; l < lanes.size(); ++l) {
+    int top = kTop + static_cast<int>(l) * kLaneH;
+    std::string name = trace.names.thread(lanes[l].thread);
+    if (lanes[l].buffer) name += " buffer";
+    names_svg += fmt::format(
+        "<rect class=\"lane-bg{}\" x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+        "<text class=\"lane-name\" x=\"8\" y=\"{}\">{}</text>\n",
+        lanes[l].buffer ? " buffer" : "", top, kLeft - 40, kLaneH, top + kLaneH / 2 + 4, html_escape(name));
+  }
+  names_svg += "</svg>\n";
   for (std::size_t l = 0; l < lanes.size(); ++l) {
     int top = kTop + static_cast<int>(l) * kLaneH;
     std::string name = trace.names.thread(lanes[l].thread);
@@ -157,16 +187,26 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
     std::string cls = "event";
     if (endpoint[l]) cls += " endpoint";
     if (g.interfering[l]) cls += " interfering";
+    if (e.failed_cas) cls += " cas-fail";
     std::string text = event_text(trace, e);
+    std::string value = value_text(e);
     std::string title = fmt::format("event {}: {} {}", l, trace.names.thread(e.thread), text);
+    if (e.failed_cas)
+      title += fmt::format(" (a failed compare-exchange: expected {}, saw {})", format_value(e.value2),
+                           format_value(e.value));
+    else if (e.op == Op::rmw)
+      title += fmt::format(" {} -> {}", format_value(e.value), format_value(e.value2));
+    else if (is_access(e.op))
+      title += fmt::format(" = {}", format_value(e.value));
     if (e.loc) title += fmt::format(" (at {})", trace.names.loc(e.loc));
-    if (is_access(e.op) && e.op != Op::read) title += fmt::format(" value {}", e.value);
     int x = ex(l), y = ey(l);
+    // The value on the page, under the event's name: hover titles are invisible on paper.
     svg += fmt::format(
         "<g class=\"{}\"><title>{}</title><circle cx=\"{}\" cy=\"{}\" r=\"7\"/>"
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>"
+        "<text class=\"val\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>"
         "<text class=\"idx\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text></g>\n",
-        cls, html_escape(title), x, y, x, y + 22, html_escape(text), x, y - 12, l);
+        cls, html_escape(title), x, y, x, y + 22, html_escape(text), x, y + 34, html_escape(value), x, y - 12, l);
   }
   // Numbered as in the witness list below the picture, not in graph order.
   for (const TxnEdge& e : g.edges) {
@@ -177,6 +217,16 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
         arc(a, b), html_escape(txn_text(trace, g.txns[e.from])), html_escape(txn_text(trace, g.txns[e.to])));
     svg += fmt::format("<text class=\"edge-label\" x=\"{}\" y=\"{}\">{}</text>\n",
                        (a.first + b.first) / 2, std::min(a.second, b.second) - 14, e.cycle_pos);
+  }
+  if (failure_marked) {
+    const int y = lane_y(header.failure_thread, false);
+    svg += fmt::format(
+        "<g class=\"failure\" id=\"failure\"><title>{} failed here: {}</title>"
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/><line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} failed</text></g>\n",
+        html_escape(trace.names.thread(header.failure_thread)), html_escape(header.failure_message), failure_x - 7,
+        y - 7, failure_x + 7, y + 7, failure_x - 7, y + 7, failure_x + 7, y - 7, failure_x, y - 24,
+        html_escape(trace.names.thread(header.failure_thread)));
   }
   svg += "</svg>\n";
 
@@ -218,8 +268,16 @@ std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHe
       "<span><i class=\"sw\" style=\"background:#f9c7c7\"></i>blamed transaction</span>"
       "<span><i class=\"sw\" style=\"background:#c00\"></i>witness cycle edge (numbered)</span>"
       "<span><i class=\"sw\" style=\"background:#f80\"></i>interfering event</span>"
-      "<span><i class=\"sw\" style=\"background:#999\"></i>other conflict (dashed)</span></p>\n";
-  out += "<div class=\"scroll\">\n" + svg + "</div>\n";
+      "<span><i class=\"sw\" style=\"background:#999\"></i>other conflict (dashed)</span>"
+      "<span><b style=\"color:#c00\">&#x2715;</b> where the failing thread stopped</span></p>\n";
+  out += "<div class=\"picture\">\n" + names_svg + "<div class=\"scroll\" id=\"picture\">\n" + svg + "</div></div>\n";
+  // Open on what went wrong: the failure, else the first event of the witness.
+  int focus = failure_marked ? failure_x : -1;
+  for (std::size_t l = 0; l < n && focus < 0; ++l)
+    if (endpoint[l] || g.interfering[l]) focus = ex(l);
+  if (focus > kLeft + 4 * kStep)
+    out += fmt::format("<script>document.getElementById('picture').scrollLeft = {};</script>\n",
+                       focus - kLeft - 4 * kStep);
   auto ev_name = [&](EventIndex i) {
     if (i >= n) return std::string("?");
     return fmt::format("event {} ({} {})", i, trace.names.thread(ev[i].thread), event_text(trace, ev[i]));

@@ -1,7 +1,9 @@
-// A self-contained HTML page (inline SVG and CSS, no script, no network) showing one
-// counterexample: one swimlane per thread (and per store buffer when the execution has
-// commits), transactions as boxes, the witness cycle as red arrows, blamed transactions
-// highlighted, and the command that replays it.
+// A self-contained HTML page (inline SVG and CSS, no network) showing one counterexample:
+// one swimlane per thread (and per store buffer when the execution has commits), every
+// event with the value it read or wrote, transactions as boxes, the witness cycle as red
+// arrows, blamed transactions highlighted, the failure marked, and the command that
+// replays it. One line of script scrolls the picture to the failure or the witness, so
+// the page does not open on the setup; without script it opens at the start.
 #pragma once
 
 #include <string>
@@ -25,6 +27,11 @@ struct HtmlHeader {
   // Where the failing thread stopped ("T2 failed after event 12; ..."); empty if none.
   std::string failed_at;
   std::vector<std::string> pending;  // TSO: stores still in a buffer at the failure or end
+  // The failure to mark in the picture: the failing thread stopped before this event
+  // (Failure::event); kNoEvent when the execution did not fail.
+  EventIndex failure_event = kNoEvent;
+  ThreadId failure_thread = kNoId;
+  std::string failure_message;
 };
 
 // Escapes text for HTML element content and attribute values.

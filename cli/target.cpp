@@ -2,11 +2,15 @@
 // `.json` files to the spec loader, `.litmus` files to the herd7 parser.
 #include "cli/target.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <string_view>
+#include <vector>
 #include <system_error>
 
 #include <fmt/core.h>
 
+#include "cli/commands.hpp"
 #include "specs/litmus.hpp"
 #include "specs/spec.hpp"
 
@@ -30,7 +34,7 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 std::string Target::replay_command(const std::string& schedule, MemoryModelKind memory) const {
-  std::string cmd = fmt::format("atomcheck {} {} --replay '{}'", kind == "litmus" ? "validate" : "run",
+  std::string cmd = fmt::format("{} {} {} --replay '{}'", tool_name(), kind == "litmus" ? "validate" : "run",
                                 shell_quote(name), schedule);
   if (memory == MemoryModelKind::tso) cmd += " --memory tso";
   else if (kind == "spec" || kind == "litmus") cmd += " --memory sc";
@@ -78,6 +82,42 @@ bool resolve_target(const std::string& name, Target& out, std::string& error) {
   return true;
 }
 
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+// The registered program a mistyped or shortened name most likely meant: one the name
+// begins or is contained in ("treiber" -> "treiber-stack"), else one within a third of
+// its length in edits. Empty when none is close.
+std::string closest_program(const std::string& name) {
+  if (name.empty()) return {};
+  std::string best;
+  std::size_t best_cost = name.size() / 3 + 1;
+  for (const ProgramInfo* p : registered_programs()) {
+    std::size_t cost = p->name.starts_with(name)                 ? 0
+                       : p->name.find(name) != std::string::npos ? 1
+                                                                 : edit_distance(name, p->name) + 1;
+    if (cost < best_cost || (cost == best_cost && !best.empty() && p->name.size() < best.size())) {
+      best = p->name;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 std::string unknown_program_message(const std::string& name) {
   std::error_code ec;
   if (std::filesystem::is_directory(name, ec))
@@ -85,7 +125,10 @@ std::string unknown_program_message(const std::string& name) {
   if (std::filesystem::exists(name, ec))
     return fmt::format("{}: a file, but neither .litmus nor .json, and no program has that name "
                        "(see `atomcheck list`)", name);
-  return fmt::format("{}: unknown program (see `atomcheck list`)", name);
+  std::string suggestion = closest_program(name);
+  if (!suggestion.empty())
+    return fmt::format("{}: unknown program; did you mean {}? (see `{} list`)", name, suggestion, tool_name());
+  return fmt::format("{}: unknown program (see `{} list`)", name, tool_name());
 }
 
 }  // namespace atomcheck::cli

@@ -40,5 +40,8 @@ bool resolve_target(const std::string& name, Target& out, std::string& error);
 
 // Why `name` names nothing to run: a directory, a file of another kind, or no program.
 std::string unknown_program_message(const std::string& name);
+// The registered program an unknown name most likely meant ("treiber" -> "treiber-stack"),
+// empty when none is close.
+std::string closest_program(const std::string& name);
 
 }  // namespace atomcheck::cli

@@ -119,10 +119,18 @@ struct CallSite {
   CallSite(const std::source_location& l)  // NOLINT(google-explicit-constructor)
       : file(l.file_name()), line(l.line()) {}
   explicit CallSite(const void* return_address) : pc(return_address) {}
+  // Both: the location names the site unless it lies in the standard library (a
+  // std::lock_guard calling mutex::lock), where the return address leads to the user's
+  // line (call_sites.hpp).
+  CallSite(const std::source_location& l, const void* return_address)
+      : file(l.file_name()), line(l.line()), pc(return_address) {}
 };
 // The caller's CallSite, for a function marked noinline (inlined, it would be its caller's).
 #define ATOMCHECK_RETURN_SITE_ \
   ::atomcheck::detail::CallSite(__builtin_extract_return_addr(__builtin_return_address(0)))
+// The location `l` with the caller's return address beside it (see the two-argument CallSite).
+#define ATOMCHECK_LOCATED_SITE_(l) \
+  ::atomcheck::detail::CallSite((l), __builtin_extract_return_addr(__builtin_return_address(0)))
 
 // A value with the location of the expression it was converted at: the parameter type
 // of assignment operators, which cannot take a defaulted std::source_location. The
@@ -140,6 +148,9 @@ struct Located {
 struct RmwFn {
   bool (*call)(const void* ctx, std::int64_t old_value, std::int64_t& new_value);
   const void* ctx;
+  // A compare-exchange, so that a failing one is reported with what it expected.
+  bool cas = false;
+  std::int64_t expected = 0;
 };
 
 struct RmwResult {
@@ -149,7 +160,10 @@ struct RmwResult {
 
 // Entry points into the current execution (scheduler/execution.cpp). Each throws
 // UsageError when no exploration is running on this OS thread.
-Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name);
+// An object without a name is named after `declared_at` (file:line) in reports.
+Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, const CallSite& declared_at = {});
+// Renames an object of the current execution (model_types::name).
+void op_set_name(const Handle& h, ObjKind kind, std::string_view name);
 std::int64_t op_load(const Handle& h, std::memory_order mo, const CallSite& at);
 void op_store(const Handle& h, std::int64_t value, std::memory_order mo, const CallSite& at);
 RmwResult op_rmw(const Handle& h, RmwFn fn, std::memory_order mo, const CallSite& at);
@@ -191,7 +205,8 @@ bool in_exploration();
 // An atomic variable, with the member functions of std::atomic<T>. Under SC every
 // memory order behaves as seq_cst; under TSO, non-seq_cst stores are buffered, seq_cst
 // stores and read-modify-writes drain the buffer and act on memory, loads are plain.
-// A failing compare_exchange records a `read` event; a succeeding one an `rmw`.
+// A failing compare_exchange records a `read` event (marked as a failed CAS, with the
+// value it expected, for reports); a succeeding one an `rmw`.
 // compare_exchange_weak never fails spuriously.
 template <class T>
 class atomic {
@@ -199,12 +214,16 @@ class atomic {
   using value_type = T;
   using Loc = std::source_location;
 
-  atomic() : atomic(T{}) {}
+  // Without a name, reports name the object after its declaration ("stack.hpp:12"):
+  // code templated on its types cannot pass std::atomic a name (model_types::name can).
+  // A class member is named after the constructor that builds it: that is where
+  // std::source_location puts a default member initializer.
+  atomic(Loc loc = Loc::current()) : h_(make(T{}, {}, loc)) {}  // NOLINT(google-explicit-constructor)
   // Not explicit, so `atomic<int> x = 0;` compiles as it does for std::atomic.
-  atomic(T initial) : atomic(initial, std::string_view{}) {}  // NOLINT(google-explicit-constructor)
-  // `name` shows in traces and reports; by default "x<id>".
-  atomic(T initial, std::string_view name)
-      : h_(detail::create_object(detail::ObjKind::atomic_var, detail::to_bits(initial), name)) {}
+  atomic(T initial, Loc loc = Loc::current())  // NOLINT(google-explicit-constructor)
+      : h_(make(initial, {}, loc)) {}
+  // `name` shows in traces and reports.
+  atomic(T initial, std::string_view name, Loc loc = Loc::current()) : h_(make(initial, name, loc)) {}
   atomic(const atomic&) = delete;
   // Takes a non-const reference so that it cannot bind the temporary `atomic(v)`: with
   // `const atomic&`, `x = 1` would be ambiguous between it and operator=(Located<T>).
@@ -232,19 +251,7 @@ class atomic {
 
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
                                std::memory_order /*failure*/, Loc loc = Loc::current()) {
-    struct Ctx {
-      std::int64_t expected, desired;
-    } ctx{detail::to_bits(expected), detail::to_bits(desired)};
-    detail::RmwFn fn{[](const void* c, std::int64_t old, std::int64_t& out) {
-                       auto* x = static_cast<const Ctx*>(c);
-                       if (old != x->expected) return false;
-                       out = x->desired;
-                       return true;
-                     },
-                     &ctx};
-    detail::RmwResult r = detail::op_rmw(h_, fn, success, loc);
-    if (!r.wrote) expected = detail::from_bits<T>(r.old_value);
-    return r.wrote;
+    return cas_at(expected, desired, success, loc);
   }
   bool compare_exchange_strong(T& expected, T desired,
                                std::memory_order mo = std::memory_order_seq_cst,
@@ -317,8 +324,38 @@ class atomic {
 
   // The variable's dense id in the current execution (its VarId in traces).
   VarId id() const { return h_.id; }
+  // The name reports give it from now on (model_types::name).
+  void set_name(std::string_view name) { detail::op_set_name(h_, detail::ObjKind::atomic_var, name); }
 
  private:
+  static detail::Handle make(T initial, std::string_view name, const detail::CallSite& at) {
+    return detail::create_object(detail::ObjKind::atomic_var, detail::to_bits(initial), name, at);
+  }
+  // The operations with a CallSite, for shared_mutex: called from std::shared_lock, its
+  // site is the caller's return address beside a location in the library.
+  friend class shared_mutex;
+  T load_at(std::memory_order mo, const detail::CallSite& at) const {
+    return detail::from_bits<T>(detail::op_load(h_, mo, at));
+  }
+  T exchange_at(T v, const detail::CallSite& at) {
+    return rmw([v](T) { return v; }, std::memory_order_seq_cst, at);
+  }
+  bool cas_at(T& expected, T desired, std::memory_order success, const detail::CallSite& loc) {
+    struct Ctx {
+      std::int64_t expected, desired;
+    } ctx{detail::to_bits(expected), detail::to_bits(desired)};
+    detail::RmwFn fn{[](const void* c, std::int64_t old, std::int64_t& out) {
+                       auto* x = static_cast<const Ctx*>(c);
+                       if (old != x->expected) return false;
+                       out = x->desired;
+                       return true;
+                     },
+                     &ctx, true, ctx.expected};
+    detail::RmwResult r = detail::op_rmw(h_, fn, success, loc);
+    if (!r.wrote) expected = detail::from_bits<T>(r.old_value);
+    return r.wrote;
+  }
+
   // A general read-modify-write: f(old) is computed natively and written atomically.
   T add(T d, const detail::CallSite& at) {
     return rmw([d](T old) { return static_cast<T>(old + d); }, std::memory_order_seq_cst, at);
@@ -329,7 +366,7 @@ class atomic {
                        out = detail::to_bits((*static_cast<const F*>(c))(detail::from_bits<T>(old)));
                        return true;
                      },
-                     &f};
+                     &f, false, 0};
     return detail::from_bits<T>(detail::op_rmw(h_, fn, mo, loc).old_value);
   }
 
@@ -344,10 +381,11 @@ class shared {
  public:
   using Loc = std::source_location;
 
-  shared() : shared(T{}) {}
-  shared(T initial) : shared(initial, std::string_view{}) {}  // NOLINT(google-explicit-constructor)
-  shared(T initial, std::string_view name)
-      : h_(detail::create_object(detail::ObjKind::plain_var, detail::to_bits(initial), name)) {}
+  // Unnamed, it is named after its declaration, as atomic is.
+  shared(Loc loc = Loc::current()) : h_(make(T{}, {}, loc)) {}  // NOLINT(google-explicit-constructor)
+  shared(T initial, Loc loc = Loc::current())  // NOLINT(google-explicit-constructor)
+      : h_(make(initial, {}, loc)) {}
+  shared(T initial, std::string_view name, Loc loc = Loc::current()) : h_(make(initial, name, loc)) {}
   shared(const shared&) = delete;
   shared& operator=(shared&) = delete;  // non-const: see atomic's
 
@@ -387,8 +425,12 @@ class shared {
   }
 
   VarId id() const { return h_.id; }
+  void set_name(std::string_view name) { detail::op_set_name(h_, detail::ObjKind::plain_var, name); }
 
  private:
+  static detail::Handle make(T initial, std::string_view name, const detail::CallSite& at) {
+    return detail::create_object(detail::ObjKind::plain_var, detail::to_bits(initial), name, at);
+  }
   T read(const detail::CallSite& at) const {
     return detail::from_bits<T>(detail::op_load(h_, std::memory_order_relaxed, at));
   }
@@ -424,16 +466,23 @@ class mutex {
  public:
   using Loc = std::source_location;
 
-  explicit mutex(std::string_view name = {})
-      : h_(detail::create_object(detail::ObjKind::mutex, 0, name)) {}
+  // Unnamed, it is named after its declaration, as atomic is.
+  explicit mutex(Loc loc = Loc::current()) : h_(detail::create_object(detail::ObjKind::mutex, 0, {}, loc)) {}
+  explicit mutex(std::string_view name, Loc loc = Loc::current())
+      : h_(detail::create_object(detail::ObjKind::mutex, 0, name, loc)) {}
   mutex(const mutex&) = delete;
   mutex& operator=(const mutex&) = delete;
 
-  void lock(Loc loc = Loc::current()) { detail::op_lock(h_, loc); }
-  bool try_lock(Loc loc = Loc::current()) { return detail::op_try_lock(h_, loc); }
-  void unlock(Loc loc = Loc::current()) { detail::op_unlock(h_, loc); }
+  // noinline: called from std::lock_guard, std::unique_lock or std::scoped_lock, `loc`
+  // is in a libstdc++ header, and the return address finds the user's line.
+  [[gnu::noinline]] void lock(Loc loc = Loc::current()) { detail::op_lock(h_, ATOMCHECK_LOCATED_SITE_(loc)); }
+  [[gnu::noinline]] bool try_lock(Loc loc = Loc::current()) {
+    return detail::op_try_lock(h_, ATOMCHECK_LOCATED_SITE_(loc));
+  }
+  [[gnu::noinline]] void unlock(Loc loc = Loc::current()) { detail::op_unlock(h_, ATOMCHECK_LOCATED_SITE_(loc)); }
 
   LockId id() const { return h_.id; }
+  void set_name(std::string_view name) { detail::op_set_name(h_, detail::ObjKind::mutex, name); }
 
  private:
   detail::Handle h_;
@@ -618,6 +667,10 @@ struct std_types {
   using atomic_flag = std::atomic_flag;
   using condition_variable = std::condition_variable;
   static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
+  // Names an object for atomcheck's reports; nothing in production. Call it where the
+  // object is built: `Stack() { Types::name(head_, "head"); }`.
+  template <class Object>
+  static constexpr void name(Object&, std::string_view) noexcept {}
 };
 struct model_types {
   template <class T>
@@ -637,6 +690,12 @@ struct model_types {
   static void fence(std::memory_order mo,
                     std::source_location loc = std::source_location::current()) {
     atomcheck::atomic_thread_fence(mo, loc);
+  }
+  // Names an atomic, shared or mutex in traces and reports (unnamed: its declaration's
+  // file:line).
+  template <class Object>
+  static void name(Object& object, std::string_view name) {
+    object.set_name(name);
   }
 };
 

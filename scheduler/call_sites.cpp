@@ -27,6 +27,14 @@ std::string_view base_name(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// A header of the standard library (libstdc++, libc++) or of atomcheck's API: a lock
+// called from there (std::unique_lock, condition_variable::wait) is the user's lock
+// taken a few frames out.
+bool in_library(std::string_view path) {
+  return path.find("/include/c++/") != std::string_view::npos || path.find("/c++/v1/") != std::string_view::npos ||
+         path.ends_with("scheduler/api.hpp") || path.ends_with("scheduler/sync.hpp");
+}
+
 struct Site {
   std::string file;  // empty for a return address
   std::uint32_t line = 0;
@@ -45,25 +53,34 @@ backtrace_state* symbolizer() {
 }
 #endif
 
-// The innermost source line of the instruction before `return_address` (the call).
-std::string symbolize(const void* return_address) {
+// The innermost source line of the instruction before `return_address` (the call);
+// with `outside_library`, the innermost one outside the standard library and atomcheck's
+// own headers (the user's line around an inlined std::lock_guard). Empty when
+// `outside_library` finds none.
+std::string symbolize(const void* return_address, bool outside_library = false) {
   const auto pc = reinterpret_cast<std::uintptr_t>(return_address) - 1;
 #if ATOMCHECK_HAVE_LIBBACKTRACE
   if (backtrace_state* state = symbolizer()) {
-    std::string found;
+    struct Search {
+      std::string found;
+      bool outside_library;
+    } search{{}, outside_library};
     // The callback sees the innermost inlined frame first; stopping there names the
     // user's line even when the user's function was inlined into another.
     backtrace_pcinfo(
         state, pc,
         [](void* data, std::uintptr_t, const char* file, int line, const char*) -> int {
+          auto* s = static_cast<Search*>(data);
           if (!file || line <= 0) return 0;
-          *static_cast<std::string*>(data) = fmt::format("{}:{}", base_name(file), line);
+          if (s->outside_library && in_library(file)) return 0;
+          s->found = fmt::format("{}:{}", base_name(file), line);
           return 1;
         },
-        [](void*, const char*, int) {}, &found);
-    if (!found.empty()) return found;
+        [](void*, const char*, int) {}, &search);
+    if (!search.found.empty() || outside_library) return search.found;
   }
 #endif
+  if (outside_library) return {};
   Dl_info info{};
   if (dladdr(reinterpret_cast<const void*>(pc), &info) && info.dli_fname && info.dli_fbase)
     return fmt::format("{}+{:#x}", base_name(info.dli_fname),
@@ -79,7 +96,9 @@ struct Table {
   const std::string& name_locked(std::uint32_t id) {
     Site& s = sites[id];
     if (!s.named) {
-      s.name = s.pc ? symbolize(s.pc) : fmt::format("{}:{}", base_name(s.file), s.line);
+      if (s.pc && !s.file.empty()) s.name = symbolize(s.pc, true);  // a location in the library
+      if (s.name.empty())
+        s.name = s.pc && s.file.empty() ? symbolize(s.pc) : fmt::format("{}:{}", base_name(s.file), s.line);
       s.named = true;
     }
     return s.name;
@@ -98,11 +117,15 @@ std::uint32_t intern_call_site(const CallSite& at) {
   Table& t = table();
   std::lock_guard lock(t.mu);
   std::string_view file = at.file ? std::string_view(at.file) : std::string_view();
-  if (auto it = t.ids.find({file, at.line, at.pc}); it != t.ids.end()) return it->second;
-  Site& s = t.sites.emplace_back(Site{std::string(file), at.line, at.pc, {}, false});
+  // The return address matters only where the location is the library's: elsewhere one
+  // line called from many places stays one site.
+  const void* pc = at.pc;
+  if (at.file && !in_library(file)) pc = nullptr;
+  if (auto it = t.ids.find({file, at.line, pc}); it != t.ids.end()) return it->second;
+  Site& s = t.sites.emplace_back(Site{std::string(file), at.line, pc, {}, false});
   // The key views the table's own copy of the file name (a deque never moves elements).
   const auto id = static_cast<std::uint32_t>(t.sites.size() - 1);
-  t.ids.emplace(std::tuple<std::string_view, std::uint32_t, const void*>{s.file, at.line, at.pc}, id);
+  t.ids.emplace(std::tuple<std::string_view, std::uint32_t, const void*>{s.file, at.line, pc}, id);
   return id;
 }
 

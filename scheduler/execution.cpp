@@ -241,13 +241,19 @@ void Execution::compute_enabled() {
 
 std::string Execution::thread_name(ThreadId t) { return fmt::format("T{}", t); }
 
+// Unnamed objects are named after their declaration: in code templated on its types the
+// std constructors take no name, and "x3" says nothing.
 std::string Execution::var_name(VarId v) const {
   if (v < nvars_ && !vars_[v].name.empty()) return vars_[v].name;
+  if (v < nvars_ && vars_[v].declared_at)
+    if (std::string at = call_site_name(vars_[v].declared_at); !at.empty()) return at;
   return fmt::format("x{}", v);
 }
 
 std::string Execution::lock_name(LockId l) const {
   if (l < nlocks_ && !locks_[l].name.empty()) return locks_[l].name;
+  if (l < nlocks_ && locks_[l].declared_at)
+    if (std::string at = call_site_name(locks_[l].declared_at); !at.empty()) return at;
   return fmt::format("m{}", l);
 }
 
@@ -484,7 +490,8 @@ EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std:
   return i;
 }
 
-Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_view name) {
+Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_view name,
+                                std::uint32_t declared_at) {
   Handle h;
   h.serial = serial_;
   if (kind == ObjKind::mutex) {
@@ -492,14 +499,25 @@ Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_
     if (h.id == locks_.size()) locks_.emplace_back();
     locks_[h.id].owner = kNoId;
     locks_[h.id].name.assign(name);
+    locks_[h.id].declared_at = declared_at;
   } else {
     h.id = static_cast<std::uint32_t>(nvars_++);
-    if (h.id == vars_.size()) vars_.push_back(VarInfo{kind, {}});
+    if (h.id == vars_.size()) vars_.push_back(VarInfo{kind, {}, 0});
     vars_[h.id].kind = kind;
     vars_[h.id].name.assign(name);
+    vars_[h.id].declared_at = declared_at;
     memory_->add_var(initial);
   }
   return h;
+}
+
+void Execution::set_name(const Handle& h, ObjKind kind, std::string_view name) {
+  if (h.serial != serial_) return;  // an earlier execution's object: its next use fails
+  if (kind == ObjKind::mutex) {
+    if (h.id < nlocks_) locks_[h.id].name.assign(name);
+  } else if (h.id < nvars_) {
+    vars_[h.id].name.assign(name);
+  }
 }
 
 const Execution::VarInfo* Execution::var_of(const Handle& h, const char* what) {
@@ -573,7 +591,8 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     ++self().effects;
     note_write(running_, obj_key(h.id, false), h.id);
   } else {
-    emit(Op::read, h.id, old, 0, site);
+    emit(Op::read, h.id, old, fn.cas ? fn.expected : 0, site);
+    trace_.events.back().failed_cas = fn.cas;
     if (!history_.chosen.empty()) history_.chosen.back().failed = true;
   }
   return {old, wrote};
@@ -869,8 +888,9 @@ void Execution::yield(std::uint32_t site, std::string_view waits_on, const char*
   for (std::size_t i = 0; i < cur.size() && repeats; ++i) {
     const Event& a = cur[i];
     const Event& b = ts.prev_iter[off + i];
-    repeats = a.op == b.op && a.target == b.target && a.value == b.value && a.value2 == b.value2 &&
-              a.loc == b.loc;
+    // A read's value2 (a failed CAS's expected value) is for reports, not a difference.
+    repeats = a.op == b.op && a.target == b.target && a.value == b.value &&
+              (a.op == Op::read || a.value2 == b.value2) && a.loc == b.loc;
     deletable = deletable && a.op != Op::write && a.op != Op::fork &&
                 (a.op != Op::rmw || a.value == a.value2);
   }
@@ -968,11 +988,16 @@ void Execution::block_spinning(std::uint32_t site, const char* how, std::string_
 
 // ---- the free functions api.hpp declares ------------------------------------------
 
-Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name) {
+Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, const CallSite& declared_at) {
   const char* what = kind == ObjKind::mutex       ? "atomcheck::mutex"
                      : kind == ObjKind::plain_var ? "atomcheck::shared"
                                                   : "atomcheck::atomic";
-  return Execution::current_or_throw(what).create_object(kind, initial, name);
+  Execution& e = Execution::current_or_throw(what);
+  // Named objects skip the call-site lookup.
+  return e.create_object(kind, initial, name, name.empty() ? e.site(declared_at) : 0);
+}
+void op_set_name(const Handle& h, ObjKind kind, std::string_view name) {
+  Execution::current_or_throw("set_name").set_name(h, kind, name);
 }
 std::int64_t op_load(const Handle& h, std::memory_order mo, const CallSite& at) {
   Execution& e = Execution::current_or_throw("load");

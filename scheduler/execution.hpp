@@ -80,7 +80,8 @@ class Execution {
   static Execution& current_or_throw(const char* what);
   static Execution* current();
 
-  Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name);
+  Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, std::uint32_t declared_at = 0);
+  void set_name(const Handle& h, ObjKind kind, std::string_view name);
   std::int64_t load(const Handle& h, std::memory_order mo, std::uint32_t site);
   void store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t site);
   RmwResult rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t site);
@@ -179,10 +180,12 @@ class Execution {
   struct VarInfo {
     ObjKind kind;
     std::string name;
+    std::uint32_t declared_at = 0;  // call site naming it when `name` is empty
   };
   struct LockInfo {
     ThreadId owner = kNoId;
     std::string name;
+    std::uint32_t declared_at = 0;
   };
 
   void reset();

@@ -89,13 +89,15 @@ std::string_view search_end_name(SearchEnd end) {
 
 std::string search_end_text(const ExploreResult& r) {
   const SearchEnd end = search_end(r);
+  const char* s = r.executions == 1 ? "" : "s";
   const std::string_view name = search_end_name(end);
   switch (end) {
     case SearchEnd::exhausted: return std::string(name);
-    case SearchEnd::sampled: return fmt::format("{}: {} executions drawn", name, r.executions);
-    case SearchEnd::budget: return fmt::format("{}: the execution budget ran out after {} executions", name, r.executions);
+    case SearchEnd::sampled: return fmt::format("{}: {} execution{} drawn", name, r.executions, s);
+    case SearchEnd::budget:
+      return fmt::format("{}: the execution budget ran out after {} execution{}", name, r.executions, s);
     case SearchEnd::time: return fmt::format("{}: the time limit ran out after {:.1f} s", name, r.elapsed_seconds);
-    case SearchEnd::interrupted: return fmt::format("{}: after {} executions", name, r.executions);
+    case SearchEnd::interrupted: return fmt::format("{}: after {} execution{}", name, r.executions, s);
     case SearchEnd::bound:
       return r.bound_cut ? fmt::format("{}: the depth bound cut {} executions", name, r.bound_cut)
                          : fmt::format("{}: the preemption bound {} pruned schedules", name, r.preemption_bound);

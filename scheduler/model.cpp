@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
+#include <cerrno>  // also program_invocation_short_name (glibc)
 #include <csignal>
 #include <signal.h>
 #include <cstdio>
@@ -38,16 +38,35 @@ bool parse_u64(const char* name, const char* text, std::uint64_t& out, std::stri
   return true;
 }
 
+// "1 execution", "2 executions".
+std::string executions(std::uint64_t n) { return fmt::format("{} execution{}", n, n == 1 ? "" : "s"); }
+
+TestNameSource test_name_source = nullptr;
+
+// The test a report is from, for ATOMCHECK_REPORT_FILE: GoogleTest's current test when
+// atomcheck/gtest.hpp is linked in, else the registered program, else the binary.
+std::string test_name(std::string_view program) {
+  if (test_name_source)
+    if (std::string t = test_name_source(); !t.empty()) return t;
+  if (!program.empty()) return std::string(program);
+  return program_invocation_short_name;
+}
+
 std::string memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
 
 std::string describe_event(const Trace& t, const Event& e) {
   const Names& n = t.names;
   switch (e.op) {
     case Op::read:
-      return fmt::format("read {} = {}{}", n.var(e.target), e.value, e.buffered ? " (own buffer)" : "");
-    case Op::write: return fmt::format("write {} = {}", n.var(e.target), e.value);
-    case Op::commit: return fmt::format("flush {} = {} (write #{})", n.var(e.target), e.value, e.issue);
-    case Op::rmw: return fmt::format("rmw {}: {} -> {}", n.var(e.target), e.value, e.value2);
+      if (e.failed_cas)
+        return fmt::format("failed cas {}: expected {}, saw {}", n.var(e.target), format_value(e.value2),
+                           format_value(e.value));
+      return fmt::format("read {} = {}{}", n.var(e.target), format_value(e.value), e.buffered ? " (own buffer)" : "");
+    case Op::write: return fmt::format("write {} = {}", n.var(e.target), format_value(e.value));
+    case Op::commit:
+      return fmt::format("flush {} = {} (write #{})", n.var(e.target), format_value(e.value), e.issue);
+    case Op::rmw:
+      return fmt::format("rmw {}: {} -> {}", n.var(e.target), format_value(e.value), format_value(e.value2));
     case Op::fence: return "fence";
     case Op::acquire: return fmt::format("lock {}", n.lock(e.target));
     case Op::release: return fmt::format("unlock {}", n.lock(e.target));
@@ -64,7 +83,11 @@ std::string describe_event(const Trace& t, const Event& e) {
 // where its thread failed (`failure`): the other threads ran on after it.
 std::string render_columns(const Trace& t, const Failure* failure = nullptr) {
   ThreadId threads = 0;
-  for (const Event& e : t.events) threads = std::max(threads, e.thread + 1);
+  // A started thread has a column even without events of its own (blocked from its start
+  // on a lock the failing thread still holds), as has a thread that failed before any.
+  for (const Event& e : t.events)
+    threads = std::max({threads, e.thread + 1, e.op == Op::fork ? e.target + 1 : ThreadId{0}});
+  if (failure && failure->thread != kNoId) threads = std::max(threads, failure->thread + 1);
   std::vector<std::string> what(t.events.size());
   std::vector<std::size_t> width(threads, 0);
   for (ThreadId th = 0; th < threads; ++th) width[th] = t.names.thread(th).size();
@@ -93,6 +116,14 @@ std::string render_columns(const Trace& t, const Failure* failure = nullptr) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
   }
+  if (failure && failure->event >= t.events.size() && failure->thread != kNoId)
+    out += fmt::format("   ---- {} failed here, at the end\n", t.names.thread(failure->thread));
+  std::vector<bool> ran(threads, false);
+  for (const Event& e : t.events) ran[e.thread] = true;
+  for (ThreadId th = 0; th < threads; ++th)
+    if (!ran[th] && !(failure && failure->thread == th))
+      out += fmt::format("   {} ran no operation of its own (blocked from its start, e.g. on a lock the "
+                         "failing thread holds)\n", t.names.thread(th));
   return out;
 }
 
@@ -171,9 +202,9 @@ std::string registered_name(const Program& body) {
   return {};
 }
 
-void append_to_file(const std::string& path, const std::string& text, std::string& report) {
+void append_to_file(const std::string& path, const std::string& text, std::string& report, std::string_view program) {
   std::ofstream f(path, std::ios::app);
-  f << text << '\n';
+  f << "==== " << test_name(program) << " ====\n" << text << '\n';
   f.flush();
   if (!f) report += fmt::format("(could not append this report to ATOMCHECK_REPORT_FILE={})\n", path);
 }
@@ -217,6 +248,12 @@ ModelReport replay_report(const Program& body, ModelReport rep, const std::strin
   } catch (const std::exception& e) {
     rep.ok = false;
     rep.text = fmt::format("atomcheck::model: ATOMCHECK_REPLAY='{}': {}\n", schedule, e.what());
+    // A schedule that runs out is mostly a prefix copied from somewhere else than a report.
+    if (std::string_view(e.what()).find("needs more") != std::string_view::npos)
+      rep.text += fmt::format(
+          "ATOMCHECK_REPLAY takes a whole schedule, as a report's `schedule:` line prints it: '{}' is only a "
+          "prefix of an execution, which needed more steps after it. Copy the full schedule, or unset ATOMCHECK_REPLAY to search.\n",
+          schedule);
     return rep;
   }
   bool any_flag = false;
@@ -241,10 +278,6 @@ ModelReport replay_report(const Program& body, ModelReport rep, const std::strin
   return rep;
 }
 
-std::string executions_text(std::uint64_t n) {
-  return fmt::format("{} execution{}", n, n == 1 ? "" : "s");
-}
-
 // The report of a search cut short (a budget, the time limit, Ctrl-C) that found
 // nothing: how far it got and how to widen it. Not a pass: a test that explored part of
 // the program proves nothing about the rest, and CI would take it for coverage.
@@ -254,7 +287,7 @@ ModelReport incomplete_report(ModelReport rep, const std::string& program) {
   rep.ok = false;
   rep.text = fmt::format("atomcheck::model: search incomplete ({}, {}, {}): no problem found in the {} explored",
                          strategy_name(o.strategy), memory_name(o.memory), search_end_text(r),
-                         executions_text(r.executions));
+                         executions(r.executions));
   if (r.estimate > 0)
     rep.text += fmt::format(" (a DFS of the whole program would run about {:.3g})", r.estimate);
   rep.text += ", which proves nothing for the rest\n";
@@ -382,7 +415,7 @@ ModelReport search_report(const Program& body, ModelReport rep, const ModelEnvir
     std::string undecided;
     for (const CheckerSummary& c : r.checkers)
       if (c.undecided) undecided += fmt::format("; {} undecided on {} ({})", c.name, c.undecided, c.first_undecided);
-    rep.text = fmt::format("atomcheck::model: {}, no problem found ({}{})\n", executions_text(r.executions), how,
+    rep.text = fmt::format("atomcheck::model: {}, no problem found ({}{})\n", executions(r.executions), how,
                            undecided);
     // A pass that proves less than "every class of the program": said wherever it passes.
     if (end != SearchEnd::exhausted || !undecided.empty() || r.unmarked_spins || !fallback.empty())
@@ -413,12 +446,14 @@ ModelReport search_report(const Program& body, ModelReport rep, const ModelEnvir
   if (r.step_bounded) counts += fmt::format(", {} did not terminate", r.step_bounded);
   for (const CheckerSummary& c : r.checkers)
     if (c.flagged) counts += fmt::format(", {} flagged by {}", c.flagged, c.name);
-  rep.text = fmt::format("atomcheck::model: {}\n{}{} ({})\n", headline, executions_text(r.executions), counts, how);
+  rep.text = fmt::format("atomcheck::model: {}\n{}{} ({})\n", headline, executions(r.executions), counts, how);
   rep.text += execution_block(body, o, rep.schedule, program, nullptr);
   return rep;
 }
 
 }  // namespace
+
+void set_test_name_source(TestNameSource source) { test_name_source = source; }
 
 bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string& error) {
   std::uint64_t n = 0;
@@ -518,14 +553,14 @@ ModelReport check_model(const Program& body, const ExploreOptions& options, std:
   std::string program = name.empty() ? registered_name(body) : std::string(name);
   if (!envs.replay.empty()) {
     rep = replay_report(body, std::move(rep), envs.replay, program);
-    if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
+    if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text, program);
     return rep;
   }
   SigintScope sigint(rep.options);
   rep = search_report(body, std::move(rep), envs, program, sigint.flag());
   // Every report that fails the test (a failure, an incomplete search, an error) goes to
   // the report file too.
-  if (!rep.ok && !envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text);
+  if (!rep.ok && !envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text, program);
   if (sigint.raised()) {
     // As on the command line: what the search had, then the interrupt takes its course.
     std::fprintf(stderr, "%s", rep.text.c_str());

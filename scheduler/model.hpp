@@ -86,4 +86,10 @@ struct ModelEnvironment {
 };
 bool apply_model_environment(ExploreOptions& options, ModelEnvironment& env, std::string& error);
 
+// Where a report appended to ATOMCHECK_REPORT_FILE gets the name of the test it is from
+// (one file collects the reports of many tests). atomcheck/gtest.hpp installs GoogleTest's
+// current test; without one, the report names the registered program or the binary.
+using TestNameSource = std::string (*)();
+void set_test_name_source(TestNameSource source);
+
 }  // namespace atomcheck

@@ -31,7 +31,7 @@ namespace detail {
 // spin_until(cond) whose livelock report names the object: "T2 waits on latch done
 // (f.cpp:9) with no count_down".
 template <class Cond>
-void await_on(Cond&& cond, const std::string& waits_on, const char* without, const std::source_location& loc) {
+void await_on(Cond&& cond, const std::string& waits_on, const char* without, const CallSite& loc) {
   op_spin_begin();
   if (!cond()) op_spin_failed(loc, waits_on, without);
   op_spin_passed();
@@ -190,30 +190,38 @@ class shared_mutex {
   shared_mutex(const shared_mutex&) = delete;
   shared_mutex& operator=(const shared_mutex&) = delete;
 
-  void lock(Loc loc = Loc::current()) {
-    detail::await_on([&] { return try_lock(loc); }, waits_on_, "unlock", loc);
+  // noinline: through std::unique_lock or std::shared_lock, `loc` is in a libstdc++
+  // header, and the return address beside it finds the user's line (call_sites.hpp).
+  [[gnu::noinline]] void lock(Loc loc = Loc::current()) {
+    const detail::CallSite at = ATOMCHECK_LOCATED_SITE_(loc);
+    detail::await_on([&] { return try_lock_at(at); }, waits_on_, "unlock", at);
   }
-  bool try_lock(Loc loc = Loc::current()) {
-    if (state_.load(std::memory_order_seq_cst, loc) != 0) return false;
-    int free = 0;
-    return state_.compare_exchange_strong(free, -1, std::memory_order_seq_cst, loc);
+  [[gnu::noinline]] bool try_lock(Loc loc = Loc::current()) { return try_lock_at(ATOMCHECK_LOCATED_SITE_(loc)); }
+  [[gnu::noinline]] void unlock(Loc loc = Loc::current()) {
+    check(state_.exchange_at(0, ATOMCHECK_LOCATED_SITE_(loc)) == -1, "shared_mutex::unlock without lock()", loc);
   }
-  void unlock(Loc loc = Loc::current()) {
-    check(state_.exchange(0, std::memory_order_seq_cst, loc) == -1, "shared_mutex::unlock without lock()", loc);
+  [[gnu::noinline]] void lock_shared(Loc loc = Loc::current()) {
+    const detail::CallSite at = ATOMCHECK_LOCATED_SITE_(loc);
+    detail::await_on([&] { return try_lock_shared_at(at); }, waits_on_, "unlock", at);
   }
-  void lock_shared(Loc loc = Loc::current()) {
-    detail::await_on([&] { return try_lock_shared(loc); }, waits_on_, "unlock", loc);
+  [[gnu::noinline]] bool try_lock_shared(Loc loc = Loc::current()) {
+    return try_lock_shared_at(ATOMCHECK_LOCATED_SITE_(loc));
   }
-  bool try_lock_shared(Loc loc = Loc::current()) {
-    int s = state_.load(std::memory_order_seq_cst, loc);
-    return s >= 0 && state_.compare_exchange_strong(s, s + 1, std::memory_order_seq_cst, loc);
-  }
-  void unlock_shared(Loc loc = Loc::current()) {
-    check(state_.fetch_sub(1, std::memory_order_seq_cst, loc) > 0, "shared_mutex::unlock_shared without lock_shared()",
-          loc);
+  [[gnu::noinline]] void unlock_shared(Loc loc = Loc::current()) {
+    check(state_.add(-1, ATOMCHECK_LOCATED_SITE_(loc)) > 0, "shared_mutex::unlock_shared without lock_shared()", loc);
   }
 
  private:
+  bool try_lock_at(const detail::CallSite& at) {
+    if (state_.load_at(std::memory_order_seq_cst, at) != 0) return false;
+    int free = 0;
+    return state_.cas_at(free, -1, std::memory_order_seq_cst, at);
+  }
+  bool try_lock_shared_at(const detail::CallSite& at) {
+    int s = state_.load_at(std::memory_order_seq_cst, at);
+    return s >= 0 && state_.cas_at(s, s + 1, std::memory_order_seq_cst, at);
+  }
+
   atomic<int> state_;
   std::string waits_on_;
 };

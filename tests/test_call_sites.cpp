@@ -5,13 +5,17 @@
 // that line for every event the statement emitted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "scheduler/api.hpp"
 #include "scheduler/explore.hpp"
 #include "scheduler/model.hpp"
+#include "scheduler/sync.hpp"
 
 namespace atomcheck {
 namespace {
@@ -99,6 +103,44 @@ TEST(CallSites, ModelReportShowsFileAndLine) {
   EXPECT_NE(rep.text.find(here(__LINE__ - 6)), std::string::npos) << rep.text;
   EXPECT_NE(rep.text.find(here(__LINE__ - 6)), std::string::npos) << rep.text;
   EXPECT_EQ(rep.text.find("api.hpp"), std::string::npos) << rep.text;
+}
+
+// Locks taken through the std wrappers are the user's: std::lock_guard calls
+// mutex::lock() from a libstdc++ header, whose source_location is that header's; the
+// report names the first frame outside the standard library instead. Each wrapper's
+// scope opens and closes on one line, so its lock and unlock both stand on it.
+void wrapper_locks_body() {
+  mutex m("m");
+  shared_mutex rw("rw");
+  { std::lock_guard<mutex> g(m); } AT_THIS_LINE
+  { std::unique_lock<mutex> g(m); } AT_THIS_LINE
+  { std::scoped_lock<mutex> g(m); } AT_THIS_LINE
+  { std::unique_lock<mutex> g(m, std::try_to_lock); } AT_THIS_LINE
+  { std::shared_lock<shared_mutex> g(rw); } AT_THIS_LINE
+  { std::unique_lock<shared_mutex> g(rw); } AT_THIS_LINE
+}
+
+TEST(CallSites, LocksThroughStdWrappersNameTheUsersLine) {
+  std::vector<int> lines;
+  g_lines = &lines;
+  ReplayResult r = replay(wrapper_locks_body, "");
+  g_lines = nullptr;
+  ASSERT_FALSE(r.failed) << r.failure.message;
+  ASSERT_EQ(lines.size(), 6u);
+  // mutex: an acquire and a release per line; shared_mutex: its counter's accesses.
+  std::vector<std::string> want, got;
+  for (int k = 0; k < 4; ++k) want.insert(want.end(), 2, here(lines[k]));
+  for (const Event& e : r.trace.events)
+    if (is_lock_op(e.op)) got.push_back(r.trace.names.loc(e.loc));
+  EXPECT_EQ(got, want);
+  std::vector<std::string> rw_sites, rw_want;
+  for (const Event& e : r.trace.events)
+    if (is_access(e.op)) rw_sites.push_back(r.trace.names.loc(e.loc));
+  ASSERT_FALSE(rw_sites.empty());
+  for (const std::string& site : rw_sites)
+    EXPECT_TRUE(site == here(lines[4]) || site == here(lines[5])) << site;
+  EXPECT_NE(std::find(rw_sites.begin(), rw_sites.end(), here(lines[4])), rw_sites.end());
+  EXPECT_NE(std::find(rw_sites.begin(), rw_sites.end(), here(lines[5])), rw_sites.end());
 }
 
 }  // namespace

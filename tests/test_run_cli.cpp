@@ -3,6 +3,9 @@
 // one-line messages for bad input.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -174,6 +177,47 @@ TEST(RunCli, CtrlCPrintsPartialSummaryAndExits3) {
   auto r = run_cli_interrupted({"run", "iriw", "--strategy", "random", "--max-executions", "1000000000"}, 300);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("stopped: interrupted"), std::string::npos) << r.out;
+}
+
+// ---- issue 38, item 4: messages a person can act on ---------------------------------
+
+// A binary calling cli_main under another name prints replay commands under that name.
+TEST(RunCliReadable, ReplayHintsNameTheRunningBinary) {
+  const std::string dir = testing::temp_dir();
+  const std::string tool = dir + "/my-stack-tests";
+  std::filesystem::remove(tool);
+  std::filesystem::create_symlink(ATOMCHECK_BIN, tool);
+  std::string out;
+  FILE* p = ::popen((tool + " run lost-update --strategy dfs --quiet 2>&1").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
+  ::pclose(p);
+  EXPECT_NE(out.find("->  my-stack-tests run lost-update --replay '"), std::string::npos) << out;
+  EXPECT_EQ(out.find("atomcheck run"), std::string::npos) << out;
+}
+
+// A program name that is close to one registered gets a suggestion.
+TEST(RunCliReadable, UnknownProgramSuggestsTheClosestName) {
+  auto r = run_cli({"run", "treiber"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "treiber: unknown program; did you mean treiber-stack? (see `atomcheck list`)\n");
+  r = run_cli({"run", "lost-updte"});
+  EXPECT_NE(r.err.find("did you mean lost-update?"), std::string::npos) << r.err;
+}
+
+// DPOR's search cut short is not "explored N of an estimated M": the estimate is the
+// size of the DFS tree, an upper bound. The summary says how many jobs explored.
+TEST(RunCliReadable, CutDporSearchCallsTheEstimateADfsBoundAndSaysTheJobs) {
+  auto r = run_cli({"run", "iriw", "--strategy", "optimal", "--max-executions", "1", "--jobs", "1"});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(r.out.find("of an estimated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("*** explored 1 execution (DFS would take about "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("an upper bound, not optimal's size"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strategy optimal   jobs 1\n"), std::string::npos) << r.out;
+  r = run_cli({"run", "iriw", "--strategy", "dfs", "--max-executions", "5"});
+  EXPECT_NE(r.out.find("*** explored 5 of an estimated "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("strategy dfs   jobs 1\n"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -46,9 +46,13 @@ struct Event {
   ThreadId thread = 0;
   std::uint32_t target = kNoId;
   std::int64_t value = 0;   // read/write/commit: the value; rmw: the old value
-  std::int64_t value2 = 0;  // rmw: the new value
+  std::int64_t value2 = 0;  // rmw: the new value; failed_cas read: the expected value
   EventIndex issue = kNoEvent;  // commit: index (in the execution) of its write-issue
   std::uint32_t loc = 0;    // source location, as RAPID's third field; 0 when unknown
+  // A read that is a failed compare-exchange: reports show it with the value it
+  // expected (value2). Checkers see a plain read; trace files do not keep it. Last, in
+  // the padding after `loc`, so positional initialisers and the size are unchanged.
+  bool failed_cas = false;
 };
 
 constexpr bool is_access(Op op) {

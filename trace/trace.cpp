@@ -2,6 +2,7 @@
 #include "trace/trace.hpp"
 
 #include <array>
+#include <cstdio>
 #include <string>
 
 namespace atomcheck {
@@ -51,6 +52,16 @@ std::string Names::lock(LockId id) const { return name_or(locks, id, "l"); }
 std::string Names::label(LabelId id) const {
   if (id == kNoId) return "";
   return name_or(labels, id, "b");
+}
+
+std::string format_value(std::int64_t v) {
+  std::string out = std::to_string(v);
+  if (v > -65536 && v < 65536) return out;
+  // The magnitude in hex; computed unsigned so that INT64_MIN does not overflow.
+  const std::uint64_t mag = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "%s0x%llx", v < 0 ? "-" : "", static_cast<unsigned long long>(mag));
+  return out + " (" + hex + ")";
 }
 
 std::string Names::loc(std::uint32_t id) const {

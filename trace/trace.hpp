@@ -56,6 +56,10 @@ struct Names {
   std::string loc(std::uint32_t id) const;
 };
 
+// A value as reports print it: decimal, and past 2^16 in magnitude also hex beside it
+// ("1311768467 (0x4e2f0f93)"), since large values are mostly pointers and packed words.
+std::string format_value(std::int64_t v);
+
 // An execution or trace: events in scheduled order.
 struct Trace {
   std::vector<Event> events;
