@@ -196,6 +196,12 @@ void TraceTsoChecker::on_event(const Event& e) {
   }
 }
 
+bool TraceTsoChecker::live_events(LiveEvents& out) const {
+  if (!stream_) return false;
+  stream_->live_events(out.events, out.first_problem);
+  return true;
+}
+
 void TraceTsoChecker::reset() {
   events_.clear();
   nesting_.reset();

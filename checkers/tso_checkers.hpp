@@ -56,6 +56,8 @@ class TraceTsoChecker final : public Checker {
   void on_event(const Event& e) override;
   Verdict verdict() override;
   void reset() override;
+  // fpt and main stream: online, citing only the cycle they found.
+  bool live_events(LiveEvents& out) const override;
 
  private:
   CheckerOptions options_;

@@ -223,6 +223,7 @@ struct TraceStream::Impl {
   std::string undecided;
   // After a violation: the witness so far, and the buffers to flush.
   bool violated = false;
+  EventIndex violated_at = kNoEvent;
   std::vector<EventIndex> witness;
   std::vector<CycleEdge> cycle;
   std::string note;
@@ -245,6 +246,7 @@ struct TraceStream::Impl {
     overflow = false;
     undecided.clear();
     violated = false;
+    violated_at = kNoEvent;
     witness.clear();
     cycle.clear();
     note.clear();
@@ -466,8 +468,15 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     if (e.op == Op::join && !s.buf[e.target].empty()) return false;
     if (s.oblig_thread < 0) return true;
     const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
-    return (is_access(e.op) && e.target == s.oblig_var) || (is_drain(e.op) && t == ot) ||
-           (e.op == Op::join && e.target == ot);
+    if ((is_drain(e.op) && t == ot) || (e.op == Op::join && e.target == ot)) return true;
+    if (!is_access(e.op) || e.target != s.oblig_var) return false;
+    // The last commit c (thread ot, variable x) could move past e, changing no path
+    // between transactions, when e is a write-issue (c before it conflicts with a read
+    // that write serves; after it, c -> its commit -> the read by program order) or a
+    // read of another thread served by its buffer (in the window both ways: no edge).
+    if (e.op == Op::write) return false;
+    if (e.op == Op::read && t != ot) return !(source != kNoEvent && !s.buf[t].empty() && s.buf[t].front().w <= source);
+    return true;
   };
   std::vector<State> from;
   from.swap(states);
@@ -509,6 +518,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
 // after the cycle only add edges). The cycle is read off the prefix execution.
 void TraceStream::Impl::violation(const State& s, bool at_event, std::uint32_t commit_thread, const Event* e) {
   violated = true;
+  violated_at = i;
   if (!keeping()) {
     note = fmt::format("the cycle closes at trace event {}; no witness kept past {} events", i,
                        limits.witness_events);
@@ -586,6 +596,21 @@ TraceStream::~TraceStream() = default;
 void TraceStream::on_event(const Event& e, const Deadline& deadline) { impl_->on_event(e, deadline); }
 TraceVerdict TraceStream::finish(const Deadline& deadline) { return impl_->finish(deadline); }
 void TraceStream::reset() { impl_->reset(); }
+void TraceStream::live_events(std::vector<EventIndex>& out, EventIndex& first_problem) const {
+  if (!impl_->violated) {
+    // A violation may yet name any event of the witness window.
+    const EventIndex upto = std::min<EventIndex>(impl_->i, impl_->limits.witness_events);
+    for (EventIndex k = 0; k < upto; ++k) out.push_back(k);
+    return;
+  }
+  first_problem = std::min(impl_->violated_at, impl_->i == 0 ? 0 : impl_->i - 1);
+  for (const CycleEdge& c : impl_->cycle) {
+    out.push_back(c.from_event);
+    out.push_back(c.to_event);
+    out.push_back(c.from.first);
+    out.push_back(c.to.first);
+  }
+}
 std::size_t TraceStream::peak_states() const { return impl_->peak_states; }
 std::size_t TraceStream::peak_live() const { return impl_->peak_live; }
 

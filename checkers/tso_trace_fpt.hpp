@@ -30,8 +30,8 @@ struct StreamLimits {
   // Summaries alive at once before the decider gives up (undecided).
   std::size_t max_states = 200000;
   // Events of tau kept to print the witness (its cycle and commit placement); past
-  // this a violation is still found, reported with the closing edge only.
-  std::uint64_t witness_events = 1u << 17;
+  // this a violation is still found, reported without them. check-trace keeps as many.
+  std::uint64_t witness_events = 1u << 16;
 };
 
 class TraceStream {
@@ -46,6 +46,10 @@ class TraceStream {
   // The end of tau: the answer. The stream can then be reset().
   TraceVerdict finish(const Deadline& deadline = {});
   void reset();
+
+  // The events a later finish() can name (the cycle's events and transactions, once
+  // found) and where the violation was seen (kNoEvent: none yet): Checker::live_events.
+  void live_events(std::vector<EventIndex>& out, EventIndex& first_problem) const;
 
   // Largest number of summaries and of live transactions seen at once (for the bench).
   std::size_t peak_states() const;
