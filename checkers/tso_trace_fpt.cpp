@@ -69,11 +69,12 @@ struct State {
   // must be of a larger thread, or the two could swap (canonical placement).
   std::int64_t oblig_thread = -1;
   std::uint32_t oblig_var = 0;
+  EventIndex oblig_w = kNoEvent;  // the write whose commit that was
   std::shared_ptr<const Hist> hist;
 
   bool same(const State& o) const {
     return ids == o.ids && reach == o.reach && cls == o.cls && buf == o.buf && oblig_thread == o.oblig_thread &&
-           oblig_var == o.oblig_var;
+           oblig_var == o.oblig_var && oblig_w == o.oblig_w;
   }
   std::uint64_t hash() const {
     std::uint64_t h = 1469598103934665603ULL;
@@ -93,6 +94,7 @@ struct State {
       }
     }
     mix(static_cast<std::uint64_t>(oblig_thread) ^ (std::uint64_t{oblig_var} << 20));
+    mix(oblig_w);
     return h;
   }
   int slot_of(EventIndex id) const {
@@ -284,6 +286,7 @@ struct TraceStream::Impl {
     collect(s, open_blocks);
     s.oblig_thread = v;
     s.oblig_var = p.var;
+    s.oblig_w = p.w;
     if (keeping()) s.hist = std::make_shared<const Hist>(Hist{p.w, i, s.hist});
     else s.hist.reset();
     return false;
@@ -294,6 +297,8 @@ struct TraceStream::Impl {
   bool event(State& s, const Event& e, EventIndex node, EventIndex source, const std::vector<EventIndex>& open_after) {
     const std::uint64_t t = e.thread;
     s.oblig_thread = -1;
+    s.oblig_var = 0;
+    s.oblig_w = kNoEvent;
     if (is_block_op(e.op)) {  // not events of ⊚TSO: they only delimit transactions
       collect(s, open_after);
       return false;
@@ -472,10 +477,14 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     if (!is_access(e.op) || e.target != s.oblig_var) return false;
     // The last commit c (thread ot, variable x) could move past e, changing no path
     // between transactions, when e is a write-issue (c before it conflicts with a read
-    // that write serves; after it, c -> its commit -> the read by program order) or a
-    // read of another thread served by its buffer (in the window both ways: no edge).
+    // that write serves; after it, c -> its commit -> the read by program order), a
+    // read of another thread served by its buffer (in the window both ways: no edge),
+    // or a read of its own thread that a later write serves.
     if (e.op == Op::write) return false;
     if (e.op == Op::read && t != ot) return !(source != kNoEvent && !s.buf[t].empty() && s.buf[t].front().w <= source);
+    // An own read is served by its latest write; whether an older one has committed
+    // changes nothing (a commit conflicts with none of its thread's reads).
+    if (e.op == Op::read) return source == s.oblig_w;
     return true;
   };
   std::vector<State> from;
