@@ -1,5 +1,6 @@
-// Trace TSO-serializability: the three deciders (brute force over commit placements,
-// Z3 on Corollary 1, the simple-cycle search of §6.2) against trace length and thread
+// Trace TSO-serializability: the four deciders (brute force over commit placements,
+// Z3 on Corollary 1, the simple-cycle search, the one-pass decider of trace-tso) against
+// trace length and thread
 // count, on random TSO traces (checkers/tso_random). Each iteration decides the same 8
 // traces (seeds 0..7) of `threads` threads with `ops` operations each, in blocks of up
 // to 3 (unary:0, mostly not serializable: the brute force stops at the first bad
@@ -16,6 +17,7 @@
 
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_fpt.hpp"
 #include "checkers/tso_trace_z3.hpp"
 
 namespace {
@@ -48,7 +50,8 @@ void BM_TraceTso(benchmark::State& state) {
     for (const auto& tau : traces) {
       tso::TraceVerdict v = Which == 0   ? tso::decide_brute(tau, 200000)
                             : Which == 1 ? z3.decide(tau)
-                                         : tso::decide_fpt(tau);
+                            : Which == 2 ? tso::decide_fpt(tau)
+                                         : tso::decide_stream(tau);
       events += static_cast<double>(tau.size());
       violations += !v.serializable;
       undecided += !v.undecided.empty();
@@ -72,6 +75,7 @@ void Sizes(benchmark::internal::Benchmark* b, int max_ops) {
 
 BENCHMARK(BM_TraceTso<0>)->Name("trace_tso/brute")->Apply([](auto* b) { Sizes(b, 8); });
 BENCHMARK(BM_TraceTso<1>)->Name("trace_tso/z3")->Apply([](auto* b) { Sizes(b, 48); });
-BENCHMARK(BM_TraceTso<2>)->Name("trace_tso/fpt")->Apply([](auto* b) { Sizes(b, 48); });
+BENCHMARK(BM_TraceTso<2>)->Name("trace_tso/search")->Apply([](auto* b) { Sizes(b, 48); });
+BENCHMARK(BM_TraceTso<3>)->Name("trace_tso/one_pass")->Apply([](auto* b) { Sizes(b, 48); });
 
 BENCHMARK_MAIN();

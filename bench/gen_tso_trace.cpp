@@ -1,49 +1,79 @@
-// Writes a random x86-TSO trace (checkers/tso_random: random programs run under a
-// simulated store-buffer memory, commits dropped) as JSON lines (STD cannot carry
-// fences or RMWs) to standard output, for bench/trace_tso_z3_scaling.sh: the trace
-// TSO-serializability deciders against trace length.
+// Writes a random TSO trace (JSON lines, no commits: a trace in the paper's sense) of
+// any length to standard output, for bench/trace_tso_scaling.sh. Standalone and
+// deterministic (the same flags give the same bytes on every machine).
 //
-// gen_tso_trace --events=N [--threads=4] [--vars=8] [--fence-permille=100]
-//               [--rmw-permille=30] [--block-permille=0] [--seed=1]
-// --events is approximate: ops per thread = events / threads; a write counts once.
+// Each step a random thread does one operation on one of `vars` variables: a read or a
+// write (half each), a fence (--fence per mille) or an rmw (--rmw per mille); with
+// --block per mille it opens a begin/end block of 2-4 operations instead, so
+// transactions of several events occur; otherwise every event is its own transaction.
+//
+// gen_tso_trace --events=N [--threads=4] [--vars=8] [--fence=100] [--rmw=20]
+//               [--block=0] [--seed=1]
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
-#include "checkers/tso_random.hpp"
-#include "trace/trace_io.hpp"
+namespace {
+
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 0x2545F4914F6CDD1DULL;
+  }
+  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>((next() >> 32) * n >> 32); }
+};
+
+bool flag(const char* arg, const char* name, std::uint64_t& out) {
+  std::size_t n = std::strlen(name);
+  if (std::strncmp(arg, name, n) != 0 || arg[n] != '=') return false;
+  out = std::strtoull(arg + n + 1, nullptr, 10);
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  atomcheck::tso::RandomTsoParams p;
-  p.threads = 4;
-  p.vars = 8;
-  p.block_permille = 0;
-  p.fence_permille = 100;
-  p.rmw_permille = 30;
-  std::uint64_t events = 1000, seed = 1;
-  for (int i = 1; i < argc; ++i) {
-    const char* eq = std::strchr(argv[i], '=');
-    if (eq == nullptr) {
-      std::fprintf(stderr, "gen_tso_trace: expected --name=value, got %s\n", argv[i]);
-      return 2;
-    }
-    std::string name(argv[i], static_cast<std::size_t>(eq - argv[i]));
-    std::uint64_t v = std::strtoull(eq + 1, nullptr, 10);
-    if (name == "--events") events = v;
-    else if (name == "--threads") p.threads = static_cast<std::uint32_t>(v);
-    else if (name == "--vars") p.vars = static_cast<std::uint32_t>(v);
-    else if (name == "--fence-permille") p.fence_permille = static_cast<std::uint32_t>(v);
-    else if (name == "--rmw-permille") p.rmw_permille = static_cast<std::uint32_t>(v);
-    else if (name == "--block-permille") p.block_permille = static_cast<std::uint32_t>(v);
-    else if (name == "--seed") seed = v;
-    else {
-      std::fprintf(stderr, "gen_tso_trace: unknown option %s\n", name.c_str());
+  std::uint64_t events = 1000, threads = 4, vars = 8, fence = 100, rmw = 20, block = 0, seed = 1;
+  for (int k = 1; k < argc; ++k) {
+    if (!(flag(argv[k], "--events", events) || flag(argv[k], "--threads", threads) || flag(argv[k], "--vars", vars) ||
+          flag(argv[k], "--fence", fence) || flag(argv[k], "--rmw", rmw) || flag(argv[k], "--block", block) ||
+          flag(argv[k], "--seed", seed))) {
+      std::fprintf(stderr, "gen_tso_trace: unknown argument %s\n", argv[k]);
       return 2;
     }
   }
-  p.ops_per_thread = static_cast<std::uint32_t>(events / (p.threads == 0 ? 1 : p.threads));
-  atomcheck::Trace t = atomcheck::drop_commits(atomcheck::tso::random_tso_execution(p, seed));
-  atomcheck::write_jsonl(stdout, t);
+  if (threads == 0 || vars == 0) return 2;
+  Rng rng{seed * 0x9E3779B97F4A7C15ULL + 1};
+  std::vector<std::uint32_t> left(threads, 0);  // operations left in the thread's open block
+  std::string line;
+  for (std::uint64_t i = 0; i < events;) {
+    auto t = static_cast<std::uint32_t>(rng.below(static_cast<std::uint32_t>(threads)));
+    char th[16];
+    std::snprintf(th, sizeof th, "T%u", t);
+    auto emit = [&](const std::string& body) {
+      line = "{\"thread\":\"" + std::string(th) + "\"," + body + "}\n";
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      ++i;
+    };
+    if (left[t] == 0 && block > 0 && rng.below(1000) < block && i + 2 < events) {
+      left[t] = 2 + rng.below(3);
+      emit("\"op\":\"begin\"");
+      continue;
+    }
+    std::string x = "\"var\":\"x" + std::to_string(rng.below(static_cast<std::uint32_t>(vars))) + "\"";
+    std::uint32_t r = rng.below(1000);
+    if (r < fence) emit("\"op\":\"fence\"");
+    else if (r < fence + rmw) emit("\"op\":\"rmw\"," + x);
+    else if (rng.below(2) == 0) emit("\"op\":\"read\"," + x);
+    else emit("\"op\":\"write\"," + x);
+    if (left[t] > 0 && --left[t] == 0) emit("\"op\":\"end\"");
+  }
+  // Blocks still open stay open: check-trace judges them as ended at the end.
   return 0;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # trace-tso-z3 against trace length (issue 39, part 3): random x86-TSO traces from
-# bench/gen_tso_trace (4 threads, 8 variables, unary transactions, 3% RMWs) of about
+# bench/gen_tso_program_trace (4 threads, 8 variables, unary transactions, 3% RMWs) of about
 # 10^2, 10^3 and 10^4 events, with frequent fences (30% of operations) and with fewer
 # (15%), three seeds each; the median CPU time (user+sys: Z3 is single-threaded, so
 # it does not depend on the machine's other load the way wall time does) of
@@ -19,7 +19,7 @@
 set -eu
 BUILD=${1:-build}
 BIN=${NEW:-$BUILD/atomcheck}
-GEN=$BUILD/bench/gen_tso_trace
+GEN=$BUILD/bench/gen_tso_program_trace
 SIZES=${SIZES:-"100 1000 10000"}
 FENCES=${FENCES:-"300 150"}
 OLD_SIZES=${OLD_SIZES:-$SIZES}
@@ -29,7 +29,7 @@ OLD=${OLD:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 for f in "$BIN" "$GEN"; do
-  [ -x "$f" ] || { echo "missing $f (ninja -C $BUILD atomcheck gen_tso_trace)" >&2; exit 2; }
+  [ -x "$f" ] || { echo "missing $f (ninja -C $BUILD atomcheck gen_tso_program_trace)" >&2; exit 2; }
 done
 
 # "cpu_seconds verdict" of one run: verdict ok (exit 0), bad (1), cut (3: undecided).

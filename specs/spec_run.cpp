@@ -296,6 +296,9 @@ ExpectationResult judge_count(const Count& want, std::uint64_t got, std::uint64_
   return r;
 }
 
+// "1 execution", "2 executions".
+std::string executions(std::uint64_t n) { return fmt::format("{} execution{}", n, n == 1 ? "" : "s"); }
+
 // Which expectation counts executions, whose numbers are DFS's schedules (nullptr: none).
 const char* counts_executions(const Expectations& ex) {
   auto exact = [](const std::optional<Count>& c) { return c && c->kind == Count::Kind::exactly; };
@@ -611,14 +614,14 @@ std::string format_report(const Spec& spec, const RunReport& report) {
   std::size_t total = 0, failed = 0, undecided = 0;
   for (const ModelReport& m : report.models) {
     const ExploreResult& r = m.result;
-    out += fmt::format("{}: {} executions ({} completed, {} failed, {} pruned by assume or a wait), strategy {}, {}, {:.3f} s\n",
-                       model_name(m.memory), r.executions, r.completed, r.failures_total(), r.pruned, m.strategy,
+    out += fmt::format("{}: {} ({} completed, {} failed, {} pruned by assume or a wait), strategy {}, {}, {:.3f} s\n",
+                       model_name(m.memory), executions(r.executions), r.completed, r.failures_total(), r.pruned, m.strategy,
                        m.exhaustive ? std::string("exhaustive") : "not exhaustive: " + m.not_exhaustive_why,
                        r.elapsed_seconds);
     for (const CheckerSummary& c : r.checkers)
       out += fmt::format("  checker {}: flagged {} of {} executions{}\n", c.name, c.flagged, r.executions,
                          c.undecided ? fmt::format(", undecided on {} ({})", c.undecided, c.first_undecided) : "");
-    for (const auto& [o, n] : m.outcomes) out += fmt::format("  outcome {}  ({} executions)\n", o, n);
+    for (const auto& [o, n] : m.outcomes) out += fmt::format("  outcome {}  ({})\n", o, executions(n));
     for (const ExpectationResult& e : m.expectations) {
       ++total;
       if (e.holds) {

@@ -71,7 +71,12 @@ TEST(CheckTraceStream, OnlineCheckersListTheirLiveEvents) {
     LiveEvents le;
     EXPECT_TRUE(c->live_events(le)) << n;
   }
-  for (const char* n : {"oracle", "view-oracle", "atomic-set-oracle", "trace-tso", "ws-block"}) {
+  for (const char* n : {"trace-tso", "trace-tso-fpt"}) {  // they stream (tso_trace_fpt.hpp)
+    auto c = make_checker(n, CheckerOptions{});
+    LiveEvents le;
+    EXPECT_TRUE(c->live_events(le)) << n;
+  }
+  for (const char* n : {"oracle", "view-oracle", "atomic-set-oracle", "trace-tso-search", "ws-block"}) {
     auto c = make_checker(n, CheckerOptions{});
     ASSERT_TRUE(c) << n;
     LiveEvents le;

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -18,11 +19,13 @@
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_fpt.hpp"
 #include "checkers/tso_trace_z3.hpp"
 #include "trace/random_trace.hpp"
 #include "trace/validate.hpp"
 #include "tests/support/trace_builder.hpp"
 #include "tests/support/tso_naive.hpp"
+#include "tests/support/tso_naive_execs.hpp"
 #include "trace/transactions.hpp"
 
 namespace atomcheck {
@@ -186,8 +189,14 @@ TEST(TraceTsoProperties, DecidersAgreeAndProposition2Holds) {
     ASSERT_TRUE(b.undecided.empty()) << "seed " << seed;
     tso::TraceVerdict z = z3.decide(tau);
     tso::TraceVerdict f = tso::decide_fpt(tau);
+    tso::TraceVerdict st = tso::decide_stream(tau);
+    std::optional<bool> naive = naive::trace_tso_serializable(tau);
+    ASSERT_TRUE(naive.has_value()) << "seed " << seed;
+    ASSERT_TRUE(st.undecided.empty()) << "seed " << seed << ": " << st.undecided;
+    ASSERT_EQ(*naive, b.serializable) << "seed " << seed << ": naive vs brute on " << show(tau);
     ASSERT_EQ(b.serializable, z.serializable) << "seed " << seed << ": brute vs z3 on " << show(tau);
-    ASSERT_EQ(b.serializable, f.serializable) << "seed " << seed << ": brute vs fpt on " << show(tau);
+    ASSERT_EQ(b.serializable, f.serializable) << "seed " << seed << ": brute vs search on " << show(tau);
+    ASSERT_EQ(*naive, st.serializable) << "seed " << seed << ": naive vs one-pass on " << show(tau);
     bool exec_ok = tso::check_execution(eta.events).serializable;
     // Proposition 2: a non-serializable execution has a non-serializable trace.
     if (!exec_ok) {
@@ -196,14 +205,16 @@ TEST(TraceTsoProperties, DecidersAgreeAndProposition2Holds) {
     exec_violations += !exec_ok;
     if (!b.serializable) {
       ++violations;
-      for (const tso::TraceVerdict* v : {&b, &z, &f}) {
+      for (const tso::TraceVerdict* v : {&b, &z, &f, &st}) {
         ASSERT_FALSE(v->cycle.empty()) << "seed " << seed;
         ASSERT_FALSE(v->witness.empty()) << "seed " << seed << ": no witness execution";
         std::vector<Event> ex = tso::execution_of(tau, v->witness);
         ASSERT_FALSE(tso::tso_semantics_problem(ex, false).has_value()) << "seed " << seed;
         ASSERT_FALSE(tso::check_execution(ex).serializable) << "seed " << seed;
-        // Z3 places commits, not edges of EG_tau: its witness execution is its answer.
-        if (v != &z) {
+        ASSERT_FALSE(naive::tso_serializable(ex)) << "seed " << seed;
+        // Z3 places commits and the one-pass decider tracks placements, not edges of
+        // EG_tau: their witness executions are their answers.
+        if (v != &z && v != &st) {
           ASSERT_TRUE(tso::valid_orientation(tau, tso::event_graph(tau), v->orientation)) << "seed " << seed;
         }
       }
@@ -211,7 +222,7 @@ TEST(TraceTsoProperties, DecidersAgreeAndProposition2Holds) {
   }
   EXPECT_GT(violations, n / 20);
   EXPECT_LT(violations, n);
-  std::printf("checked %llu random traces: brute force, Z3 and FPT agree (%llu not TSO-serializable; %llu executions not TSO-serializable, each with a non-serializable trace)\n",
+  std::printf("checked %llu random traces: the naive judge, brute force, Z3, the simple-cycle search and the one-pass decider agree (%llu not TSO-serializable; %llu executions not TSO-serializable, each with a non-serializable trace)\n",
               static_cast<unsigned long long>(n), static_cast<unsigned long long>(violations),
               static_cast<unsigned long long>(exec_violations));
 }

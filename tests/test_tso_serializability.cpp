@@ -20,6 +20,7 @@
 #include "checkers/registry.hpp"
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_fpt.hpp"
 #include "checkers/tso_trace_z3.hpp"
 #include "tests/support/options.hpp"
 #include "scheduler/api.hpp"
@@ -66,6 +67,7 @@ TEST(TsoConflict, StoreBufferingIsNotTsoSerializableNorRobust) {
   EXPECT_FALSE(tso::decide_brute(tau).serializable);
   EXPECT_FALSE(tso::decide_z3(tau).serializable);
   EXPECT_FALSE(tso::decide_fpt(tau).serializable);
+  EXPECT_FALSE(tso::decide_stream(tau).serializable);
 }
 
 TEST(TsoConflict, PaperLeftProgramIsTsoSerializableButNotRobust) {
@@ -82,6 +84,7 @@ TEST(TsoConflict, PaperLeftProgramIsTsoSerializableButNotRobust) {
   EXPECT_TRUE(tso::decide_brute(tau).serializable);
   EXPECT_TRUE(tso::decide_z3(tau).serializable);
   EXPECT_TRUE(tso::decide_fpt(tau).serializable);
+  EXPECT_TRUE(tso::decide_stream(tau).serializable);
 }
 
 // The paper's two programs after Theorem 2 (models/tso_paper.cpp) with their
@@ -128,7 +131,7 @@ TEST(TsoConflict, PaperTheorem2LeftProgramAsExecutionAndTrace) {
   Verdict robust = run_checker("tso-robust", eta);
   EXPECT_FALSE(robust.serializable) << "both reads miss the other write: not SC-equivalent";
   std::vector<Event> tau = drop_commits(Trace{eta, {}}).events;
-  for (const char* name : {"trace-tso", "trace-tso-brute", "trace-tso-z3", "trace-tso-fpt"})
+  for (const char* name : {"trace-tso", "trace-tso-brute", "trace-tso-z3", "trace-tso-fpt", "trace-tso-search"})
     EXPECT_TRUE(run_checker(name, tau).serializable) << name;
   tso::TraceGraph g = tso::event_graph(tau);
   for (auto [u, v] : g.directed)
@@ -143,7 +146,7 @@ TEST(TsoConflict, PaperTheorem2RightProgramAsExecutionAndTrace) {
   for (const char* name : {"tso-exec", "tso-robust", "tso-monitor"})
     EXPECT_TRUE(run_checker(name, eta).serializable) << name;
   std::vector<Event> tau = drop_commits(Trace{eta, {}}).events;
-  for (const char* name : {"trace-tso", "trace-tso-brute", "trace-tso-z3", "trace-tso-fpt"})
+  for (const char* name : {"trace-tso", "trace-tso-brute", "trace-tso-z3", "trace-tso-fpt", "trace-tso-search"})
     EXPECT_TRUE(run_checker(name, tau).serializable) << name;
   // Not SC-serializable: T1 -> T0a (r x, w x), T0a -> T0b (program order), T0b -> T1.
   for (const char* name : {"oracle", "velodrome"}) {
@@ -162,6 +165,7 @@ TEST(TsoConflict, FencedStoreBufferingIsSerializableTrace) {
   c.w(0, X).fence(0).w(1, Y).fence(1).r(0, Y).r(1, X);
   EXPECT_TRUE(tso::decide_brute(c.ev).serializable);
   EXPECT_TRUE(tso::decide_fpt(c.ev).serializable);
+  EXPECT_TRUE(tso::decide_stream(c.ev).serializable);
   EXPECT_TRUE(tso::decide_z3(c.ev).serializable);
 }
 
@@ -253,6 +257,7 @@ TEST(TsoTrace, NonRobustExecutionsHaveCyclicContractions) {
   EXPECT_FALSE(tso::decide_brute(tau).serializable);
   EXPECT_FALSE(tso::decide_z3(tau).serializable);
   EXPECT_FALSE(tso::decide_fpt(tau).serializable);
+  EXPECT_FALSE(tso::decide_stream(tau).serializable);
   // Moving T1's commit of x after T0's breaks the cycle.
   Build s;
   s.begin(0).w(0, X).r(0, Y).end(0).begin(1).rmw(1, Y).w(1, X);

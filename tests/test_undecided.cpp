@@ -14,6 +14,7 @@
 #include "checkers/registry.hpp"
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
+#include "checkers/tso_trace_fpt.hpp"
 #include "checkers/tso_trace_z3.hpp"
 #include "checkers/view_serializability.hpp"
 #include "checkers/wang_stoller_block.hpp"
@@ -98,10 +99,41 @@ TEST(Undecided, FptSearchDeadline) {
   EXPECT_FALSE(easy.serializable);
 }
 
+TEST(Undecided, OnePassDeciderBudgetsAndInterrupt) {
+  // Out of summaries: undecided, never "serializable" (the trace is serializable).
+  tso::StreamLimits tiny;
+  tiny.max_states = 2;
+  tso::TraceVerdict b = tso::decide_stream(hard_trace(), {}, tiny);
+  EXPECT_EQ(b.undecided.rfind("budget: more than 2 placement summaries", 0), 0u) << b.undecided;
+  std::atomic<bool> raised{true};
+  Deadline d;
+  d.interrupt = &raised;
+  tso::TraceVerdict i = tso::decide_stream(hard_trace(), d);
+  EXPECT_EQ(i.undecided.rfind("interrupted at trace event", 0), 0u) << i.undecided;
+  // Streamed: the flag raised half-way stops it there.
+  std::atomic<bool> flag{false};
+  Deadline later;
+  later.interrupt = &flag;
+  tso::TraceStream s;
+  std::vector<Event> tau = hard_trace();
+  for (std::size_t k = 0; k < tau.size(); ++k) {
+    if (k == 100) flag.store(true);
+    s.on_event(tau[k], later);
+  }
+  tso::TraceVerdict half = s.finish(later);
+  EXPECT_EQ(half.undecided.rfind("interrupted at trace event 1", 0), 0u) << half.undecided;
+  // Given room, the same decider answers.
+  tso::StreamLimits small;
+  small.max_states = 50;
+  tso::TraceVerdict easy = tso::decide_stream(easy_trace(), {}, small);
+  EXPECT_EQ(easy.undecided, "");
+  EXPECT_FALSE(easy.serializable);
+}
+
 TEST(Undecided, TraceTsoCheckersCarryTheReason) {
   CheckerOptions o;
   o.deadline = in_ms(0);
-  for (const char* name : {"trace-tso-z3", "trace-tso-fpt", "trace-tso"}) {
+  for (const char* name : {"trace-tso-z3", "trace-tso-fpt", "trace-tso", "trace-tso-search"}) {
     auto c = make_checker(name, o);
     for (const Event& e : hard_trace()) c->on_event(e);
     Verdict v = c->verdict();
@@ -166,7 +198,7 @@ TEST(UndecidedCli, CheckTraceTimeLimitStopsZ3) {
   EXPECT_EQ(r.out.find(" serializable "), std::string::npos) << r.out;
   auto j = run_cli({"check-trace", trace, "--checker", "trace-tso-fpt", "--time-limit", "0.5", "--json"});
   EXPECT_EQ(j.exit_code, 3) << j.out << j.err;
-  EXPECT_NE(j.out.find("\"undecided\":\"time limit after"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"undecided\":\"time limit at trace event"), std::string::npos) << j.out;
 }
 
 TEST(UndecidedCli, ValidateAnswersWithinItsTimeLimit) {
@@ -221,6 +253,13 @@ TEST(UndecidedCli, CtrlCOnALitmusTestPrintsTheStatesSoFar) {
 TEST(UndecidedCli, CtrlCOnCheckTraceStopsZ3) {
   std::string trace = write_hard_trace();
   auto r = run_cli_interrupted({"check-trace", trace, "--checker", "trace-tso-z3,velodrome"}, 300);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("undecided: interrupted"), std::string::npos) << r.out;
+}
+
+TEST(UndecidedCli, CtrlCOnCheckTraceStopsTraceTso) {
+  std::string trace = write_hard_trace();
+  auto r = run_cli_interrupted({"check-trace", trace, "--checker", "trace-tso"}, 300);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("undecided: interrupted"), std::string::npos) << r.out;
 }

@@ -1,0 +1,632 @@
+// The one-pass trace TSO decider (see tso_trace_fpt.hpp and docs/trace-tso-fpt.md).
+#include "checkers/tso_trace_fpt.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/core.h>
+
+#include "checkers/tso_conflict.hpp"
+
+namespace atomcheck::tso {
+
+namespace {
+
+using Mask = std::uint64_t;
+constexpr std::size_t kMaxLive = 64;  // live transactions per summary: one bit each
+
+// Conflict classes. An event joins the classes that say which *later* events it
+// conflicts with under ⊚TSO (tso_conflict.cpp); a later event lists the classes it
+// conflicts with. Same thread (t): kPoAll (reads with no own write to serve them,
+// fences, rmw, lock and thread operations: every later non-commit event), kPoW(t, x)
+// (write-issues of x: every later non-commit event but reads of other variables),
+// kPoBr(t, x) (reads an own write may serve: likewise), kCommit(t) (commits: later
+// commits and drains of t). Other threads: kFork(u) (forks of u: every event of u),
+// kAny(u) (every event of u: a join of u), kRel(t, l) (releases of l: later acquires),
+// kMwa(u, x) (commits and rmws of x: later reads, commits, rmws), kMr(t, x) (reads of x
+// from memory: later commits and rmws; a read its buffer serves joins only when that
+// write commits, exception (iv)), kMwo(t, u, x) (kMwa(u, x) as it was at t's latest
+// write of x: what a read of x served by that write conflicts with, exception (iv)).
+enum Kind : std::uint64_t { kPoAll, kCommit, kFork, kPoW, kPoBr, kMr, kMwa, kMwo, kRel, kAny };
+constexpr std::uint64_t cls(Kind k, std::uint64_t t, std::uint64_t u = 0, std::uint64_t x = 0) {
+  return k | t << 4 | u << 20 | x << 36;
+}
+constexpr Kind kind_of(std::uint64_t id) { return static_cast<Kind>(id & 15); }
+constexpr std::uint64_t t_of(std::uint64_t id) { return (id >> 4) & 0xffff; }
+constexpr std::uint64_t u_of(std::uint64_t id) { return (id >> 20) & 0xffff; }
+constexpr std::uint64_t x_of(std::uint64_t id) { return id >> 36; }
+
+// The commits placed so far, newest first, shared between summaries.
+struct Hist {
+  EventIndex write, before;  // the commit of `write`, placed right before tau event `before`
+  std::shared_ptr<const Hist> parent;
+};
+
+struct Pend {
+  std::uint32_t var;
+  std::uint32_t slot;  // its transaction
+  EventIndex w;        // its issue in tau
+  Mask readers;        // transactions with a read this write serves (kMr when it commits)
+  bool operator==(const Pend&) const = default;
+};
+
+struct Entry {
+  std::uint64_t id;
+  Mask own;  // live transactions with an event of the class
+  Mask m;    // live transactions with a path (>= 1 edge) to a transaction with one
+  bool operator==(const Entry&) const = default;
+};
+
+// A summary of the executions of a prefix of tau (see the header). Slots are the live
+// transactions in order of their first event, so equal summaries are equal vectors.
+struct State {
+  std::vector<EventIndex> ids;
+  std::vector<Mask> reach;  // reach[s]: slots s has a path (>= 1 edge) to
+  std::vector<Entry> cls;   // sorted by id, none empty
+  std::vector<std::vector<Pend>> buf;  // per thread, oldest first
+  // The last move was a commit of (thread, var): the next event of tau must be ordered
+  // with it, or the commit could have come later; a next commit not ordered with it
+  // must be of a larger thread, or the two could swap (canonical placement).
+  std::int64_t oblig_thread = -1;
+  std::uint32_t oblig_var = 0;
+  EventIndex oblig_w = kNoEvent;  // the write whose commit that was
+  std::shared_ptr<const Hist> hist;
+
+  bool same(const State& o) const {
+    return ids == o.ids && reach == o.reach && cls == o.cls && buf == o.buf && oblig_thread == o.oblig_thread &&
+           oblig_var == o.oblig_var && oblig_w == o.oblig_w;
+  }
+  std::uint64_t hash() const {
+    std::uint64_t h = 1469598103934665603ULL;
+    auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
+    for (EventIndex v : ids) mix(v);
+    for (Mask v : reach) mix(v);
+    for (const Entry& e : cls) {
+      mix(e.id);
+      mix(e.own);
+      mix(e.m);
+    }
+    for (std::size_t t = 0; t < buf.size(); ++t) {
+      mix(t << 32 | buf[t].size());
+      for (const Pend& p : buf[t]) {
+        mix(p.w);
+        mix(p.readers);
+      }
+    }
+    mix(static_cast<std::uint64_t>(oblig_thread) ^ (std::uint64_t{oblig_var} << 20));
+    mix(oblig_w);
+    return h;
+  }
+  int slot_of(EventIndex id) const {
+    auto it = std::lower_bound(ids.begin(), ids.end(), id);
+    return it != ids.end() && *it == id ? static_cast<int>(it - ids.begin()) : -1;
+  }
+  Entry& entry(std::uint64_t id) {
+    auto it = std::lower_bound(cls.begin(), cls.end(), id, [](const Entry& e, std::uint64_t v) { return e.id < v; });
+    if (it == cls.end() || it->id != id) it = cls.insert(it, Entry{id, 0, 0});
+    return *it;
+  }
+};
+
+// An event in slot y conflicts with every earlier event of the classes `pred` accepts:
+// true when one of them is in a transaction y already reaches (a cycle); else the edges
+// into y are added (closed transitively over the live transactions).
+template <class Pred>
+bool edges_into(State& s, int y, Pred pred) {
+  const Mask yb = Mask{1} << y;
+  Mask srcs = 0;
+  for (const Entry& e : s.cls)
+    if (pred(e.id)) {
+      if (e.m & yb) return true;
+      srcs |= e.m | e.own;
+    }
+  srcs &= ~yb;
+  if (srcs == 0) return false;
+  const Mask add = yb | s.reach[y];
+  for (Mask b = srcs; b != 0; b &= b - 1) s.reach[static_cast<std::size_t>(__builtin_ctzll(b))] |= add;
+  for (Entry& e : s.cls)
+    if ((e.m | e.own) & yb) e.m |= srcs;
+  return false;
+}
+
+// Slot y now has an event of class id.
+void join_class(State& s, int y, std::uint64_t id) {
+  const Mask yb = Mask{1} << y;
+  Mask up = 0;
+  for (std::size_t l = 0; l < s.reach.size(); ++l)
+    if (s.reach[l] & yb) up |= Mask{1} << l;
+  Entry& e = s.entry(id);
+  e.own |= yb;
+  e.m |= up;
+}
+
+Mask compress(Mask v, Mask keep) {
+  Mask out = 0;
+  int k = 0;
+  for (Mask b = keep; b != 0; b &= b - 1, ++k)
+    if (v & (b & -b)) out |= Mask{1} << k;
+  return out;
+}
+
+// Drops the transactions that can receive no more edges: not an open block, no pending
+// commit, no read waiting for its write's commit. What they reach stays in `m`.
+void collect(State& s, const std::vector<EventIndex>& open_blocks) {
+  Mask keep = 0;
+  for (EventIndex id : open_blocks)
+    if (int k = s.slot_of(id); k >= 0) keep |= Mask{1} << k;
+  for (const auto& q : s.buf)
+    for (const Pend& p : q) keep |= (Mask{1} << p.slot) | p.readers;
+  const std::size_t n = s.ids.size();
+  const Mask all = n == 64 ? ~Mask{0} : (Mask{1} << n) - 1;
+  if (keep == all) return;
+  std::vector<int> to(n, -1);
+  int k = 0;
+  for (std::size_t l = 0; l < n; ++l)
+    if (keep & (Mask{1} << l)) {
+      to[l] = k;
+      s.ids[k] = s.ids[l];
+      s.reach[k] = compress(s.reach[l], keep);
+      ++k;
+    }
+  s.ids.resize(k);
+  s.reach.resize(k);
+  std::size_t w = 0;
+  for (Entry& e : s.cls) {
+    e.own = compress(e.own, keep);
+    e.m = compress(e.m, keep);
+    // No live transaction has or reaches such an event: no future cycle can use it.
+    if (e.own != 0 || e.m != 0) s.cls[w++] = e;
+  }
+  s.cls.resize(w);
+  for (auto& q : s.buf)
+    for (Pend& p : q) {
+      p.slot = static_cast<std::uint32_t>(to[p.slot]);
+      p.readers = compress(p.readers, keep);
+    }
+}
+
+// Adds transaction `id` as a slot, in order; false when no slot is left.
+bool insert_slot(State& s, EventIndex id) {
+  if (s.ids.size() >= kMaxLive) return false;
+  const auto p = static_cast<std::size_t>(std::lower_bound(s.ids.begin(), s.ids.end(), id) - s.ids.begin());
+  auto widen = [p](Mask v) { return (v & ((Mask{1} << p) - 1)) | ((v >> p) << (p + 1)); };
+  s.ids.insert(s.ids.begin() + static_cast<std::ptrdiff_t>(p), id);
+  for (Mask& r : s.reach) r = widen(r);
+  s.reach.insert(s.reach.begin() + static_cast<std::ptrdiff_t>(p), 0);
+  for (Entry& e : s.cls) {
+    e.own = widen(e.own);
+    e.m = widen(e.m);
+  }
+  for (auto& q : s.buf)
+    for (Pend& pd : q) {
+      if (pd.slot >= p) ++pd.slot;
+      pd.readers = widen(pd.readers);
+    }
+  return true;
+}
+
+}  // namespace
+
+struct TraceStream::Impl {
+  StreamLimits limits;
+  std::vector<State> states;
+  EventIndex i = 0;  // tau index of the next event
+  // Facts that do not depend on the placement, per thread: block nesting, the open
+  // block's transaction, the latest drain, the latest write of each variable.
+  std::vector<std::uint32_t> depth;
+  std::vector<EventIndex> current, last_drain;
+  std::vector<std::unordered_map<std::uint32_t, EventIndex>> last_write;
+  std::vector<EventIndex> open_blocks;
+  std::uint32_t threads = 0;
+  std::vector<Event> kept;  // tau, while it is short enough to print a witness
+  std::size_t peak_states = 1, peak_live = 0;
+  std::uint64_t work = 0;
+  bool overflow = false;
+  std::string undecided;
+  // After a violation: the witness so far, and the buffers to flush.
+  bool violated = false;
+  EventIndex violated_at = kNoEvent;
+  std::vector<EventIndex> witness;
+  std::vector<CycleEdge> cycle;
+  std::string note;
+
+  Impl(StreamLimits l) : limits(l) { reset(); }
+
+  void reset() {
+    states.assign(1, State{});
+    i = 0;
+    depth.clear();
+    current.clear();
+    last_drain.clear();
+    last_write.clear();
+    open_blocks.clear();
+    threads = 0;
+    kept.clear();
+    peak_states = 1;
+    peak_live = 0;
+    work = 0;
+    overflow = false;
+    undecided.clear();
+    violated = false;
+    violated_at = kNoEvent;
+    witness.clear();
+    cycle.clear();
+    note.clear();
+  }
+
+  void grow(std::uint32_t t) {
+    if (t < threads) return;
+    threads = t + 1;
+    depth.resize(threads, 0);
+    current.resize(threads, kNoEvent);
+    last_drain.resize(threads, kNoEvent);
+    last_write.resize(threads);
+    for (State& s : states) s.buf.resize(threads);
+  }
+
+  bool keeping() const { return i < limits.witness_events; }
+
+  // Places the next commit of thread v in s; true on a cycle.
+  bool commit(State& s, std::uint32_t v) {
+    Pend p = s.buf[v].front();
+    s.buf[v].erase(s.buf[v].begin());
+    const int y = static_cast<int>(p.slot);
+    const std::uint64_t x = p.var;
+    bool cyc = edges_into(s, y, [&](std::uint64_t id) {
+      Kind k = kind_of(id);
+      if (k == kCommit || k == kFork) return t_of(id) == v;
+      if (k == kMwa || k == kMr) return t_of(id) != v && x_of(id) == x;
+      return false;
+    });
+    if (cyc) return true;
+    join_class(s, y, cls(kAny, v));
+    join_class(s, y, cls(kCommit, v));
+    join_class(s, y, cls(kMwa, v, 0, x));
+    for (Mask b = p.readers; b != 0; b &= b - 1) join_class(s, __builtin_ctzll(b), cls(kMr, v, 0, x));
+    collect(s, open_blocks);
+    s.oblig_thread = v;
+    s.oblig_var = p.var;
+    s.oblig_w = p.w;
+    if (keeping()) s.hist = std::make_shared<const Hist>(Hist{p.w, i, s.hist});
+    else s.hist.reset();
+    return false;
+  }
+
+  // Does e (tau index i) on s; true on a cycle. `node` is e's transaction, `source` the
+  // own write that may serve a read (kNoEvent: none).
+  bool event(State& s, const Event& e, EventIndex node, EventIndex source, const std::vector<EventIndex>& open_after) {
+    const std::uint64_t t = e.thread;
+    s.oblig_thread = -1;
+    s.oblig_var = 0;
+    s.oblig_w = kNoEvent;
+    if (is_block_op(e.op)) {  // not events of ⊚TSO: they only delimit transactions
+      collect(s, open_after);
+      return false;
+    }
+    if (s.slot_of(node) < 0 && !insert_slot(s, node)) {
+      overflow = true;
+      return false;
+    }
+    const int y = s.slot_of(node);
+    const std::uint64_t x = e.target;
+    const bool read = e.op == Op::read, access = is_access(e.op);
+    const bool served = read && source != kNoEvent && !s.buf[t].empty() && s.buf[t].front().w <= source;
+    const bool drain = is_drain(e.op);
+    bool cyc = edges_into(s, y, [&](std::uint64_t id) {
+      const Kind k = kind_of(id);
+      const std::uint64_t ct = t_of(id);
+      switch (k) {
+        case kPoAll: return ct == t;
+        case kPoW:
+        case kPoBr: return ct == t && (!read || x_of(id) == x);
+        case kCommit: return ct == t && drain;
+        case kFork: return ct == t;
+        case kAny: return e.op == Op::join && ct == e.target && ct != t;
+        case kRel: return e.op == Op::acquire && ct != t && x_of(id) == x;
+        case kMwa: return access && e.op != Op::write && !served && ct != t && x_of(id) == x;
+        case kMwo: return served && ct == t && u_of(id) != t && x_of(id) == x;
+        case kMr: return e.op == Op::rmw && ct != t && x_of(id) == x;
+      }
+      return false;
+    });
+    if (cyc) return true;
+    join_class(s, y, cls(kAny, t));
+    switch (e.op) {
+      case Op::read:
+        join_class(s, y, source != kNoEvent ? cls(kPoBr, t, 0, x) : cls(kPoAll, t));
+        if (served) {
+          for (auto it = s.buf[t].rbegin(); it != s.buf[t].rend(); ++it)
+            if (it->w == source) {
+              it->readers |= Mask{1} << y;
+              break;
+            }
+        } else {
+          join_class(s, y, cls(kMr, t, 0, x));
+        }
+        break;
+      case Op::write: {
+        join_class(s, y, cls(kPoW, t, 0, x));
+        s.buf[t].push_back(Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, 0});
+        // kMwo(t, u, x) becomes kMwa(u, x) as it is now.
+        std::vector<Entry> snap;
+        for (const Entry& en : s.cls)
+          if (kind_of(en.id) == kMwa && x_of(en.id) == x && t_of(en.id) != t)
+            snap.push_back(Entry{cls(kMwo, t, t_of(en.id), x), en.own, en.m});
+        std::erase_if(s.cls, [&](const Entry& en) { return kind_of(en.id) == kMwo && t_of(en.id) == t && x_of(en.id) == x; });
+        for (const Entry& en : snap) s.entry(en.id) = en;
+        break;
+      }
+      case Op::rmw:
+        join_class(s, y, cls(kPoAll, t));
+        join_class(s, y, cls(kMwa, t, 0, x));
+        break;
+      default:
+        join_class(s, y, cls(kPoAll, t));
+        if (e.op == Op::release) join_class(s, y, cls(kRel, t, 0, x));
+        if (e.op == Op::fork) join_class(s, y, cls(kFork, e.target));
+        break;
+    }
+    collect(s, open_after);
+    return false;
+  }
+
+  void on_event(const Event& in, const Deadline& deadline);
+  void violation(const State& s, bool at_event, std::uint32_t commit_thread, const Event* e);
+  void continue_witness(const Event& e);
+  TraceVerdict finish(const Deadline& deadline);
+  const Deadline* deadline_ = nullptr;
+  // Every placement of commits from `from` (canonical: each commit ordered with the
+  // next move), calling step(state) on each; false when a cycle or the budget stopped it.
+  template <class Step>
+  bool closure(std::vector<State> from, const Event* e, Step step);
+};
+
+template <class Step>
+bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, Step step) {
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
+  auto fresh = [&](const State& s) {
+    auto& bucket = seen[s.hash()];
+    for (std::size_t k : bucket)
+      if (work_list[k].same(s)) return false;
+    bucket.push_back(work_list.size());
+    return true;
+  };
+  {
+    std::vector<State> start;
+    start.swap(work_list);
+    for (State& s : start)
+      if (fresh(s)) work_list.push_back(std::move(s));
+  }
+  for (std::size_t k = 0; k < work_list.size(); ++k) {
+    if (!step(work_list[k])) return false;
+    for (std::uint32_t v = 0; v < threads; ++v) {
+      const State& s = work_list[k];
+      if (s.buf[v].empty()) continue;
+      // Two adjacent commits that are not ordered (other thread, other variable) commute:
+      // keep the order with the smaller thread first.
+      if (s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var)
+        continue;
+      State n = s;
+      ++work;
+      if ((work & 1023) == 0 && *deadline_->expired() != '\0') {
+        undecided = fmt::format("{} at trace event {}", deadline_->expired(), i);
+        return false;
+      }
+      if (commit(n, v)) {
+        violation(work_list[k], false, v, e);
+        return false;
+      }
+      if (fresh(n)) work_list.push_back(std::move(n));
+      if (work_list.size() > limits.max_states) {
+        undecided = fmt::format("budget: more than {} placement summaries at trace event {}", limits.max_states, i);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
+  if (in.op == Op::commit || !undecided.empty()) return;
+  if (violated) {
+    continue_witness(in);
+    ++i;
+    return;
+  }
+  if ((i & 63) == 0) {
+    if (const char* why = deadline.expired(); *why != '\0') {
+      undecided = fmt::format("{} at trace event {}", why, i);
+      return;
+    }
+  }
+  deadline_ = &deadline;
+  if (i == limits.witness_events)
+    for (State& s : states) s.hist.reset();  // past the witness window: free the placements
+  Event e = in;
+  grow(e.thread);
+  if (is_thread_op(e.op)) grow(e.target);
+  if (keeping()) kept.push_back(e);
+  const std::uint32_t t = e.thread;
+  // The transaction of e, as assign_transactions numbers them (by first event).
+  EventIndex node = i;
+  if (e.op == Op::begin) {
+    if (depth[t]++ == 0) {
+      current[t] = i;
+      open_blocks.push_back(i);
+    }
+    node = current[t];
+  } else if (depth[t] > 0) {
+    node = current[t];
+  }
+  // Commits before an `end` still see its block open; the end closes it.
+  std::vector<EventIndex> open_after = open_blocks;
+  if (e.op == Op::end && depth[t] > 0 && --depth[t] == 0) std::erase(open_after, current[t]);
+  EventIndex source = kNoEvent;
+  if (e.op == Op::read) {
+    auto it = last_write[t].find(e.target);
+    if (it != last_write[t].end() && (last_drain[t] == kNoEvent || last_drain[t] < it->second)) source = it->second;
+  }
+  std::vector<State> next;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
+  auto allowed = [&](const State& s) {
+    if (is_drain(e.op) && !s.buf[t].empty()) return false;
+    if (e.op == Op::join && !s.buf[e.target].empty()) return false;
+    if (s.oblig_thread < 0) return true;
+    const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
+    if ((is_drain(e.op) && t == ot) || (e.op == Op::join && e.target == ot)) return true;
+    if (!is_access(e.op) || e.target != s.oblig_var) return false;
+    // The last commit c (thread ot, variable x) could move past e, changing no path
+    // between transactions, when e is a write-issue (c before it conflicts with a read
+    // that write serves; after it, c -> its commit -> the read by program order), a
+    // read of another thread served by its buffer (in the window both ways: no edge),
+    // or a read of its own thread that a later write serves.
+    if (e.op == Op::write) return false;
+    if (e.op == Op::read && t != ot) return !(source != kNoEvent && !s.buf[t].empty() && s.buf[t].front().w <= source);
+    // An own read is served by its latest write; whether an older one has committed
+    // changes nothing (a commit conflicts with none of its thread's reads).
+    if (e.op == Op::read) return source == s.oblig_w;
+    return true;
+  };
+  std::vector<State> from;
+  from.swap(states);
+  bool ok = closure(std::move(from), &e, [&](const State& s) {
+    if (!allowed(s)) return true;
+    State n = s;
+    ++work;
+    if (event(n, e, node, source, open_after)) {
+      violation(s, true, 0, &e);
+      return false;
+    }
+    if (overflow) {
+      undecided = fmt::format("budget: more than {} live transactions at trace event {}", kMaxLive, i);
+      return false;
+    }
+    auto& bucket = seen[n.hash()];
+    for (std::size_t k : bucket)
+      if (next[k].same(n)) return true;
+    bucket.push_back(next.size());
+    peak_live = std::max(peak_live, n.ids.size());
+    next.push_back(std::move(n));
+    return true;
+  });
+  if (violated) {
+    ++i;
+    return;
+  }
+  if (!ok) return;  // undecided
+  states = std::move(next);
+  open_blocks = std::move(open_after);
+  peak_states = std::max(peak_states, states.size());
+  if (is_drain(e.op)) last_drain[t] = i;
+  if (e.op == Op::write) last_write[t][e.target] = i;
+  ++i;
+}
+
+// The witness: the commits placed so far, the violating move, every pending commit at
+// once, then the rest of tau with each write committed right after its issue (moves
+// after the cycle only add edges). The cycle is read off the prefix execution.
+void TraceStream::Impl::violation(const State& s, bool at_event, std::uint32_t commit_thread, const Event* e) {
+  violated = true;
+  violated_at = i;
+  if (!keeping()) {
+    note = fmt::format("the cycle closes at trace event {}; no witness kept past {} events", i,
+                       limits.witness_events);
+    return;
+  }
+  std::vector<const Hist*> hs;
+  for (const Hist* h = s.hist.get(); h != nullptr; h = h->parent.get()) hs.push_back(h);
+  std::reverse(hs.begin(), hs.end());
+  std::size_t k = 0;
+  for (EventIndex j = 0; j < i; ++j) {
+    while (k < hs.size() && hs[k]->before == j) witness.push_back(hs[k++]->write);
+    witness.push_back(j);
+  }
+  while (k < hs.size()) witness.push_back(hs[k++]->write);
+  std::vector<std::vector<Pend>> buf = s.buf;
+  if (!at_event) {
+    witness.push_back(buf[commit_thread].front().w);
+    buf[commit_thread].erase(buf[commit_thread].begin());
+  } else {
+    witness.push_back(i);
+    if (e->op == Op::write) buf[e->thread].push_back(Pend{e->target, 0, i, 0});
+  }
+  for (const auto& q : buf)
+    for (const Pend& p : q) witness.push_back(p.w);
+  // The cycle, from the execution of the prefix.
+  std::vector<Event> prefix(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(at_event ? i + 1 : i));
+  std::vector<Event> eta = execution_of(prefix, witness);
+  ExecVerdict ev = check_execution(eta);
+  for (CycleEdge c : ev.cycle) {
+    c.from.first = witness[c.from.first];
+    c.to.first = witness[c.to.first];
+    c.from_event = witness[c.from_event];
+    c.to_event = witness[c.to_event];
+    cycle.push_back(c);
+  }
+  if (ev.serializable) note = "the witness execution was not confirmed by the execution checker";
+  if (!at_event && e != nullptr) continue_witness(*e);
+  kept.clear();
+  kept.shrink_to_fit();
+}
+
+void TraceStream::Impl::continue_witness(const Event& e) {
+  witness.push_back(i);
+  if (e.op == Op::write) witness.push_back(i);
+}
+
+TraceVerdict TraceStream::Impl::finish(const Deadline& deadline) {
+  TraceVerdict v;
+  if (!violated && undecided.empty()) {
+    if (const char* why = deadline.expired(); *why != '\0') {
+      undecided = fmt::format("{} at the end of the trace", why);
+    } else {
+      deadline_ = &deadline;
+      std::vector<State> from;
+      from.swap(states);
+      closure(std::move(from), nullptr, [](const State&) { return true; });
+      states.clear();
+    }
+  }
+  v.work = work;
+  if (!undecided.empty() && !violated) {
+    v.undecided = undecided;
+    return v;
+  }
+  if (violated) {
+    v.serializable = false;
+    v.cycle = cycle;
+    v.witness = witness;
+  }
+  return v;
+}
+
+TraceStream::TraceStream(StreamLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
+TraceStream::~TraceStream() = default;
+void TraceStream::on_event(const Event& e, const Deadline& deadline) { impl_->on_event(e, deadline); }
+TraceVerdict TraceStream::finish(const Deadline& deadline) { return impl_->finish(deadline); }
+void TraceStream::reset() { impl_->reset(); }
+void TraceStream::live_events(std::vector<EventIndex>& out, EventIndex& first_problem) const {
+  if (!impl_->violated) {
+    // A violation may yet name any event of the witness window.
+    const EventIndex upto = std::min<EventIndex>(impl_->i, impl_->limits.witness_events);
+    for (EventIndex k = 0; k < upto; ++k) out.push_back(k);
+    return;
+  }
+  first_problem = std::min(impl_->violated_at, impl_->i == 0 ? 0 : impl_->i - 1);
+  for (const CycleEdge& c : impl_->cycle) {
+    out.push_back(c.from_event);
+    out.push_back(c.to_event);
+    out.push_back(c.from.first);
+    out.push_back(c.to.first);
+  }
+}
+std::size_t TraceStream::peak_states() const { return impl_->peak_states; }
+std::size_t TraceStream::peak_live() const { return impl_->peak_live; }
+
+TraceVerdict decide_stream(std::span<const Event> tau, const Deadline& deadline, StreamLimits limits) {
+  TraceStream s(limits);
+  for (const Event& e : tau) s.on_event(e, deadline);
+  return s.finish(deadline);
+}
+
+}  // namespace atomcheck::tso

@@ -1,0 +1,66 @@
+// Trace TSO-serializability in one pass over the trace (issue 39; docs/trace-tso-fpt.md).
+//
+// A forward search over Execs(tau) that keeps, after each event of tau, the set of
+// distinct *summaries* of the executions of the prefix, not the executions: per
+// summary, the pending store buffers, the transactions still able to receive a conflict
+// edge (live), the reachability between them, and for each conflict class (which later
+// events an event conflicts with, e.g. "commits and rmws of x by thread u") the live
+// transactions that reach a transaction with an event of that class. A new event (or a
+// commit placed before it) closes a cycle iff its transaction already reaches an
+// earlier event it conflicts with; that is checked on the summary alone (Velodrome's
+// rule, with ⊚TSO's exceptions as classes). Commits are placed only where moving them
+// later would change a conflict (the canonical placements), and equal summaries merge.
+//
+// Cost: O(n * S * (L + classes)) for n events, S summaries alive at once and L live
+// transactions, and memory O(S * (L + classes)), independent of n. S and L depend on
+// the threads, the variables and how many writes a thread keeps in its buffer between
+// drains, not on n (docs/trace-tso-fpt.md has the argument and the measurements).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "checkers/tso_trace.hpp"
+
+namespace atomcheck::tso {
+
+struct StreamLimits {
+  // Summaries alive at once before the decider gives up (undecided).
+  std::size_t max_states = 200000;
+  // Events of tau kept to print the witness (its cycle and commit placement); past
+  // this a violation is still found, reported without them. check-trace keeps as many.
+  std::uint64_t witness_events = 1u << 16;
+};
+
+class TraceStream {
+ public:
+  explicit TraceStream(StreamLimits limits = {});
+  ~TraceStream();
+  TraceStream(const TraceStream&) = delete;
+  TraceStream& operator=(const TraceStream&) = delete;
+
+  // tau's next event (a commit in the input is ignored: placements are searched).
+  void on_event(const Event& e, const Deadline& deadline = {});
+  // The end of tau: the answer. The stream can then be reset().
+  TraceVerdict finish(const Deadline& deadline = {});
+  void reset();
+
+  // The events a later finish() can name (the cycle's events and transactions, once
+  // found) and where the violation was seen (kNoEvent: none yet): Checker::live_events.
+  void live_events(std::vector<EventIndex>& out, EventIndex& first_problem) const;
+
+  // Largest number of summaries and of live transactions seen at once (for the bench).
+  std::size_t peak_states() const;
+  std::size_t peak_live() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The same on a whole trace.
+TraceVerdict decide_stream(std::span<const Event> tau, const Deadline& deadline = {}, StreamLimits limits = {});
+
+}  // namespace atomcheck::tso
