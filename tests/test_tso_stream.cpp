@@ -15,6 +15,7 @@
 #include "checkers/tso_conflict.hpp"
 #include "checkers/tso_trace.hpp"
 #include "checkers/tso_trace_fpt.hpp"
+#include "checkers/tso_trace_z3.hpp"
 #include "tests/support/trace_builder.hpp"
 #include "tests/support/tso_naive.hpp"
 #include "tests/support/tso_naive_execs.hpp"
