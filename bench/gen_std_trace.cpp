@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "xorshift.hpp"
+
 namespace {
 
 struct Params {
@@ -29,19 +31,7 @@ struct Params {
   std::uint64_t violation_at = UINT64_MAX;
 };
 
-// xorshift64*: the generator must outrun the checker, and needs no portability.
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1DULL;
-  }
-  std::uint32_t below(std::uint32_t n) {
-    return static_cast<std::uint32_t>((next() >> 32) * n >> 32);
-  }
-};
+using Rng = XorShiftRng;
 
 class Out {
  public:

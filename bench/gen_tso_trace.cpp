@@ -16,18 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "xorshift.hpp"
+
 namespace {
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1DULL;
-  }
-  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>((next() >> 32) * n >> 32); }
-};
+using Rng = XorShiftRng;
 
 bool flag(const char* arg, const char* name, std::uint64_t& out) {
   std::size_t n = std::strlen(name);

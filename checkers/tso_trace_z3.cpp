@@ -482,25 +482,6 @@ std::vector<EventIndex> execution_from(std::span<const Event> tau, const z3::mod
   return out;
 }
 
-std::vector<Event> events_of(std::span<const Event> tau, const std::vector<EventIndex>& order) {
-  std::vector<Event> eta;
-  std::unordered_map<EventIndex, EventIndex> issued;
-  for (EventIndex i : order) {
-    Event e = tau[i];
-    e.buffered = false;
-    auto it = issued.find(i);
-    if (it == issued.end()) {
-      e.issue = kNoEvent;
-      if (e.op == Op::write) issued[i] = eta.size();
-    } else {
-      e.op = Op::commit;
-      e.issue = it->second;
-    }
-    eta.push_back(e);
-  }
-  return eta;
-}
-
 // Names Z3's "unknown": the deadline we know of, else Z3's reason.
 std::string unknown_reason(const Deadline& deadline, z3::solver& s) {
   const char* why = deadline.expired();
@@ -601,7 +582,7 @@ TraceVerdict Z3Decider::decide(std::span<const Event> tau, const Deadline& deadl
       v.witness = execution_from(tau, mdl, enc);
       // The witness must be an execution of tau that is not TSO-serializable; if the
       // encoding and ⊚TSO ever disagree, say nothing rather than something false.
-      if (check_execution(events_of(tau, v.witness)).serializable) v.witness.clear();
+      if (check_execution(execution_of(tau, v.witness)).serializable) v.witness.clear();
       s.pop();
       s.pop();
       return v;
