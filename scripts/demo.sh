@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up the machine, builds the atomcheck command (Release) and runs it on a bundled
-# example: an unsynchronised bank transfer explored exhaustively, every execution judged
+# example: two unsynchronised increments (lost-update) explored exhaustively by optimal DPOR, every execution judged
 # by the conflict-serializability checkers and their oracle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
