@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "checkers/tso_trace.hpp"
+#include "tso_trace.hpp"
 
 namespace atomcheck::tso {
 

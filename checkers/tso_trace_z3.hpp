@@ -7,7 +7,7 @@
 #include <memory>
 #include <span>
 
-#include "checkers/tso_trace.hpp"
+#include "tso_trace.hpp"
 
 namespace atomcheck::tso {
 
