@@ -52,6 +52,19 @@ std::string test_name(std::string_view program) {
   return program_invocation_short_name;
 }
 
+// A non-negative number of seconds (fractions allowed); `hint` ends the error message.
+bool parse_seconds(const char* name, const char* text, const char* hint, double& out, std::string& error) {
+  errno = 0;
+  char* end = nullptr;
+  double s = std::strtod(text, &end);
+  if (*end != '\0' || errno == ERANGE || !(s >= 0)) {
+    error = fmt::format("{}='{}': expected a non-negative number of seconds{}", name, text, hint);
+    return false;
+  }
+  out = s;
+  return true;
+}
+
 std::string memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
 
 std::string describe_event(const Trace& t, const Event& e) {
@@ -472,14 +485,7 @@ bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string
     o.max_executions = n;
   }
   if (const char* v = env("ATOMCHECK_TIME_LIMIT")) {
-    errno = 0;
-    char* end = nullptr;
-    double s = std::strtod(v, &end);
-    if (*end != '\0' || errno == ERANGE || !(s >= 0)) {
-      error = fmt::format("ATOMCHECK_TIME_LIMIT='{}': expected a non-negative number of seconds", v);
-      return false;
-    }
-    o.time_limit_seconds = s;
+    if (!parse_seconds("ATOMCHECK_TIME_LIMIT", v, "", o.time_limit_seconds, error)) return false;
   }
   if (const char* v = env("ATOMCHECK_SEED")) {
     if (!parse_u64("ATOMCHECK_SEED", v, n, error)) return false;
@@ -526,14 +532,7 @@ bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string
   if (!flag("ATOMCHECK_STOP_ON_FAILURE", o.stop_on_failure)) return false;
   if (!flag("ATOMCHECK_ALLOW_INCOMPLETE", o.allow_incomplete)) return false;
   if (const char* v = env("ATOMCHECK_PROGRESS")) {
-    errno = 0;
-    char* end = nullptr;
-    double s = std::strtod(v, &end);
-    if (*end != '\0' || errno == ERANGE || !(s >= 0)) {
-      error = fmt::format("ATOMCHECK_PROGRESS='{}': expected a non-negative number of seconds (0: off)", v);
-      return false;
-    }
-    e.progress_seconds = s;
+    if (!parse_seconds("ATOMCHECK_PROGRESS", v, " (0: off)", e.progress_seconds, error)) return false;
   }
   if (const char* v = env("ATOMCHECK_REPLAY")) e.replay = v;
   if (const char* v = env("ATOMCHECK_REPORT_FILE")) e.report_file = v;
