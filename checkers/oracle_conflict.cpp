@@ -11,17 +11,6 @@
 
 namespace atomcheck {
 
-bool sc_conflict(const Event& a, const Event& b) {
-  if (a.thread == b.thread) return true;
-  if (a.op == Op::fork && a.target == b.thread) return true;
-  if (b.op == Op::join && b.target == a.thread) return true;
-  if (is_access(a.op) && is_access(b.op) && a.target == b.target &&
-      (is_write_like(a.op) || is_write_like(b.op)))
-    return true;
-  if (a.op == Op::release && b.op == Op::acquire && a.target == b.target) return true;
-  return false;
-}
-
 namespace {
 
 // Bit set over event indices, for the happens-before closure.

@@ -12,10 +12,6 @@
 
 namespace atomcheck {
 
-// Do events a (earlier) and b (later) of a trace conflict? (AeroDrome §2 with rmw and
-// commit counting as writes.)
-bool sc_conflict(const Event& a, const Event& b);
-
 class ConflictOracle final : public Checker {
  public:
   explicit ConflictOracle(const CheckerOptions& options = {}) : options_(options) {}

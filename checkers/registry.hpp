@@ -1,7 +1,10 @@
 // The catalogue of checkers by name, so the CLI and the explorer create them from a
-// comma-separated list without knowing their types.
+// comma-separated list without knowing their types. The core checkers are listed in
+// registry.cpp; the exact judges (atomcheck::judges), the Z3 decider (atomcheck::z3) and a
+// user's own checkers join it through register_checker().
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,9 +35,22 @@ struct CheckerInfo {
 // The declaration above for a checker name (true for unknown names: the safe answer).
 bool checker_needs_issue_order(std::string_view name);
 
-const std::vector<CheckerInfo>& checker_catalog();
+// Every checker known to this binary: the core ones in their table order, then the
+// registered ones in the order they were registered.
+std::vector<CheckerInfo> checker_catalog();
 
 // nullptr when the name is unknown.
 std::unique_ptr<Checker> make_checker(std::string_view name, const CheckerOptions& options = {});
+
+using CheckerFactory = std::function<std::unique_ptr<Checker>(const CheckerOptions&)>;
+
+// Adds a checker to the catalogue, so that model(), explore(), specs and the command line
+// (`run --checker`, `check-trace`, `validate`, `checkers`) create it by name like a built-in
+// one. Call it before exploring, typically from a static initialiser:
+//   static const bool registered = atomcheck::register_checker(
+//       {"my-checker", "what it decides", true, false, "oracle", false, true},
+//       [](const atomcheck::CheckerOptions& o) { return std::make_unique<MyChecker>(o); });
+// Throws std::invalid_argument when the name is empty, already taken or the factory null.
+bool register_checker(CheckerInfo info, CheckerFactory make);
 
 }  // namespace atomcheck

@@ -1,13 +1,9 @@
-// TSO checkers on top of tso_conflict and tso_trace (see tso_checkers.hpp).
+// The TSO execution checkers on top of tso_conflict (see tso_checkers.hpp).
 #include "checkers/tso_checkers.hpp"
 
 #include <fmt/core.h>
 
-#include "checkers/oracle_conflict.hpp"
 #include "checkers/tso_conflict.hpp"
-#include "checkers/tso_trace.hpp"
-#include "checkers/tso_trace_fpt.hpp"
-#include "checkers/tso_trace_z3.hpp"
 #include "trace/transactions.hpp"
 
 namespace atomcheck {
@@ -141,73 +137,5 @@ Verdict TsoExecChecker::verdict() {
   (void)options_;
   return v;
 }
-
-std::string_view TraceTsoChecker::name() const {
-  switch (kind_) {
-    case Kind::brute: return "trace-tso-brute";
-    case Kind::z3: return "trace-tso-z3";
-    case Kind::fpt: return "trace-tso-fpt";
-    case Kind::main: return "trace-tso";
-    case Kind::search: return "trace-tso-search";
-  }
-  return "trace-tso";
-}
-
-Verdict TraceTsoChecker::verdict() {
-  Verdict v;
-  v.checker = std::string(name());
-  v.answers_serializability = true;
-  tso::TraceVerdict tv;
-  const Deadline& deadline = options_.deadline;
-  switch (kind_) {
-    case Kind::brute: tv = tso::decide_brute(events_, kBruteLimit, deadline); break;
-    case Kind::z3:
-      if (!z3_) z3_ = std::make_unique<tso::Z3Decider>();
-      tv = z3_->decide(events_, deadline);
-      break;
-    case Kind::search: tv = tso::decide_fpt(events_, deadline); break;
-    case Kind::fpt:
-    case Kind::main: tv = stream_->finish(deadline); break;
-  }
-  v.undecided = tv.undecided;
-  v.serializable = tv.serializable;
-  v.cycle = tv.cycle;
-  v.witness_execution = tv.witness;
-  v.open_at_end = stream_ ? nesting_.any_open() : assign_transactions(std::span<const Event>(events_)).any_open_at_end;
-  std::string note;
-  if (!tv.serializable && tv.witness.empty()) note = "no witness execution was constructed";
-  if (v.open_at_end)
-    note += std::string(note.empty() ? "" : "; ") +
-            "a transaction was still open at the end of the trace; judged as ended there";
-  v.note = note;
-  return v;
-}
-
-TraceTsoChecker::TraceTsoChecker(const CheckerOptions& options, Kind kind) : options_(options), kind_(kind) {
-  if (kind == Kind::fpt || kind == Kind::main) stream_ = std::make_unique<tso::TraceStream>();
-}
-
-void TraceTsoChecker::on_event(const Event& e) {
-  if (e.op == Op::commit) return;  // a trace decider places the commits itself
-  if (stream_) {
-    nesting_.on_event(e);
-    stream_->on_event(e, options_.deadline);
-  } else {
-    events_.push_back(e);
-  }
-}
-
-bool TraceTsoChecker::live_events(LiveEvents& out) const {
-  if (!stream_) return false;
-  stream_->live_events(out.events, out.first_problem);
-  return true;
-}
-
-void TraceTsoChecker::reset() {
-  events_.clear();
-  nesting_.reset();
-  if (stream_) stream_->reset();
-}
-TraceTsoChecker::~TraceTsoChecker() = default;
 
 }  // namespace atomcheck

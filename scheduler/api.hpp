@@ -47,6 +47,7 @@
 #include <utility>
 
 #include "explore.hpp"
+#include "std_types.hpp"
 
 namespace atomcheck {
 
@@ -649,29 +650,8 @@ class atomic_flag;
 class shared_mutex;
 class condition_variable;
 
-// Type bundles for code templated on its primitives: instantiate with std_types in
-// production and with model_types under the harness.
-struct std_types {
-  template <class T>
-  using atomic = std::atomic<T>;
-  template <class T>
-  using shared = T;
-  using mutex = std::mutex;
-  using thread = std::thread;
-  using shared_mutex = std::shared_mutex;
-  template <std::ptrdiff_t LeastMaxValue = INT_MAX>
-  using counting_semaphore = std::counting_semaphore<LeastMaxValue>;
-  using binary_semaphore = std::binary_semaphore;
-  using latch = std::latch;
-  using barrier = std::barrier<>;
-  using atomic_flag = std::atomic_flag;
-  using condition_variable = std::condition_variable;
-  static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
-  // Names an object for atomcheck's reports; nothing in production. Call it where the
-  // object is built: `Stack() { Types::name(head_, "head"); }`.
-  template <class Object>
-  static constexpr void name(Object&, std::string_view) noexcept {}
-};
+// The bundle for code templated on its primitives under the harness; std_types
+// (std_types.hpp) is the production one.
 struct model_types {
   template <class T>
   using atomic = atomcheck::atomic<T>;

@@ -8,9 +8,13 @@
 #   find_package       find_package(atomcheck CONFIG) from `cmake --install` of the
 #                      Release build into a temporary prefix (no extra library build)
 # Each build runs the README's example test, a test that fails on purpose and must print
-# the interleaving, the schedule and the replay call, the environment overrides, and its
-# own cli_main binary: `list` shows only the project's programs, `run NAME --html` writes
-# a page naming the program. Called by scripts/test.sh after the Release build.
+# the interleaving, the schedule and the replay call, and the environment overrides.
+# add_subdirectory and fetchcontent build what a project's tests link, the core
+# (atomcheck::atomcheck) and atomcheck::types, and the script checks that nothing else of
+# atomcheck was compiled (no judges, Z3 decider, specs or command line). find_package,
+# from the installed Release build, also builds the project's own cli_main binary: `list`
+# shows only the project's programs, `run NAME --html` writes a page naming the program.
+# Called by scripts/test.sh after the Release build.
 #
 # Environment: ATOMCHECK_RELEASE_BUILD (default build/release: the build to install from;
 # configured and its library and tool built here if needed), ATOMCHECK_CONSUMER_WAYS
@@ -44,9 +48,9 @@ mkdir -p "$work/my_project/third_party"
 ln -s "$root" "$work/my_project/third_party/atomcheck"
 ln -s "$root" "$work/atomcheck"
 
-# add_subdirectory and fetchcontent each compile atomcheck's libraries. With ccache (from
+# add_subdirectory and fetchcontent each compile atomcheck's core. With ccache (from
 # Debian, in a cache private to this run) they compile the same files under the same
-# relative paths, so the second is served from the cache: about half the added CPU time.
+# relative paths, so the second is served from the cache.
 launcher=()
 if [ "${ATOMCHECK_CONSUMER_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
   export CCACHE_DIR="$work/ccache" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1
@@ -84,15 +88,25 @@ for way in $ways; do
   echo "test-consumer: $way: configure and build"
   cmake -S "$work/my_project" -B "$build" -G Ninja "${launcher[@]}" "${args[@]}" > "$build.configure.log" 2>&1 ||
     { cat "$build.configure.log" >&2; fail "$way: configure failed"; }
-  cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1 ||
+  targets=()
+  [ "$way" = find_package ] || targets=(--target my_tests failing_model no_leaked_warnings)
+  cmake --build "$build" -j "$jobs" "${targets[@]}" > "$build.build.log" 2>&1 ||
     { tail -50 "$build.build.log" >&2; fail "$way: build failed"; }
-  if [ "$way" = find_package ] && grep -q 'atomcheck_trace\|trace/trace_io.cpp' "$build.build.log"; then
-    fail "find_package: the consumer build compiled atomcheck's sources"
+  if [ "$way" = find_package ]; then
+    if grep -q 'atomcheck_trace\|trace/trace_io.cpp' "$build.build.log"; then
+      fail "find_package: the consumer build compiled atomcheck's sources"
+    fi
+  else
+    # The core route compiles the core: no judge, Z3 decider, spec, command line or trace file code.
+    grep -q 'atomcheck_scheduler.dir/explore.cpp' "$build.build.log" || fail "$way: the core was not compiled"
+    if grep -E 'atomcheck_(judges|z3|specs|cli|trace_io)\.dir' "$build.build.log" >&2; then
+      fail "$way: the tests' build compiled more of atomcheck than the core"
+    fi
   fi
 
   # The README's example.
   "$build/my_tests" > "$build/my_tests.log" 2>&1 || { cat "$build/my_tests.log" >&2; fail "$way: my_tests failed"; }
-  expect "$build/my_tests.log" "[  PASSED  ] 2 tests."
+  expect "$build/my_tests.log" "[  PASSED  ] 3 tests."
 
   # A failing model: the runner's output holds the report.
   out="$build/failing_model.log"
@@ -118,7 +132,13 @@ for way in $ways; do
   ATOMCHECK_STRATEGY=fastest "$build/failing_model" --gtest_filter=Counter.Unlocked* > "$build/badenv.log" 2>&1 || true
   expect "$build/badenv.log" "ATOMCHECK_STRATEGY='fastest': expected one of dfs, dpor, optimal, random, pct"
 
-  # The whole CLI on the project's own program, without atomcheck's model library.
+  # The whole CLI on the project's own program, without atomcheck's model library
+  # (built in the find_package way, from the installed libraries).
+  if [ "$way" != find_package ]; then
+    summary+=("$way $((SECONDS - start)) s")
+    continue
+  fi
+  test -x "$build/my_cli" || fail "$way: no my_cli (atomcheck::cli missing from the package?)"
   "$build/my_cli" list > "$build/list.log"
   expect "$build/list.log" "my-counter"
   if grep -q 'lost-update' "$build/list.log"; then fail "$way: atomcheck's models were linked into my_cli"; fi

@@ -104,7 +104,9 @@ TEST(ReadmeSnippets, EachSnippetIsItsFile) {
                            "tests/consumer/get-atomcheck/fetchcontent.cmake",
                            "tests/consumer/get-atomcheck/find_package.cmake",
                            "tests/consumer/CMakeLists.txt", "tests/consumer/my_tests.cpp",
-                           "tests/consumer/my_cli.cpp", "tests/consumer/my_programs.cpp"})
+                           "tests/consumer/my_cli.cpp", "tests/consumer/my_programs.cpp",
+                           "tests/consumer/my_counter.hpp", "tests/consumer/my_production.cpp",
+                           "tests/consumer/my_counter_test.cpp"})
     EXPECT_TRUE(anywhere.count(path)) << "neither README.md nor docs/ quotes " << path;
 }
 

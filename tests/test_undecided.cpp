@@ -208,7 +208,7 @@ TEST(UndecidedCli, ValidateAnswersWithinItsTimeLimit) {
                     "--quiet"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("stopped: time"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("left out of executions over 16 trace events: trace-tso-z3, trace-tso-fpt, trace-tso"),
+  EXPECT_NE(r.out.find("left out of executions over 16 trace events: trace-tso-fpt, trace-tso, trace-tso-search, trace-tso-z3"),
             std::string::npos)
       << r.out;
   // Named, the brute force judge runs on them and is cut by the time limit: undecided,

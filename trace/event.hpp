@@ -66,6 +66,17 @@ constexpr bool is_lock_op(Op op) { return op == Op::acquire || op == Op::release
 constexpr bool is_thread_op(Op op) { return op == Op::fork || op == Op::join; }
 constexpr bool is_block_op(Op op) { return op == Op::begin || op == Op::end; }
 
+// Do events a (earlier) and b (later) of a trace conflict for the SC checkers? (AeroDrome
+// §2 with rmw and commit counting as writes; DESIGN.md "Conflicts for the SC checkers".)
+constexpr bool sc_conflict(const Event& a, const Event& b) {
+  if (a.thread == b.thread) return true;
+  if (a.op == Op::fork && a.target == b.thread) return true;
+  if (b.op == Op::join && b.target == a.thread) return true;
+  if (is_access(a.op) && is_access(b.op) && a.target == b.target && (is_write_like(a.op) || is_write_like(b.op)))
+    return true;
+  return a.op == Op::release && b.op == Op::acquire && a.target == b.target;
+}
+
 // Lower-case names used by the JSON-lines format and in reports.
 std::string_view op_name(Op op);
 // Parses an op_name; returns false when the name is unknown.
