@@ -7,7 +7,9 @@
 #   whole the same plus my_cli (atomcheck::cli): every atomcheck library, the judges, the Z3
 #         decider, specs and the command line, which is what every consumer compiled
 #         before the core target existed.
-# Prints the median wall times, the files each compiled and core/whole (the target: < 1/3).
+# Prints each round's wall times, the files each compiled and core/whole, then the medians
+# and the median of the rounds' ratios (the target: < 1/3). A round's two builds follow each
+# other, so a change of the machine's speed falls on both alike.
 # Usage: bench/consumer_build_time.sh [RUNS]   (default 3)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,16 +38,18 @@ build() {
 }
 
 echo "# $(uname -m), $jobs cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%dT%H:%MZ)"
-fc=$(mktemp) fw=$(mktemp)
+fc=$(mktemp) fw=$(mktemp) fr=$(mktemp)
 for r in $(seq "$runs"); do
   read -r mw nw <<<"$(build whole)"
   read -r mc nc <<<"$(build core)"
   echo "$mw" >>"$fw"
   echo "$mc" >>"$fc"
-  printf 'round %d: whole %6.1f s (%d files)   core %6.1f s (%d files)\n' "$r" \
-    "$(awk -v m="$mw" 'BEGIN{print m/1000}')" "$nw" "$(awk -v m="$mc" 'BEGIN{print m/1000}')" "$nc"
+  ratio "$mw" "$mc" >>"$fr"
+  echo >>"$fr"
+  printf 'round %d: whole %6.1f s (%d files)   core %6.1f s (%d files)   core/whole %s\n' "$r" \
+    "$(awk -v m="$mw" 'BEGIN{print m/1000}')" "$nw" "$(awk -v m="$mc" 'BEGIN{print m/1000}')" "$nc" "$(ratio "$mw" "$mc")"
 done
-w=$(median <"$fw") c=$(median <"$fc")
-rm -f "$fc" "$fw"
-printf 'median: whole %.1f s, core %.1f s, core/whole %s\n' "$(awk -v m="$w" 'BEGIN{print m/1000}')" \
-  "$(awk -v m="$c" 'BEGIN{print m/1000}')" "$(ratio "$w" "$c")"
+w=$(median <"$fw") c=$(median <"$fc") q=$(median <"$fr")
+rm -f "$fc" "$fw" "$fr"
+printf 'median: whole %.1f s, core %.1f s; median of the rounds'"'"' core/whole: %s\n' \
+  "$(awk -v m="$w" 'BEGIN{print m/1000}')" "$(awk -v m="$c" 'BEGIN{print m/1000}')" "$q"

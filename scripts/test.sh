@@ -32,7 +32,7 @@ if ! ctest --test-dir build/release -LE long -R 'Properties\.' -V -j "$jobs" > b
   cat build/release/properties.log
   exit 1
 fi
-grep -E 'random (traces|programs)' build/release/properties.log | sed 's/^[0-9]*: /property test: /'
+grep -E 'random (traces|programs|histories)' build/release/properties.log | sed 's/^[0-9]*: /property test: /'
 phase "property tests"
 # atomcheck as a dependency: tests/consumer/ built from outside the tree by add_subdirectory,
 # FetchContent and find_package (installed from build/release), each running its tests,

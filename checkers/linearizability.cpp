@@ -1,0 +1,462 @@
+// Wing–Gong–Lowe linearizability search and the built-in sequential specifications (see
+// linearizability.hpp).
+#include "checkers/linearizability.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/core.h>
+
+namespace atomcheck::lin {
+
+namespace {
+
+using State = std::vector<std::int64_t>;
+
+// A spec from a table of methods and one step function; `keyed` specs split by arg.
+class TableSpec final : public Spec {
+ public:
+  using Step = bool (*)(State&, const Operation&, bool);
+  TableSpec(std::string name, std::vector<std::string> methods, Step step, bool keyed, State initial = {})
+      : name_(std::move(name)), methods_(std::move(methods)), step_(step), keyed_(keyed), initial_(std::move(initial)) {}
+  std::string_view name() const override { return name_; }
+  const std::vector<std::string>& methods() const override { return methods_; }
+  State initial() const override { return initial_; }
+  bool step(State& s, const Operation& op, bool check) const override { return step_(s, op, check); }
+  std::optional<std::int64_t> key(const Operation& op) const override {
+    if (keyed_) return op.arg;
+    return std::nullopt;
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::string> methods_;
+  Step step_;
+  bool keyed_;
+  State initial_;
+};
+
+// Returns `want` checked against the operation's result (always true for a pending one).
+bool gives(const Operation& op, bool check, std::int64_t want) { return !check || op.result == want; }
+
+bool stack_step(State& s, const Operation& op, bool check) {
+  if (op.method == 0) {  // push
+    s.push_back(op.arg);
+    return true;
+  }
+  std::int64_t top = s.empty() ? kNone : s.back();
+  if (!s.empty()) s.pop_back();
+  return gives(op, check, top);
+}
+
+bool queue_step(State& s, const Operation& op, bool check) {
+  if (op.method == 0) {  // enqueue
+    s.push_back(op.arg);
+    return true;
+  }
+  std::int64_t front = s.empty() ? kNone : s.front();
+  if (!s.empty()) s.erase(s.begin());
+  return gives(op, check, front);
+}
+
+// The owner pushes and pops at the bottom (the back); thieves steal from the top (the front).
+bool deque_step(State& s, const Operation& op, bool check) {
+  switch (op.method) {
+    case 0: s.push_back(op.arg); return true;
+    case 1: {
+      std::int64_t v = s.empty() ? kNone : s.back();
+      if (!s.empty()) s.pop_back();
+      return gives(op, check, v);
+    }
+    default: {
+      std::int64_t v = s.empty() ? kNone : s.front();
+      if (!s.empty()) s.erase(s.begin());
+      return gives(op, check, v);
+    }
+  }
+}
+
+// A sorted vector of elements.
+bool set_step(State& s, const Operation& op, bool check) {
+  auto it = std::lower_bound(s.begin(), s.end(), op.arg);
+  const bool in = it != s.end() && *it == op.arg;
+  switch (op.method) {
+    case 0:  // add
+      if (!in) s.insert(it, op.arg);
+      return gives(op, check, in ? 0 : 1);
+    case 1:  // remove
+      if (in) s.erase(it);
+      return gives(op, check, in ? 1 : 0);
+    default: return gives(op, check, in ? 1 : 0);  // contains
+  }
+}
+
+// Sorted (key, value) pairs, flattened.
+bool map_step(State& s, const Operation& op, bool check) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] < op.arg) i += 2;
+  const bool in = i < s.size() && s[i] == op.arg;
+  const std::int64_t old = in ? s[i + 1] : kNone;
+  switch (op.method) {
+    case 0:  // put
+      if (in) {
+        s[i + 1] = op.arg2;
+      } else {
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(i), {op.arg, op.arg2});
+      }
+      return gives(op, check, old);
+    case 1: return gives(op, check, old);  // get
+    default:                                // remove
+      if (in) s.erase(s.begin() + static_cast<std::ptrdiff_t>(i), s.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      return gives(op, check, old);
+  }
+}
+
+bool counter_step(State& s, const Operation& op, bool check) {
+  const std::int64_t v = s[0];
+  if (op.method == 0) ++s[0];  // increment returns the value before, as fetch_add
+  return gives(op, check, v);
+}
+
+bool register_step(State& s, const Operation& op, bool check) {
+  if (op.method == 0) {
+    s[0] = op.arg;
+    return true;
+  }
+  return gives(op, check, s[0]);
+}
+
+// The memo of Lowe's algorithm: (operations linearized, state) pairs already explored.
+struct Seen {
+  std::vector<std::uint64_t> bits;
+  State state;
+  bool operator==(const Seen&) const = default;
+};
+struct SeenHash {
+  std::size_t operator()(const Seen& s) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (std::uint64_t w : s.bits) h = (h ^ w) * 0x100000001b3ull;
+    for (std::int64_t v : s.state) h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+// One part (a key's operations, or the whole history): Wing and Gong's search over the
+// call/return entries in real-time order, each step linearizing a minimal operation (one
+// called before the first remaining return), backtracking at a return whose operation is
+// not linearized yet.
+Answer check_part(const History& h, const std::vector<std::uint32_t>& ops, const Spec& spec, std::uint64_t budget) {
+  Answer a;
+  const std::size_t n = ops.size();
+  // Entries 1..2n in time order, 0 the head sentinel. A pending return goes after every
+  // completed one.
+  struct Entry {
+    std::uint64_t time;
+    std::uint32_t op;  // index into ops
+    bool call;
+    std::uint32_t match = 0, prev = 0, next = 0;
+  };
+  std::vector<Entry> e(1);
+  e.reserve(2 * n + 1);
+  std::size_t completed = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const Operation& op = h[ops[k]];
+    e.push_back({op.call, k, true});
+    e.push_back({op.pending() ? kPending - n + k : op.ret, k, false});
+    completed += op.pending() ? 0 : 1;
+  }
+  std::sort(e.begin() + 1, e.end(), [](const Entry& x, const Entry& y) { return x.time < y.time; });
+  std::vector<std::uint32_t> call_of(n), ret_of(n);
+  for (std::uint32_t i = 1; i < e.size(); ++i) (e[i].call ? call_of : ret_of)[e[i].op] = i;
+  for (std::uint32_t i = 0; i < e.size(); ++i) {
+    e[i].prev = i == 0 ? 0 : i - 1;
+    e[i].next = i + 1 < e.size() ? i + 1 : 0;
+    if (i > 0) e[i].match = e[i].call ? ret_of[e[i].op] : call_of[e[i].op];
+  }
+  auto unlink = [&](std::uint32_t i) {
+    e[e[i].prev].next = e[i].next;
+    e[e[i].next].prev = e[i].prev;
+  };
+  auto relink = [&](std::uint32_t i) {
+    e[e[i].prev].next = i;
+    e[e[i].next].prev = i;
+  };
+
+  Seen cur{std::vector<std::uint64_t>((n + 63) / 64, 0), spec.initial()};
+  std::unordered_set<Seen, SeenHash> seen;
+  struct Frame {
+    std::uint32_t entry;
+    State before;
+  };
+  std::vector<Frame> stack;
+  std::size_t done = 0;  // completed operations linearized
+  std::uint32_t at = e[0].next;
+  while (true) {
+    if (done == completed) break;
+    if (++a.steps > budget) {
+      a.undecided = fmt::format("the linearizability search ran past its budget of {} steps", budget);
+      return a;
+    }
+    if (at != 0 && e[at].call) {
+      const Operation& op = h[ops[e[at].op]];
+      State next = cur.state;
+      if (spec.step(next, op, !op.pending())) {
+        Seen probe{cur.bits, std::move(next)};
+        probe.bits[e[at].op / 64] |= std::uint64_t{1} << (e[at].op % 64);
+        if (seen.insert(probe).second) {
+          stack.push_back({at, std::move(cur.state)});
+          cur = std::move(probe);
+          done += op.pending() ? 0 : 1;
+          unlink(at);
+          unlink(e[at].match);
+          if (stack.size() > a.longest.size()) {
+            a.longest.clear();
+            for (const Frame& f : stack) a.longest.push_back(ops[e[f.entry].op]);
+          }
+          at = e[0].next;
+          continue;
+        }
+      }
+      at = e[at].next;
+      continue;
+    }
+    // A return (or the end) whose operation is not linearized: undo the last choice.
+    if (stack.empty()) {
+      a.linearizable = false;
+      return a;
+    }
+    Frame f = std::move(stack.back());
+    stack.pop_back();
+    const Operation& op = h[ops[e[f.entry].op]];
+    done -= op.pending() ? 0 : 1;
+    cur.bits[e[f.entry].op / 64] &= ~(std::uint64_t{1} << (e[f.entry].op % 64));
+    cur.state = std::move(f.before);
+    relink(e[f.entry].match);
+    relink(f.entry);
+    at = e[f.entry].next;
+  }
+  a.longest.clear();
+  for (const Frame& f : stack) a.longest.push_back(ops[e[f.entry].op]);
+  return a;
+}
+
+// Lowe's just-in-time linearization: an operation is linearized only when it returns (or
+// when a returning one needs it first), so no choice is made before a return asks for it.
+// A depth-first search over (return reached, configuration), a configuration being the
+// state and the open operations already linearized; the shortest sequences are tried first
+// and every (return, configuration) pair is visited once.
+Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, const Spec& spec, std::uint64_t budget) {
+  Answer a;
+  // The returns in time order, and the operations open at each (called before it, not
+  // returned before it; pending ones stay open to the end).
+  std::vector<std::uint32_t> rets;
+  for (std::uint32_t o : ops)
+    if (!h[o].pending()) rets.push_back(o);
+  std::sort(rets.begin(), rets.end(), [&](std::uint32_t x, std::uint32_t y) { return h[x].ret < h[y].ret; });
+  std::vector<std::vector<std::uint32_t>> open(rets.size());
+  {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> calls;  // swept in time order
+    for (std::uint32_t o : ops) calls.push_back({h[o].call, o});
+    std::sort(calls.begin(), calls.end());
+    std::vector<std::uint32_t> now;
+    std::size_t c = 0;
+    for (std::size_t r = 0; r < rets.size(); ++r) {
+      for (; c < calls.size() && calls[c].first < h[rets[r]].ret; ++c) now.push_back(calls[c].second);
+      now.erase(std::find(now.begin(), now.end(), rets[r]));
+      open[r] = now;
+    }
+  }
+  struct Node {
+    std::uint32_t r;  // the next return to reach
+    State state;
+    std::vector<std::uint32_t> done;  // open operations already linearized, sorted
+    bool operator==(const Node&) const = default;
+  };
+  struct NodeHash {
+    std::size_t operator()(const Node& c) const {
+      std::uint64_t x = 0xcbf29ce484222325ull ^ c.r;
+      for (std::int64_t v : c.state) x = (x ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ull;
+      for (std::uint32_t v : c.done) x = (x ^ (v + 0x9e37ull)) * 0x100000001b3ull;
+      return static_cast<std::size_t>(x ^ (x >> 31));
+    }
+  };
+  std::unordered_set<Node, NodeHash> visited;
+  std::vector<Node> stack{{0, spec.initial(), {}}};
+  std::vector<Node> succ, level, deeper;
+  while (!stack.empty()) {
+    Node n = std::move(stack.back());
+    stack.pop_back();
+    if (n.r == rets.size()) return a;
+    if (++a.steps > budget) {
+      a.undecided = fmt::format("the linearizability search ran past its budget of {} steps", budget);
+      return a;
+    }
+    const std::uint32_t o = rets[n.r];
+    succ.clear();
+    auto at = std::lower_bound(n.done.begin(), n.done.end(), o);
+    if (at != n.done.end() && *at == o) {
+      Node d{n.r + 1, n.state, n.done};
+      d.done.erase(d.done.begin() + (at - n.done.begin()));
+      succ.push_back(std::move(d));
+    } else {
+      // Sequences of other open, unlinearized operations, shortest first, each ended by o.
+      level.assign(1, Node{n.r, n.state, n.done});
+      while (!level.empty()) {
+        deeper.clear();
+        for (const Node& m : level) {
+          State last = m.state;
+          if (spec.step(last, h[o], true)) succ.push_back(Node{n.r + 1, std::move(last), m.done});
+          for (std::uint32_t x : open[n.r]) {
+            if (std::binary_search(m.done.begin(), m.done.end(), x)) continue;
+            State st = m.state;
+            if (!spec.step(st, h[x], !h[x].pending())) continue;
+            std::vector<std::uint32_t> d = m.done;
+            d.insert(std::lower_bound(d.begin(), d.end(), x), x);
+            deeper.push_back(Node{n.r, std::move(st), std::move(d)});
+          }
+        }
+        std::swap(level, deeper);
+      }
+    }
+    // Pushed in reverse, so the shortest sequence is explored first.
+    for (auto it = succ.rbegin(); it != succ.rend(); ++it)
+      if (visited.insert(*it).second) stack.push_back(std::move(*it));
+  }
+  a.linearizable = false;
+  return a;
+}
+
+void validate_history(const History& h, const Spec& spec) {
+  std::unordered_set<std::uint64_t> positions;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const Operation& op = h[i];
+    if (op.method >= spec.methods().size())
+      throw std::invalid_argument(fmt::format("operation {}: method {} of {} is out of range", i, op.method, spec.name()));
+    if (!op.pending() && op.ret <= op.call)
+      throw std::invalid_argument(fmt::format("operation {}: returns at {}, not after its call at {}", i, op.ret, op.call));
+    if (!positions.insert(op.call).second || (!op.pending() && !positions.insert(op.ret).second))
+      throw std::invalid_argument(fmt::format("operation {}: two events share a real-time position", i));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Spec> make_spec(std::string_view name) {
+  if (name == "stack") return std::make_unique<TableSpec>("stack", std::vector<std::string>{"push", "pop"}, &stack_step, false);
+  if (name == "queue")
+    return std::make_unique<TableSpec>("queue", std::vector<std::string>{"enqueue", "dequeue"}, &queue_step, false);
+  if (name == "deque")
+    return std::make_unique<TableSpec>("deque", std::vector<std::string>{"push_bottom", "pop_bottom", "steal"},
+                                       &deque_step, false);
+  if (name == "set")
+    return std::make_unique<TableSpec>("set", std::vector<std::string>{"add", "remove", "contains"}, &set_step, true);
+  if (name == "map")
+    return std::make_unique<TableSpec>("map", std::vector<std::string>{"put", "get", "remove"}, &map_step, true);
+  if (name == "counter")
+    return std::make_unique<TableSpec>("counter", std::vector<std::string>{"increment", "get"}, &counter_step, false,
+                                       State{0});
+  if (name == "register")
+    return std::make_unique<TableSpec>("register", std::vector<std::string>{"write", "read"}, &register_step, false,
+                                       State{0});
+  return nullptr;
+}
+
+const std::vector<std::string>& spec_names() {
+  static const std::vector<std::string> names = {"stack", "queue", "deque", "set", "map", "counter", "register"};
+  return names;
+}
+
+Answer check(const History& history, const Spec& spec, const Options& options) {
+  validate_history(history, spec);
+  // P-compositionality: group by key when every operation has one.
+  std::vector<std::vector<std::uint32_t>> parts;
+  bool split = options.partition && !history.empty();
+  for (const Operation& op : history) split = split && spec.key(op).has_value();
+  if (split) {
+    std::unordered_map<std::int64_t, std::size_t> part_of;
+    for (std::uint32_t i = 0; i < history.size(); ++i) {
+      auto [it, fresh] = part_of.emplace(*spec.key(history[i]), parts.size());
+      if (fresh) parts.emplace_back();
+      parts[it->second].push_back(i);
+    }
+  } else {
+    parts.emplace_back(history.size());
+    std::iota(parts[0].begin(), parts[0].end(), 0u);
+  }
+  Answer total;
+  for (const std::vector<std::uint32_t>& part : parts) {
+    const std::uint64_t left = options.max_steps - std::min(options.max_steps, total.steps);
+    Answer a = options.algorithm == Algorithm::just_in_time ? check_part_jit(history, part, spec, left)
+                                                             : check_part(history, part, spec, left);
+    total.steps += a.steps;
+    if (!a.undecided.empty()) {
+      total.undecided = a.undecided;
+      return total;
+    }
+    if (!a.linearizable) {
+      a.steps = total.steps;
+      return a;
+    }
+  }
+  return total;
+}
+
+History shortest_failing_prefix(const History& history, const Spec& spec, const Options& options) {
+  auto prefix = [&](std::uint64_t cut) {
+    History p;
+    for (const Operation& op : history) {
+      if (op.call >= cut) continue;
+      Operation q = op;
+      if (!q.pending() && q.ret >= cut) {
+        q.ret = kPending;
+        q.result = kNone;
+      }
+      p.push_back(q);
+    }
+    return p;
+  };
+  // Only a return can make a prefix fail (a new call adds a pending operation, which may
+  // be left out), and a failing prefix fails for every later cut: binary search over the
+  // cuts just after each return.
+  std::vector<std::uint64_t> cuts;
+  for (const Operation& op : history)
+    if (!op.pending()) cuts.push_back(op.ret + 1);
+  std::sort(cuts.begin(), cuts.end());
+  if (cuts.empty()) return {};
+  Answer whole = check(history, spec, options);
+  if (whole.linearizable || !whole.undecided.empty()) return {};
+  std::size_t lo = 0, hi = cuts.size() - 1;  // cuts[hi] fails (it holds every return)
+  while (lo < hi) {
+    std::size_t mid = (lo + hi) / 2;
+    Answer a = check(prefix(cuts[mid]), spec, options);
+    if (!a.linearizable && a.undecided.empty()) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return prefix(cuts[hi]);
+}
+
+std::string format_history(const History& history, const Spec& spec) {
+  std::vector<std::uint32_t> order(history.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return history[a].call < history[b].call; });
+  auto value = [](std::int64_t v) { return v == kNone ? std::string("none") : std::to_string(v); };
+  std::string out;
+  for (std::uint32_t i : order) {
+    const Operation& op = history[i];
+    std::string args;
+    if (op.arg != kNone) args = value(op.arg);
+    if (op.arg2 != kNone) args += ", " + value(op.arg2);
+    std::string span = op.pending() ? fmt::format("[{}, pending]", op.call) : fmt::format("[{}, {}]", op.call, op.ret);
+    out += fmt::format("T{} {}({}) -> {}  {}\n", op.thread, spec.methods()[op.method], args,
+                       op.pending() ? std::string("pending") : value(op.result), span);
+  }
+  return out;
+}
+
+}  // namespace atomcheck::lin

@@ -1,0 +1,109 @@
+// Linearizability (Herlihy and Wing 1990; DESIGN.md "Linearizability"): is there an order
+// of a history's operations that respects real time (an operation that returned before
+// another was called comes first) and in which the sequential specification gives every
+// completed operation its result? Pending operations (called, never returned) may be left
+// out or take effect with any result.
+//
+// Two deciders. The default is Lowe's just-in-time linearization as a graph search ("Testing
+// for linearizability", 2017): it walks the history's calls and returns in real-time order
+// keeping the set of distinct configurations (specification state, operations already
+// linearized but not yet returned), and at each return linearizes the returning operation,
+// preceded by any sequence of the other open ones; so its cost is linear in the history for
+// a bounded number of overlapping operations, and the first return that leaves no
+// configuration ends the shortest non-linearizable prefix. The second is Wing and Gong's
+// search with Lowe's memoisation of (operations linearized, state), as Porcupine and
+// Lincheck run it, which can backtrack over the whole history. Both apply
+// P-compositionality: a set's or a map's keys are checked apart (linearizable iff every
+// key's operations are). tests/support/lin_naive.cpp is a third judge, from the definition.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../trace/event.hpp"
+
+namespace atomcheck::lin {
+
+// "No value": an absent argument, or the result of a pop, dequeue or get on nothing.
+inline constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+// The return position of an operation that never returned.
+inline constexpr std::uint64_t kPending = std::numeric_limits<std::uint64_t>::max();
+
+// One operation of a history: who called which method with what, what it returned, and
+// when (positions in one real-time order; calls and returns have distinct positions).
+struct Operation {
+  ThreadId thread = 0;
+  std::uint32_t method = 0;  // index into the specification's methods()
+  std::int64_t arg = kNone;
+  std::int64_t arg2 = kNone;  // a map's value
+  std::int64_t result = kNone;
+  std::uint64_t call = 0;
+  std::uint64_t ret = kPending;
+  bool pending() const { return ret == kPending; }
+};
+
+using History = std::vector<Operation>;
+
+// A sequential specification over a plain state of integers (the contents of a stack, a
+// queue, a set, ...). step() applies one operation to the state and says whether its result
+// is the one the specification gives; with check_result false (a pending operation) it
+// applies the operation whatever the result.
+class Spec {
+ public:
+  virtual ~Spec() = default;
+  virtual std::string_view name() const = 0;
+  virtual const std::vector<std::string>& methods() const = 0;
+  virtual std::vector<std::int64_t> initial() const { return {}; }
+  virtual bool step(std::vector<std::int64_t>& state, const Operation& op, bool check_result) const = 0;
+  // The key whose operations are independent of every other key's (P-compositionality):
+  // a set's or map's element; nullopt for objects that cannot be split.
+  virtual std::optional<std::int64_t> key(const Operation&) const { return std::nullopt; }
+};
+
+// The built-in specifications, by name: stack (push, pop), queue (enqueue, dequeue),
+// deque (push_bottom, pop_bottom, steal: a work-stealing deque, the owner at the bottom),
+// set (add, remove, contains: results 1/0), map (put: previous value or kNone, get,
+// remove: removed value or kNone), counter (increment: the value before, get), register
+// (write, read; initial 0). nullptr for an unknown name.
+std::unique_ptr<Spec> make_spec(std::string_view name);
+// Their names, for error messages.
+const std::vector<std::string>& spec_names();
+
+struct Answer {
+  bool linearizable = true;
+  // Why no answer ("" when decided): the search budget ran out. `linearizable` means
+  // nothing then.
+  std::string undecided;
+  // Not linearizable, by wing_gong: one linearization of the longest prefix the search
+  // could order, as indices into the history (just_in_time leaves it empty).
+  std::vector<std::uint32_t> longest;
+  std::uint64_t steps = 0;  // search steps, for the budget and for benchmarks
+};
+
+enum class Algorithm : std::uint8_t { just_in_time, wing_gong };
+
+struct Options {
+  std::uint64_t max_steps = 50'000'000;  // then undecided
+  bool partition = true;                 // check each key alone where the spec has keys
+  Algorithm algorithm = Algorithm::just_in_time;
+};
+
+// Throws std::invalid_argument when an operation returns before it is called, a method
+// index is out of range, or two positions coincide.
+Answer check(const History& history, const Spec& spec, const Options& options = {});
+
+// The shortest non-linearizable prefix of a history that is not linearizable: the
+// operations called before the earliest cut of real time at which the history so far
+// (operations not yet returned taken as pending) is already not linearizable. Empty when
+// the history is linearizable (or undecided).
+History shortest_failing_prefix(const History& history, const Spec& spec, const Options& options = {});
+
+// "T1 push(3) -> ok  [2, 5]": one line per operation, in call order.
+std::string format_history(const History& history, const Spec& spec);
+
+}  // namespace atomcheck::lin

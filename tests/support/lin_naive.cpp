@@ -1,0 +1,110 @@
+// Linearizability by enumeration (see lin_naive.hpp).
+#include "lin_naive.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace atomcheck::naive {
+
+namespace {
+
+// The sequential objects, each as the textbook describes it.
+struct Object {
+  std::string kind;
+  std::int64_t none;
+  std::deque<std::int64_t> items;  // stack: back is the top; queue: front is the head; deque: back is the bottom
+  std::set<std::int64_t> elements;
+  std::map<std::int64_t, std::int64_t> entries;
+  std::int64_t value = 0;  // counter, register
+
+  // Applies op; false when its response is not the one the object gives.
+  bool apply(const LinOp& op) {
+    const bool check = !op.pending;
+    auto answer = [&](std::int64_t got) { return !check || got == op.result; };
+    auto take_back = [&] {
+      if (items.empty()) return none;
+      std::int64_t v = items.back();
+      items.pop_back();
+      return v;
+    };
+    auto take_front = [&] {
+      if (items.empty()) return none;
+      std::int64_t v = items.front();
+      items.pop_front();
+      return v;
+    };
+    if (kind == "stack") {
+      if (op.method == 0) return items.push_back(op.arg), true;
+      return answer(take_back());
+    }
+    if (kind == "queue") {
+      if (op.method == 0) return items.push_back(op.arg), true;
+      return answer(take_front());
+    }
+    if (kind == "deque") {
+      if (op.method == 0) return items.push_back(op.arg), true;
+      return answer(op.method == 1 ? take_back() : take_front());
+    }
+    if (kind == "set") {
+      const bool had = elements.count(op.arg) > 0;
+      if (op.method == 0) elements.insert(op.arg);
+      if (op.method == 1) elements.erase(op.arg);
+      return answer(op.method == 0 ? !had : had);
+    }
+    if (kind == "map") {
+      auto it = entries.find(op.arg);
+      const std::int64_t old = it == entries.end() ? none : it->second;
+      if (op.method == 0) entries[op.arg] = op.arg2;
+      if (op.method == 2 && it != entries.end()) entries.erase(it);
+      return answer(old);
+    }
+    if (kind == "counter") {
+      const std::int64_t before = value;
+      if (op.method == 0) value += 1;
+      return answer(before);
+    }
+    if (kind == "register") {
+      if (op.method == 0) return value = op.arg, true;
+      return answer(value);
+    }
+    throw std::invalid_argument("naive::linearizable: unknown object " + kind);
+  }
+};
+
+// Does op a have to come before op b? (a returned before b was invoked.)
+bool before(const LinOp& a, const LinOp& b) { return !a.pending && a.ret < b.call; }
+
+}  // namespace
+
+bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none) {
+  const std::size_t n = history.size();
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < n; ++i)
+    if (history[i].pending) pending.push_back(i);
+  // Every subset of the pending operations (the others are left out), then every order.
+  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << pending.size()); ++mask) {
+    std::vector<std::size_t> chosen;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto p = std::find(pending.begin(), pending.end(), i);
+      if (p == pending.end() || ((mask >> (p - pending.begin())) & 1u)) chosen.push_back(i);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    do {
+      bool real_time = true;
+      for (std::size_t x = 0; x < chosen.size() && real_time; ++x)
+        for (std::size_t y = x + 1; y < chosen.size() && real_time; ++y)
+          if (before(history[chosen[y]], history[chosen[x]])) real_time = false;
+      if (!real_time) continue;
+      Object o{object, none, {}, {}, {}, 0};
+      bool legal = true;
+      for (std::size_t i : chosen) legal = legal && o.apply(history[i]);
+      if (legal) return true;
+    } while (std::next_permutation(chosen.begin(), chosen.end()));
+  }
+  return false;
+}
+
+}  // namespace atomcheck::naive

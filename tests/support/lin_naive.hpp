@@ -1,0 +1,30 @@
+// A second, deliberately naive linearizability judge, written straight from Herlihy and
+// Wing's definition (DESIGN.md "Linearizability"): try every order of every subset of the
+// operations that keeps each completed one, reject orders that break real time (a
+// returned before b was called, b placed first), and replay each order on a fresh object
+// of the specification from its initial state. It shares no code with
+// checkers/linearizability.cpp: the objects are written again on std containers, and
+// nothing is memoised. For histories of a few operations only (n! orders).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace atomcheck::naive {
+
+// One operation as the definition speaks of it: an invocation and, unless pending, a
+// response, each at a position of real time.
+struct LinOp {
+  std::uint32_t method = 0;  // as lin::make_spec(name) orders them
+  std::int64_t arg = 0, arg2 = 0;
+  std::int64_t result = 0;
+  bool pending = false;
+  std::uint64_t call = 0, ret = 0;
+};
+
+// `object` is "stack", "queue", "deque", "set", "map", "counter" or "register"; `none` is
+// the value an operation on nothing returns.
+bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none);
+
+}  // namespace atomcheck::naive
