@@ -1,0 +1,135 @@
+// The history recorder and the scenarios of linearizability tests (see lin_test.hpp).
+#include "scheduler/lin_test.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "scheduler/splitmix.hpp"
+
+namespace atomcheck::lin {
+
+std::size_t Recorder::begin(std::string_view method, std::int64_t arg, std::int64_t arg2) {
+  const std::vector<std::string>& names = spec_.methods();
+  auto it = std::find(names.begin(), names.end(), method);
+  atomcheck::check(it != names.end(), "linearizability: the specification has no method named this operation");
+  Operation op;
+  op.thread = this_thread::get_id();
+  op.method = static_cast<std::uint32_t>(it - names.begin());
+  op.arg = arg;
+  op.arg2 = arg2;
+  op.call = clock_++;
+  history_.push_back(op);
+  return history_.size() - 1;
+}
+
+void Recorder::end(std::size_t i, std::int64_t result) {
+  history_[i].result = result;
+  history_[i].ret = clock_++;
+}
+
+void Recorder::check() const {
+  Answer a = lin::check(history_, spec_);
+  if (a.linearizable && a.undecided.empty()) return;
+  std::string what;
+  if (!a.undecided.empty()) {
+    what = "linearizability undecided: " + a.undecided;
+  } else {
+    History p = shortest_failing_prefix(history_, spec_);
+    std::string ops = format_history(p.empty() ? history_ : p, spec_);
+    for (std::size_t at = ops.find('\n'); at != std::string::npos; at = ops.find('\n', at)) ops.replace(at, 1, "; ");
+    if (ops.size() >= 2) ops.resize(ops.size() - 2);
+    what = fmt::format("not linearizable ({}): {}", spec_.name(), ops);
+  }
+  atomcheck::check(false, what);
+}
+
+std::size_t Scenario::size() const {
+  std::size_t n = before.size() + after.size();
+  for (const auto& t : parallel) n += t.size();
+  return n;
+}
+
+std::string format_scenario(const Scenario& s, const std::vector<std::string>& names) {
+  auto steps = [&](const std::vector<Step>& part) {
+    std::string out;
+    for (const Step& st : part)
+      out += fmt::format("{}{}({})", out.empty() ? "" : " ", names[st.op], st.arg == kNone ? "" : std::to_string(st.arg));
+    return out;
+  };
+  std::string out;
+  if (!s.before.empty()) out += "before: " + steps(s.before) + " | ";
+  for (std::size_t t = 0; t < s.parallel.size(); ++t)
+    out += fmt::format("T{}: {}{}", t + 1, steps(s.parallel[t]), t + 1 < s.parallel.size() ? " | " : "");
+  if (!s.after.empty()) out += " | after: " + steps(s.after);
+  return out;
+}
+
+Scenario random_scenario(std::uint64_t seed, const ScenarioOptions& options,
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges) {
+  std::uint64_t state = seed;
+  auto step = [&] {
+    Step s;
+    s.op = static_cast<std::uint32_t>(atomcheck::detail::splitmix64_next(state) % ranges.size());
+    auto [lo, hi] = ranges[s.op];
+    if (lo <= hi)
+      s.arg = lo + static_cast<std::int64_t>(atomcheck::detail::splitmix64_next(state) % static_cast<std::uint64_t>(hi - lo + 1));
+    return s;
+  };
+  Scenario s;
+  for (std::uint32_t i = 0; i < options.ops_before; ++i) s.before.push_back(step());
+  s.parallel.resize(options.threads);
+  for (auto& t : s.parallel)
+    for (std::uint32_t i = 0; i < options.ops_per_thread; ++i) t.push_back(step());
+  for (std::uint32_t i = 0; i < options.ops_after; ++i) s.after.push_back(step());
+  return s;
+}
+
+std::vector<Scenario> smaller_scenarios(const Scenario& s) {
+  std::vector<Scenario> out;
+  for (std::size_t t = s.parallel.size(); t-- > 0;)
+    for (std::size_t i = s.parallel[t].size(); i-- > 0;) {
+      Scenario c = s;
+      c.parallel[t].erase(c.parallel[t].begin() + static_cast<std::ptrdiff_t>(i));
+      if (c.parallel[t].empty()) c.parallel.erase(c.parallel.begin() + static_cast<std::ptrdiff_t>(t));
+      out.push_back(std::move(c));
+    }
+  for (std::size_t i = s.after.size(); i-- > 0;) {
+    Scenario c = s;
+    c.after.erase(c.after.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back(std::move(c));
+  }
+  for (std::size_t i = s.before.size(); i-- > 0;) {
+    Scenario c = s;
+    c.before.erase(c.before.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+namespace detail {
+
+ScenarioReport scenario_report(const Scenario& failing, std::size_t original, std::size_t tried,
+                               const ModelReport& report, const std::vector<std::string>& names) {
+  ScenarioReport r;
+  r.ok = false;
+  r.scenario = failing;
+  r.tried = tried;
+  r.original = original;
+  r.text = fmt::format("linearizability: a failing scenario, minimised from {} to {} operations ({} scenarios "
+                       "explored):\n  {}\n{}",
+                       original, failing.size(), tried, format_scenario(failing, names), report.text);
+  return r;
+}
+
+void check_ops(const Spec& spec, const std::vector<std::string>& names) {
+  if (names.empty()) throw std::invalid_argument("check_scenarios: no operations");
+  for (const std::string& n : names)
+    if (std::find(spec.methods().begin(), spec.methods().end(), n) == spec.methods().end())
+      throw std::invalid_argument(fmt::format("check_scenarios: the {} specification has no method '{}'", spec.name(), n));
+}
+
+}  // namespace detail
+
+}  // namespace atomcheck::lin
