@@ -1,9 +1,11 @@
 // Linearizability scenarios (scheduler/lin_test.hpp): a Treiber stack templated on its
-// types passes; one whose pop gives up when its CAS fails, and one whose push is a load and
-// a store, are caught and their scenarios shrunk; the recorder adds no scheduling point.
+// types passes; one whose pop gives up when its CAS fails, one whose push is a load and a
+// store, and one that reuses nodes (ABA) are caught and their scenarios shrunk; the
+// recorder adds no scheduling point.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 
 #include "atomcheck/gtest.hpp"
 #include "atomcheck/linearizability.hpp"
@@ -104,6 +106,72 @@ TEST(LinScenarios, RecordingDoesNotChangeTheClasses) {
   });
   EXPECT_EQ(with.result.executions, without.executions);
   EXPECT_GT(without.executions, 1u);
+}
+
+// A Treiber stack that reuses popped nodes, first-freed first, with no tag on the head: the
+// ABA problem. A pop that read head A and its next B can still swing head to B after
+// other pops freed both and a push reused A, so B, already popped, comes back.
+template <class Types>
+class ReusingStack {
+ public:
+  void push(int v) {
+    const int n = allocate();
+    value_[n].store(v);
+    int h = head_.load();
+    do {
+      next_[n].store(h);
+    } while (!head_.compare_exchange_weak(h, n));
+  }
+  std::int64_t pop() {
+    int h = head_.load();
+    while (h >= 0) {
+      const int next = next_[h].load();
+      if (head_.compare_exchange_weak(h, next)) {
+        const int v = value_[h].load();
+        release(h);
+        return v;
+      }
+    }
+    return kNone;
+  }
+
+ private:
+  static constexpr int kNodes = 16;  // more than a scenario pushes
+  int allocate() {
+    std::lock_guard<typename Types::mutex> g(m_);
+    if (freed_begin_.load() < freed_end_.load()) return freed_[freed_begin_.fetch_add(1) % kNodes].load();
+    return fresh_.fetch_add(1);
+  }
+  void release(int n) {
+    std::lock_guard<typename Types::mutex> g(m_);
+    freed_[freed_end_.fetch_add(1) % kNodes].store(n);
+  }
+  typename Types::template atomic<int> head_{-1}, fresh_{0}, freed_begin_{0}, freed_end_{0};
+  typename Types::template atomic<int> value_[kNodes]{}, next_[kNodes]{}, freed_[kNodes]{};
+  typename Types::mutex m_;
+};
+
+using AbaStack = ReusingStack<atomcheck::model_types>;
+const std::vector<atomcheck::lin::Op<AbaStack>> aba_ops = {
+    {"push", [](AbaStack& s, std::int64_t v) { return s.push(static_cast<int>(v)), kNone; }, 1, 3},
+    {"pop", [](AbaStack& s, std::int64_t) { return s.pop(); }}};
+
+TEST(LinScenarios, AbaOfAStackThatReusesNodes) {
+  // The textbook interleaving as a scenario of its own: T1 pops while T2 pops twice and
+  // pushes, reusing the first node; the last pop sees an element popped before.
+  auto spec = atomcheck::lin::make_spec("stack");
+  atomcheck::lin::Scenario s;
+  s.before = {{0, 1}, {0, 2}};
+  s.parallel = {{{1, kNone}}, {{1, kNone}, {1, kNone}, {0, 3}}};
+  s.after = {{1, kNone}, {1, kNone}};
+  atomcheck::ModelReport r = atomcheck::lin::check_scenario(*spec, aba_ops, s, {});
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.text.find("not linearizable (stack)"), std::string::npos) << r.text;
+  // Random scenarios of that size find it too, and shrink it.
+  atomcheck::lin::ScenarioReport random = atomcheck::lin::check_scenarios(
+      "stack", aba_ops, {.threads = 2, .ops_per_thread = 3, .ops_before = 2, .ops_after = 2, .scenarios = 300});
+  ASSERT_FALSE(random.ok) << random.text;
+  EXPECT_LT(random.scenario.size(), random.original) << random.text;
 }
 
 TEST(LinScenarios, UnknownMethodsAreRefused) {
