@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -23,9 +24,13 @@
 
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/external_checker.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/minimise.hpp"
 #include "cli/progress.hpp"
 #include "cli/target.hpp"
+#include "trace/trace_io.hpp"
+#include "trace/validate.hpp"
 
 namespace atomcheck::cli {
 
@@ -51,6 +56,10 @@ struct ValidateArgs {
   bool replay_given = false;
   bool json = false;
   bool quiet = false;  // no progress on stderr
+  ExternalCliOptions ext;
+  bool minimise = false;
+  std::size_t minimise_budget = 2000;  // predicate calls per disagreement
+  std::string traces;                  // corpus mode: a directory of trace files
 };
 
 // The trace TSO deciders are exponential, and their judge trace-tso-brute takes seconds
@@ -70,6 +79,8 @@ struct Answer {
   std::vector<EventIndex> original;  // index in the checker's input -> index in the execution
   std::vector<TxnRef> blamed;        // sorted, original indices
   double seconds = 0;                // spent on it
+  std::string error;       // external checkers: why there is no answer ("" when there is)
+  std::string trace_file;  // external checkers: the file they were given
 };
 
 // One checker instance fed with every execution; judges are instances too, shared by
@@ -78,6 +89,7 @@ struct Instance : Answer {
   std::string name;
   const CheckerInfo* info = nullptr;
   std::unique_ptr<Checker> checker;
+  std::shared_ptr<ExternalChecker> external;  // instead of `checker`
   double total_seconds = 0;
   // Executions of more trace events are left out (default set, trace TSO deciders).
   std::size_t max_events = std::numeric_limits<std::size_t>::max();
@@ -91,8 +103,13 @@ std::string_view question_name(Question q) {
 
 struct Disagreement {
   std::uint64_t execution = 0;
-  std::string schedule;
-  std::string checker_says, judge_says;
+  std::string schedule{};  // corpus mode: the trace file
+  std::string checker_says{}, judge_says{};
+  std::shared_ptr<const Trace> trace{};  // what --minimise starts from
+  std::string kept_file{};               // external checkers: their input, kept
+  // --minimise: the smallest trace found and how to see the disagreement on it.
+  std::string minimised_file{}, minimised_command{};
+  std::size_t minimised_events = 0;
 };
 
 struct QuestionStats {
@@ -105,17 +122,20 @@ struct QuestionStats {
   std::uint64_t set_mismatches = 0;  // blame: both blame, but different transactions
   std::uint64_t extra = 0;    // blame: executions where the checker blames a transaction the judge does not
   std::uint64_t missing = 0;  // blame: executions where the judge blames a transaction the checker does not
+  std::uint64_t errors = 0;   // external: crash, timeout or unreadable answer; never a verdict
   std::optional<Disagreement> first{};
+  std::optional<Disagreement> first_error{};
   // Predictive checkers: decided after the search.
   std::uint64_t pos = 0, neg = 0;
   std::optional<Disagreement> first_pos{}, first_neg{};  // judge text filled at the end
   std::optional<Disagreement> witness{};              // first execution the judge flags
-  bool agrees() const { return fp == 0 && fn == 0 && set_mismatches == 0; }
+  bool agrees() const { return fp == 0 && fn == 0 && set_mismatches == 0 && errors == 0; }
 };
 
 struct Row {
   std::size_t checker = 0, judge = 0;  // indices into the instances
   bool predictive = false;
+  bool external = false;  // answers yes or no: blame sets are not compared
   std::vector<QuestionStats> questions;
 };
 
@@ -143,7 +163,9 @@ std::string txn_name(const Trace& t, const TxnRef& r) {
 }
 
 std::string says(const Trace& t, const Instance& in, Question q) {
+  if (!in.error.empty()) return "error (" + in.error + ")";
   if (!in.verdict.decided()) return "undecided (" + in.verdict.undecided + ")";
+  if (in.external) return positive(in, q) ? "violation" : "no violation";
   if (q == Question::serializability) return in.verdict.serializable ? "serializable" : "not serializable";
   if (in.blamed.empty()) return "blames nothing";
   std::string s = "blames";
@@ -162,6 +184,20 @@ void evaluate(const Trace& trace, std::vector<Instance>& instances) {
     in.left_out = tau_events > in.max_events;
     in.seconds = 0;
     if (in.left_out) continue;
+    if (in.external) {
+      // One process (or batch answer) per execution; the yes/no answer stands for both
+      // questions, and the row compares the one the checker declared.
+      ExternalAnswer ans = in.external->check(trace);
+      in.verdict = Verdict{};
+      in.verdict.serializable = ans.kind != ExternalAnswer::violation;
+      if (ans.kind == ExternalAnswer::violation) in.verdict.blamed.push_back(Blame{});
+      in.error = ans.kind == ExternalAnswer::error ? ans.detail : "";
+      in.trace_file = ans.trace_file;
+      in.seconds = ans.seconds;
+      in.total_seconds += in.seconds;
+      in.blamed.clear();
+      continue;
+    }
     Checker& c = *in.checker;
     const bool commits = c.wants_commits();
     in.original.clear();
@@ -193,9 +229,9 @@ void evaluate(const Trace& trace, std::vector<Instance>& instances) {
 
 // The selected checkers and their judges as instances and rows; names without a
 // usable judge go to `skipped`. Returns false (message in `error`) for unknown names.
-bool build_rows(const std::vector<std::string>& selected, const CheckerOptions& options, bool capped,
-                std::vector<Instance>& instances, std::vector<Row>& rows, std::vector<Skipped>& skipped,
-                std::string& error) {
+bool build_rows(const std::vector<std::string>& selected, const std::vector<ExternalSpec>& externals,
+                TraceDir* dir, const CheckerOptions& options, bool capped, std::vector<Instance>& instances,
+                std::vector<Row>& rows, std::vector<Skipped>& skipped, std::string& error) {
   const auto& catalog = checker_catalog();
   auto info_of = [&](const std::string& name) -> const CheckerInfo* {
     for (const CheckerInfo& i : catalog)
@@ -248,7 +284,68 @@ bool build_rows(const std::vector<std::string>& selected, const CheckerOptions& 
     row.judge = instance_of(info->judge);
     rows.push_back(std::move(row));
   }
+  // External checkers are judged by the oracle of the question they declare.
+  for (const ExternalSpec& spec : externals) {
+    Row row;
+    row.external = true;
+    QuestionStats stats;
+    stats.question = spec.blame ? Question::blame : Question::serializability;
+    row.questions.push_back(std::move(stats));
+    row.judge = instance_of("oracle");
+    Instance in;
+    in.name = spec.name;
+    in.external = std::make_shared<ExternalChecker>(spec, *dir);
+    instances.push_back(std::move(in));
+    row.checker = instances.size() - 1;
+    rows.push_back(std::move(row));
+  }
   return true;
+}
+
+// Errors kept per external checker; past it their trace files go too.
+constexpr std::uint64_t kKeptErrors = 100;
+
+// Counts one decided answer of a row's checker against its judge; true when it is the
+// row's first disagreement.
+bool tally(const Row& row, QuestionStats& q, const Instance& c, const Instance& j, const Trace& trace,
+           std::uint64_t index, std::string_view schedule) {
+  if (row.predictive && !j.verdict.decided()) ++q.judge_undecided;
+  const bool cp = positive(c, q.question), jp = positive(j, q.question);
+  if (row.predictive) {
+    std::optional<Disagreement>& first = cp ? q.first_pos : q.first_neg;
+    (cp ? q.pos : q.neg) += 1;
+    if (!first) first = Disagreement{index, std::string(schedule), says(trace, c, q.question), ""};
+    if (jp && !q.witness)
+      q.witness = Disagreement{index, std::string(schedule), "", says(trace, j, q.question)};
+    return false;
+  }
+  bool mismatch = false;
+  if (q.question == Question::blame && !row.external) {
+    auto less = [](const TxnRef& x, const TxnRef& y) {
+      return x.thread != y.thread ? x.thread < y.thread : x.first < y.first;
+    };
+    if (!std::includes(j.blamed.begin(), j.blamed.end(), c.blamed.begin(), c.blamed.end(), less)) ++q.extra;
+    if (!std::includes(c.blamed.begin(), c.blamed.end(), j.blamed.begin(), j.blamed.end(), less)) ++q.missing;
+  }
+  if (cp && jp) {
+    ++q.tp;
+    if (q.question == Question::blame && !row.external && c.blamed != j.blamed) {
+      ++q.set_mismatches;
+      mismatch = true;
+    }
+  } else if (cp) {
+    ++q.fp;
+  } else if (jp) {
+    ++q.fn;
+  } else {
+    ++q.tn;
+  }
+  if ((cp != jp || mismatch) && !q.first) {
+    q.first = Disagreement{index, std::string(schedule), says(trace, c, q.question), says(trace, j, q.question),
+                           std::make_shared<Trace>(trace), c.trace_file};
+    return true;
+  }
+  return false;
 }
 
 void judge_execution(MemoryRun& run, const Trace& trace, std::uint64_t index, std::string_view schedule) {
@@ -256,48 +353,22 @@ void judge_execution(MemoryRun& run, const Trace& trace, std::uint64_t index, st
     const Instance& c = run.instances[row.checker];
     const Instance& j = run.instances[row.judge];
     for (QuestionStats& q : row.questions) {
-      if (c.left_out || j.left_out) {
+      bool keep = false;
+      if (!c.error.empty()) {
+        // An error is its own column, never a verdict; the input stays for a rerun.
+        keep = ++q.errors <= kKeptErrors;
+        if (!q.first_error)
+          q.first_error = Disagreement{index, std::string(schedule), says(trace, c, q.question),
+                                       j.verdict.decided() ? says(trace, j, q.question) : "",
+                                       std::make_shared<Trace>(trace), c.trace_file};
+      } else if (c.left_out || j.left_out) {
         ++q.left_out;
-        continue;
-      }
-      if (!c.verdict.decided() || (!row.predictive && !j.verdict.decided())) {
+      } else if (!c.verdict.decided() || (!row.predictive && !j.verdict.decided())) {
         ++q.undecided;
-        continue;
-      }
-      if (row.predictive && !j.verdict.decided()) ++q.judge_undecided;
-      const bool cp = positive(c, q.question), jp = positive(j, q.question);
-      if (row.predictive) {
-        std::optional<Disagreement>& first = cp ? q.first_pos : q.first_neg;
-        (cp ? q.pos : q.neg) += 1;
-        if (!first) first = Disagreement{index, std::string(schedule), says(trace, c, q.question), ""};
-        if (jp && !q.witness)
-          q.witness = Disagreement{index, std::string(schedule), "", says(trace, j, q.question)};
-        continue;
-      }
-      bool mismatch = false;
-      if (q.question == Question::blame) {
-        auto less = [](const TxnRef& x, const TxnRef& y) {
-          return x.thread != y.thread ? x.thread < y.thread : x.first < y.first;
-        };
-        if (!std::includes(j.blamed.begin(), j.blamed.end(), c.blamed.begin(), c.blamed.end(), less)) ++q.extra;
-        if (!std::includes(c.blamed.begin(), c.blamed.end(), j.blamed.begin(), j.blamed.end(), less)) ++q.missing;
-      }
-      if (cp && jp) {
-        ++q.tp;
-        if (q.question == Question::blame && c.blamed != j.blamed) {
-          ++q.set_mismatches;
-          mismatch = true;
-        }
-      } else if (cp) {
-        ++q.fp;
-      } else if (jp) {
-        ++q.fn;
       } else {
-        ++q.tn;
+        keep = tally(row, q, c, j, trace, index, schedule);
       }
-      if ((cp != jp || mismatch) && !q.first)
-        q.first = Disagreement{index, std::string(schedule), says(trace, c, q.question),
-                               says(trace, j, q.question)};
+      if (row.external && !keep && !c.trace_file.empty()) std::remove(c.trace_file.c_str());
     }
   }
 }
@@ -372,9 +443,18 @@ bool definite_disagreement(const MemoryRun& run, const Row& row, const QuestionS
   return q.fn > 0 || (q.fp > 0 && run.complete);
 }
 
-std::string replay_of(const Target& t, const MemoryRun& run, const Row& row, const std::string& schedule) {
-  return t.replay_command(schedule, run.memory) +
-         fmt::format(" --checker {},{}", run.instances[row.checker].name, run.instances[row.judge].name);
+// How to see one answer again: the schedule replayed for explored executions, the
+// trace file checked for corpus traces and external checkers (their kept input).
+std::string replay_of(const Target& t, const MemoryRun& run, const Row& row, const Disagreement& d) {
+  const Instance& c = run.instances[row.checker];
+  const std::string& judge = run.instances[row.judge].name;
+  if (c.external) {
+    const std::string& file = d.kept_file.empty() ? d.schedule : d.kept_file;
+    return fmt::format("{} check-trace {} --checker {}{}", tool_name(), shell_quote(file), judge,
+                       external_flags(c.external->spec()));
+  }
+  if (t.kind == "traces") return fmt::format("{} check-trace {} --checker {},{}", tool_name(), shell_quote(d.schedule), c.name, judge);
+  return t.replay_command(d.schedule, run.memory) + fmt::format(" --checker {},{}", c.name, judge);
 }
 
 // The rows left out of some execution for its size, comma-separated.
@@ -392,8 +472,39 @@ std::string left_out_names(const std::vector<MemoryRun>& runs) {
   return names;
 }
 
+void print_disagreements(const Target& t, const MemoryRun& run) {
+  bool header = false;
+  for (const Row& row : run.rows) {
+    const Instance& c = run.instances[row.checker];
+    if (c.external && run.judged > 0)
+      fmt::print("  {}: {:.1f} ms per execution (process{})\n", c.name, 1000 * c.total_seconds / run.judged,
+                 c.external->spec().batch ? ": batch answers" : " per trace");
+    for (const QuestionStats& q : row.questions) {
+      for (const std::optional<Disagreement>* d : {&q.first, &q.first_error}) {
+        if (!*d) continue;
+        if (!header) fmt::print("  first disagreements\n");
+        header = true;
+        const Disagreement& x = **d;
+        fmt::print("    {} / {}: {} {}: {}; {} says {}\n", c.name, question_name(q.question),
+                   t.kind == "traces" ? "trace" : "execution", x.execution, x.checker_says,
+                   run.instances[row.judge].name, x.judge_says.empty() ? "nothing (no answer to compare)" : x.judge_says);
+        if (t.kind == "traces")
+          fmt::print("      {}  ->  {}\n", x.schedule, replay_of(t, run, row, x));
+        else
+          fmt::print("      schedule '{}'  ->  {}\n", x.schedule, replay_of(t, run, row, x));
+        if (!x.minimised_file.empty())
+          fmt::print("      minimised to {} of {} events: {}\n        ->  {}\n", x.minimised_events,
+                     x.trace ? x.trace->events.size() : 0, x.minimised_file, x.minimised_command);
+      }
+      if (row.predictive && q.first && q.witness)
+        fmt::print("      violating execution {}: schedule '{}'  ->  {}\n", q.witness->execution,
+                   q.witness->schedule, replay_of(t, run, row, *q.witness));
+    }
+  }
+}
+
 void print_text(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
-                const std::vector<Skipped>& skipped, int rc) {
+                const std::vector<Skipped>& skipped, int rc, const std::string& kept_dir) {
   fmt::print("validate {}{}\n", t.name, t.description.empty() ? "" : fmt::format("  ({})", t.description));
   fmt::print("strategy {}{}; positive = violation; blame compared per execution (some transaction\n"
              "blamed), sets!= counts executions where both blame different transactions\n",
@@ -423,8 +534,11 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
     for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
     std::size_t jwidth = 5;
     for (const Row& row : run.rows) jwidth = std::max(jwidth, run.instances[row.judge].name.size());
-    fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}  {}\n", "checker", width, "judge",
-               jwidth, "question", "TP", "FP", "TN", "FN", "undec", "sets!=", "time", "verdict");
+    // The error column only where external checkers run, so the usual table is unchanged.
+    const bool error_column = std::any_of(run.rows.begin(), run.rows.end(), [](const Row& r) { return r.external; });
+    fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}{} {:>6}  {}\n", "checker", width, "judge",
+               jwidth, "question", "TP", "FP", "TN", "FN", "undec", "sets!=",
+               error_column ? fmt::format(" {:>6}", "error") : "", "time", "verdict");
     for (const Row& row : run.rows) {
       const Instance& c = run.instances[row.checker];
       bool first_line = true;
@@ -435,10 +549,12 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
         if (row.predictive) verdict += " (predictive)";
         if (q.extra || q.missing) verdict += fmt::format(" (blames extra: {}, misses: {})", q.extra, q.missing);
         if (q.left_out) verdict += fmt::format(" (left out of {} executions over {} events)", q.left_out, kQuickTraceTsoEvents);
-        fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}  {}\n",
+        fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}{} {:>6}  {}\n",
                    first_line ? c.name : "", width, first_line ? run.instances[row.judge].name : "", jwidth,
                    question_name(q.question), q.tp, q.fp, q.tn, q.fn, q.undecided,
-                   q.question == Question::blame && !row.predictive ? std::to_string(q.set_mismatches) : "-",
+                   q.question == Question::blame && !row.predictive && !row.external ? std::to_string(q.set_mismatches)
+                                                                                      : "-",
+                   error_column ? fmt::format(" {:>6}", row.external ? std::to_string(q.errors) : "-") : "",
                    first_line ? fmt::format("{:.1f}%", 100 * share(run, c)) : "", verdict);
         first_line = false;
       }
@@ -453,22 +569,10 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
       for (const std::string& j : judges) fmt::print(" {}", j);
       fmt::print("\n");
     }
-    bool header = false;
-    for (const Row& row : run.rows) {
-      for (const QuestionStats& q : row.questions) {
-        if (!q.first) continue;
-        if (!header) fmt::print("  first disagreements\n");
-        header = true;
-        fmt::print("    {} / {}: execution {}: {}; {} says {}\n", run.instances[row.checker].name,
-                   question_name(q.question), q.first->execution, q.first->checker_says,
-                   run.instances[row.judge].name, q.first->judge_says);
-        fmt::print("      schedule '{}'  ->  {}\n", q.first->schedule, replay_of(t, run, row, q.first->schedule));
-        if (row.predictive && q.witness)
-          fmt::print("      violating execution {}: schedule '{}'  ->  {}\n", q.witness->execution,
-                     q.witness->schedule, replay_of(t, run, row, q.witness->schedule));
-      }
-    }
+    print_disagreements(t, run);
   }
+  if (!kept_dir.empty())
+    fmt::print("\nexternal checkers' inputs of errors and disagreements are kept in {}\n", kept_dir);
   std::size_t rows = 0, disagree = 0;
   for (const MemoryRun& run : runs)
     for (const Row& row : run.rows) {
@@ -483,14 +587,18 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
 nlohmann::json disagreement_json(const Target& t, const MemoryRun& run, const Row& row, const Disagreement& d) {
   return {{"execution", d.execution},
           {"schedule", d.schedule},
-          {"replay", replay_of(t, run, row, d.schedule)},
+          {"replay", replay_of(t, run, row, d)},
+          {"minimised_file", d.minimised_file},
+          {"minimised_events", d.minimised_events},
+          {"minimised_command", d.minimised_command},
           {"checker", d.checker_says},
           {"judge", d.judge_says}};
 }
 
 void print_json(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
-                const std::vector<Skipped>& skipped, int rc) {
+                const std::vector<Skipped>& skipped, int rc, const std::string& kept_dir) {
   nlohmann::json j;
+  if (!kept_dir.empty()) j["external_dir"] = kept_dir;
   j["target"] = t.name;
   j["kind"] = t.kind;
   j["description"] = t.description;
@@ -525,6 +633,7 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
       cj["name"] = c.name;
       cj["judge"] = run.instances[row.judge].name;
       cj["predictive"] = row.predictive;
+      if (c.external) cj["external"] = c.external->spec().command;
       cj["seconds"] = c.total_seconds;
       cj["time_share"] = share(run, c);
       cj["questions"] = nlohmann::json::array();
@@ -541,6 +650,10 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
           qj["set_mismatches"] = q.set_mismatches;
           qj["blames_extra"] = q.extra;
           qj["blames_missing"] = q.missing;
+        }
+        if (row.external) {
+          qj["errors"] = q.errors;
+          qj["first_error"] = q.first_error ? disagreement_json(t, run, row, *q.first_error) : nlohmann::json(nullptr);
         }
         qj["agrees"] = q.agrees();
         qj["definite"] = definite_disagreement(run, row, q) || q.agrees();
@@ -594,6 +707,132 @@ std::string event_text(const Trace& t, const Event& e) {
   return s;
 }
 
+// Corpus mode: every trace file of `path` (sorted by name) is one "execution", judged
+// like an explored one; files that cannot be read are reported and left out.
+bool judge_corpus(const std::string& path, MemoryRun& run, std::string& error) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(path, ec))
+    if (e.is_regular_file()) files.push_back(e.path().string());
+  if (ec) {
+    error = fmt::format("{}: {}", path, ec.message());
+    return false;
+  }
+  std::sort(files.begin(), files.end());
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const std::string& f : files) {
+    if (SigintScope::raised()) {
+      run.result.stop = StopReason::interrupted;
+      break;
+    }
+    Trace trace;
+    try {
+      trace = read_trace(f);
+    } catch (const TraceError& e) {
+      fmt::print(stderr, "not judged: {}\n", e.what());
+      continue;
+    }
+    if (std::optional<std::string> bad = validate(trace, ValidateOptions{})) {
+      fmt::print(stderr, "not judged: {}: {}\n", f, *bad);
+      continue;
+    }
+    ++run.result.executions;
+    evaluate(trace, run.instances);
+    judge_execution(run, trace, run.judged++, f);
+  }
+  run.result.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.complete = run.result.stop == StopReason::none;
+  return true;
+}
+
+// --minimise: shrinks every row's first disagreement and first error by delta debugging,
+// fresh instances of the checker and its judge answering again at every step.
+void minimise_disagreements(const ValidateArgs& a, TraceDir& dir, const CheckerOptions& copt,
+                            std::vector<MemoryRun>& runs) {
+  for (MemoryRun& run : runs)
+    for (Row& row : run.rows) {
+      if (row.predictive) continue;  // its truth is over all executions, not one trace
+      const Instance& original = run.instances[row.checker];
+      std::vector<std::string> names;
+      std::vector<ExternalSpec> ext;
+      if (original.external)
+        ext.push_back(original.external->spec());
+      else
+        names.push_back(original.name);
+      for (QuestionStats& q : row.questions)
+        for (std::optional<Disagreement>* d : {&q.first, &q.first_error}) {
+          if (!*d || !(*d)->trace) continue;
+          std::vector<Instance> pair;
+          std::vector<Row> rows;
+          std::vector<Skipped> skipped;
+          std::string unused;
+          build_rows(names, ext, &dir, copt, false, pair, rows, skipped, unused);
+          if (rows.size() != 1) continue;
+          Instance& c = pair[rows[0].checker];
+          Instance& j = pair[rows[0].judge];
+          const bool error = d == &q.first_error;
+          const Question question = q.question;
+          bool want_cp = false, want_jp = false, want_sets = false;
+          // The same disagreement: the same answers again (blame: the sets still differ).
+          auto answers = [&](const Trace& t) {
+            evaluate(t, pair);
+            if (c.external && !c.trace_file.empty()) std::remove(c.trace_file.c_str());
+            if (error) return !c.error.empty();
+            if (!c.error.empty() || !c.verdict.decided() || !j.verdict.decided()) return false;
+            return positive(c, question) == want_cp && positive(j, question) == want_jp &&
+                   (question == Question::serializability || c.external || (c.blamed != j.blamed) == want_sets);
+          };
+          evaluate(*(*d)->trace, pair);
+          want_cp = positive(c, question);
+          want_jp = positive(j, question);
+          want_sets = c.blamed != j.blamed;
+          if (!answers(*(*d)->trace)) continue;  // not reproduced (a flaky external checker)
+          MinimiseResult m = minimise_trace(*(*d)->trace, answers, a.minimise_budget);
+          // An external checker's own format (as it was given it); else STD when it
+          // carries everything, JSONL otherwise.
+          std::string text;
+          TraceFormat format = c.external ? c.external->spec().format : TraceFormat::std_text;
+          try {
+            text = format == TraceFormat::jsonl ? to_jsonl_string(m.trace)
+                   : c.external                 ? to_std_string(std_projection(m.trace))
+                                                : to_std_string(m.trace);
+          } catch (const TraceError&) {
+            format = TraceFormat::jsonl;
+            text = to_jsonl_string(m.trace);
+          }
+          const std::string file = dir.next_file(original.name + "-minimised", format);
+          if (std::FILE* f = std::fopen(file.c_str(), "w")) {
+            std::fputs(text.c_str(), f);
+            std::fclose(f);
+          }
+          (*d)->minimised_file = file;
+          (*d)->minimised_events = m.trace.events.size();
+          Disagreement at = **d;
+          at.schedule = at.kept_file = file;
+          Target corpus;
+          corpus.kind = "traces";
+          (*d)->minimised_command = replay_of(corpus, run, row, at) +
+                                    (m.budget_hit ? fmt::format("   (budget of {} tests reached)", a.minimise_budget) : "");
+        }
+    }
+}
+
+// Prints the runs and says where the external checkers' inputs are; the exit code.
+int report(const ValidateArgs& a, const Target& target, std::vector<MemoryRun>& runs,
+           const std::vector<Skipped>& skipped, TraceDir& dir, const CheckerOptions& copt) {
+  if (a.minimise) minimise_disagreements(a, dir, copt, runs);
+  std::string kept_dir;
+  std::error_code ec;
+  if (dir.made() && !std::filesystem::is_empty(dir.path(), ec)) kept_dir = dir.path();
+  const int rc = exit_code(runs);
+  if (a.json)
+    print_json(a, target, runs, skipped, rc, kept_dir);
+  else
+    print_text(a, target, runs, skipped, rc, kept_dir);
+  return rc;
+}
+
 // `validate TARGET --replay S`: one execution, every selected checker beside its judge.
 int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& instances, std::vector<Row>& rows) {
   if (a.memory == "both") {
@@ -642,14 +881,29 @@ int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& ins
 int validate_command(const ValidateArgs& a) {
   Target target;
   std::string error;
-  if (!resolve_target(a.target, target, error)) {
+  std::vector<ExternalSpec> externals;
+  if (!parse_externals(a.ext, externals, error)) {
+    fmt::print(stderr, "{}\n", error);
+    return kExitBadInput;
+  }
+  if (a.traces.empty() == a.target.empty()) {
+    fmt::print(stderr, "validate needs one of TARGET and --traces DIR\n");
+    return kExitBadInput;
+  }
+  if (!a.traces.empty()) {
+    target.name = a.traces;
+    target.kind = "traces";
+  } else if (!resolve_target(a.target, target, error)) {
     fmt::print(stderr, "{}\n", error);
     return kExitBadInput;
   }
   std::vector<std::string> selected = a.checkers;
   const bool capped = selected.empty() && !a.replay_given;
-  if (selected.empty())
-    for (const CheckerInfo& i : checker_catalog()) selected.push_back(i.name);
+  // Named external checkers are what is validated, unless --checker adds built-in ones.
+  if (selected.empty() && externals.empty())
+    for (const CheckerInfo& i : checker_catalog())
+      if (target.kind != "traces" || !i.predictive) selected.push_back(i.name);
+  TraceDir dir(a.ext.dir);
   // Ctrl-C and --time-limit reach inside the checkers (an exponential decider stops
   // with an undecided verdict instead of holding the search).
   SigintScope sigint;
@@ -658,9 +912,26 @@ int validate_command(const ValidateArgs& a) {
   std::vector<Instance> proto_instances;
   std::vector<Row> proto_rows;
   std::vector<Skipped> skipped;
-  if (!build_rows(selected, copt, capped, proto_instances, proto_rows, skipped, error)) {
+  if (!build_rows(selected, externals, &dir, copt, capped, proto_instances, proto_rows, skipped, error)) {
     fmt::print(stderr, "{}\n", error);
     return kExitBadInput;
+  }
+  std::vector<MemoryRun> runs;
+  if (target.kind == "traces") {
+    if (a.replay_given || a.memory != "sc") {
+      fmt::print(stderr, "--traces judges the files as they are; drop --replay and --memory\n");
+      return kExitBadInput;
+    }
+    MemoryRun run;
+    run.instances = std::move(proto_instances);
+    run.rows = std::move(proto_rows);
+    if (!judge_corpus(a.traces, run, error)) {
+      fmt::print(stderr, "{}\n", error);
+      return kExitBadInput;
+    }
+    target.description = fmt::format("{} trace files, labelled by the judges", run.judged);
+    runs.push_back(std::move(run));
+    return report(a, target, runs, skipped, dir, copt);
   }
   if (a.replay_given) {
     // One given execution: the options of a search would be ignored.
@@ -681,12 +952,11 @@ int validate_command(const ValidateArgs& a) {
   if (a.memory == "tso" || a.memory == "both") memories.push_back(MemoryModelKind::tso);
 
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
-  std::vector<MemoryRun> runs;
   for (MemoryModelKind m : memories) {
     MemoryRun run;
     run.memory = m;
     std::vector<Skipped> ignored;
-    build_rows(selected, copt, capped, run.instances, run.rows, ignored, error);
+    build_rows(selected, externals, &dir, copt, capped, run.instances, run.rows, ignored, error);
     ExploreOptions o = base_options(a, target);
     o.memory = m;
     o.interrupt = SigintScope::flag();
@@ -698,7 +968,7 @@ int validate_command(const ValidateArgs& a) {
       std::vector<Row> rows;
       std::vector<Skipped> ignored;
       std::string unused;
-      build_rows(selected, copt, capped, *mine, rows, ignored, unused);
+      build_rows(selected, externals, &dir, copt, capped, *mine, rows, ignored, unused);
       return [mine](const ExecutionView& v, std::any& out) {
         if (v.failure == nullptr && v.outcome == nullptr) return;
         evaluate(*v.trace, *mine);
@@ -742,12 +1012,7 @@ int validate_command(const ValidateArgs& a) {
     runs.push_back(std::move(run));
     if (SigintScope::raised()) break;
   }
-  int rc = exit_code(runs);
-  if (a.json)
-    print_json(a, target, runs, skipped, rc);
-  else
-    print_text(a, target, runs, skipped, rc);
-  return rc;
+  return report(a, target, runs, skipped, dir, copt);
 }
 
 }  // namespace
@@ -757,8 +1022,11 @@ void add_validate_command(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "Judge checkers against their exact judges on every explored execution (confusion matrix per checker)");
-  cmd->add_option("target", a->target, "Registered program name, JSON spec (.json) or herd7 litmus test (.litmus)")
-      ->required();
+  cmd->add_option("target", a->target,
+                  "Registered program name, JSON spec (.json) or herd7 litmus test (.litmus); not with --traces");
+  cmd->add_option("--traces", a->traces,
+                  "Judge the trace files (STD, or JSONL by name) of DIR instead of exploring a target; labels "
+                  "by the judges (the oracle), predictive checkers left out");
   cmd->add_option("--checker", a->checkers,
                   "Checkers to validate (comma-separated; default: every registered checker with a judge)")
       ->delimiter(',');
@@ -787,14 +1055,24 @@ void add_validate_command(CLI::App& app, int& rc) {
                   "Re-run one execution and print each checker's answer beside its judge's")
       ->each([a](const std::string&) { a->replay_given = true; });
   cmd->add_flag("--json", a->json, "Print one JSON object instead of the matrix");
+  cmd->add_flag("--minimise", a->minimise,
+                "Shrink each first disagreement and first error by delta debugging (transactions, then events), "
+                "write the smallest trace and print the command that shows it");
+  cmd->add_option("--minimise-budget", a->minimise_budget,
+                  "Checker runs per minimised disagreement (default 2000)")
+      ->check(at_least_one);
+  add_external_options(*cmd, a->ext);
   cmd->add_flag("--quiet", a->quiet, "No progress on stderr (a line redrawn on a terminal, else a line every 10 s)");
   cmd->footer(
       "Positive means \"violation\". Each checker is compared with its judge (`atomcheck checkers`)\n"
       "on every execution; predictive checkers with whether any explored execution is a\n"
       "violation. Blame is compared per execution (some transaction blamed); executions where\n"
       "both blame but different transactions are counted as sets!= and are disagreements.\n"
-      "Progress is shown on stderr when it is a terminal and the search takes over a second.\n\n"
-      "Exit codes: 0 every checker agreed with its judge, 1 some checker disagreed (the matrix\n"
+      "Progress is shown on stderr when it is a terminal and the search takes over a second.\n"
+      "An external checker (--external) is judged by the oracle of its --external-question; its\n"
+      "crashes, timeouts and unreadable answers are counted in the error column, never as a\n"
+      "verdict, and their trace files are kept (the report says where).\n\n"
+      "Exit codes: 0 every checker agreed with its judge, 1 some checker disagreed or failed (the matrix\n"
       "says which; replay the schedule shown), 2 bad input or usage, 3 a budget (--max-executions,\n"
       "--time-limit, Ctrl-C) stopped the search before it finished.");
   cmd->callback([a, &rc] { rc = validate_command(*a); });
