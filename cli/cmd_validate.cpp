@@ -29,134 +29,13 @@
 #include "cli/minimise.hpp"
 #include "cli/progress.hpp"
 #include "cli/target.hpp"
+#include "cli/validate_core.hpp"
 #include "trace/trace_io.hpp"
 #include "trace/validate.hpp"
 
 namespace atomcheck::cli {
 
-namespace {
-
-struct ValidateArgs {
-  std::string target;
-  std::vector<std::string> checkers;
-  std::string memory = "sc";
-  std::string strategy = "dfs";
-  std::uint64_t seed = 0;
-  std::uint64_t max_executions = 0;
-  bool max_executions_given = false;
-  double time_limit = 0;
-  std::uint64_t max_steps = kDefaultMaxSteps;
-  bool max_steps_given = false;  // overrides a JSON spec's own max_steps
-  double step_timeout = kDefaultStepTimeout;
-  std::uint32_t spin_threshold = kDefaultSpinThreshold;
-  bool no_spurious_wakeups = false;
-  std::size_t stack_kib = 0;
-  unsigned jobs = 0;  // not given: jobs_for()
-  std::string replay;
-  bool replay_given = false;
-  bool json = false;
-  bool quiet = false;  // no progress on stderr
-  ExternalCliOptions ext;
-  bool minimise = false;
-  std::size_t minimise_budget = 2000;  // predicate calls per disagreement
-  std::string traces;                  // corpus mode: a directory of trace files
-};
-
-// The trace TSO deciders are exponential, and their judge trace-tso-brute takes seconds
-// per trace past about 16 events (README, "Crossovers"): the default checker set runs
-// them on executions up to this many events of the trace (commits left out) only and
-// says so; named with --checker they run on every execution, under --time-limit.
-constexpr std::size_t kQuickTraceTsoEvents = 16;
-
-bool is_trace_tso(const std::string& name) { return name.rfind("trace-tso", 0) == 0; }
-
-// An instance's answer on the current execution. With --jobs it is computed by the
-// thread that ran the execution (ExploreOptions::make_prepare) and moved to the
-// instance the search's thread tallies.
-struct Answer {
-  bool left_out = false;  // the current execution was left out
-  Verdict verdict;
-  std::vector<EventIndex> original;  // index in the checker's input -> index in the execution
-  std::vector<TxnRef> blamed;        // sorted, original indices
-  double seconds = 0;                // spent on it
-  std::string error;       // external checkers: why there is no answer ("" when there is)
-  std::string trace_file;  // external checkers: the file they were given
-};
-
-// One checker instance fed with every execution; judges are instances too, shared by
-// the checkers they judge.
-struct Instance : Answer {
-  std::string name;
-  const CheckerInfo* info = nullptr;
-  std::unique_ptr<Checker> checker;
-  std::shared_ptr<ExternalChecker> external;  // instead of `checker`
-  double total_seconds = 0;
-  // Executions of more trace events are left out (default set, trace TSO deciders).
-  std::size_t max_events = std::numeric_limits<std::size_t>::max();
-};
-
-enum class Question { serializability, blame };
-
-std::string_view question_name(Question q) {
-  return q == Question::serializability ? "serializability" : "blame";
-}
-
-struct Disagreement {
-  std::uint64_t execution = 0;
-  std::string schedule{};  // corpus mode: the trace file
-  std::string checker_says{}, judge_says{};
-  std::shared_ptr<const Trace> trace{};  // what --minimise starts from
-  std::string kept_file{};               // external checkers: their input, kept
-  // --minimise: the smallest trace found and how to see the disagreement on it.
-  std::string minimised_file{}, minimised_command{};
-  std::size_t minimised_events = 0;
-};
-
-struct QuestionStats {
-  Question question = Question::serializability;
-  std::uint64_t tp = 0, fp = 0, tn = 0, fn = 0;
-  // Executions with no answer to compare: the checker or its judge was undecided
-  // (budget, deadline, solver unknown), or left out as too large for the default set.
-  std::uint64_t undecided = 0, left_out = 0;
-  std::uint64_t judge_undecided = 0;  // predictive: executions whose truth is unknown
-  std::uint64_t set_mismatches = 0;  // blame: both blame, but different transactions
-  std::uint64_t extra = 0;    // blame: executions where the checker blames a transaction the judge does not
-  std::uint64_t missing = 0;  // blame: executions where the judge blames a transaction the checker does not
-  std::uint64_t errors = 0;   // external: crash, timeout or unreadable answer; never a verdict
-  std::optional<Disagreement> first{};
-  std::optional<Disagreement> first_error{};
-  // Predictive checkers: decided after the search.
-  std::uint64_t pos = 0, neg = 0;
-  std::optional<Disagreement> first_pos{}, first_neg{};  // judge text filled at the end
-  std::optional<Disagreement> witness{};              // first execution the judge flags
-  bool agrees() const { return fp == 0 && fn == 0 && set_mismatches == 0 && errors == 0; }
-};
-
-struct Row {
-  std::size_t checker = 0, judge = 0;  // indices into the instances
-  bool predictive = false;
-  bool external = false;  // answers yes or no: blame sets are not compared
-  std::vector<QuestionStats> questions;
-};
-
-struct Skipped {
-  std::string name, reason;
-};
-
-struct MemoryRun {
-  MemoryModelKind memory = MemoryModelKind::sc;
-  ExploreResult result;
-  std::uint64_t judged = 0;
-  bool complete = false;  // every execution (or class) of the program was explored
-  std::vector<Instance> instances;
-  std::vector<Row> rows;
-};
-
-std::string_view memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
-
-bool positive(const Instance& in, Question q) {
-  return q == Question::serializability ? !in.verdict.serializable : !in.verdict.blamed.empty();
-}
+namespace validate_impl {
 
 std::string txn_name(const Trace& t, const TxnRef& r) {
   return fmt::format("{}@{}", t.names.thread(r.thread), r.first);
@@ -302,8 +181,6 @@ bool build_rows(const std::vector<std::string>& selected, const std::vector<Exte
   return true;
 }
 
-// Errors kept per external checker; past it their trace files go too.
-constexpr std::uint64_t kKeptErrors = 100;
 
 // Counts one decided answer of a row's checker against its judge; true when it is the
 // row's first disagreement.
@@ -707,117 +584,6 @@ std::string event_text(const Trace& t, const Event& e) {
   return s;
 }
 
-// Corpus mode: every trace file of `path` (sorted by name) is one "execution", judged
-// like an explored one; files that cannot be read are reported and left out.
-bool judge_corpus(const std::string& path, MemoryRun& run, std::string& error) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(path, ec))
-    if (e.is_regular_file()) files.push_back(e.path().string());
-  if (ec) {
-    error = fmt::format("{}: {}", path, ec.message());
-    return false;
-  }
-  std::sort(files.begin(), files.end());
-  const auto t0 = std::chrono::steady_clock::now();
-  for (const std::string& f : files) {
-    if (SigintScope::raised()) {
-      run.result.stop = StopReason::interrupted;
-      break;
-    }
-    Trace trace;
-    try {
-      trace = read_trace(f);
-    } catch (const TraceError& e) {
-      fmt::print(stderr, "not judged: {}\n", e.what());
-      continue;
-    }
-    if (std::optional<std::string> bad = validate(trace, ValidateOptions{})) {
-      fmt::print(stderr, "not judged: {}: {}\n", f, *bad);
-      continue;
-    }
-    ++run.result.executions;
-    evaluate(trace, run.instances);
-    judge_execution(run, trace, run.judged++, f);
-  }
-  run.result.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  run.complete = run.result.stop == StopReason::none;
-  return true;
-}
-
-// --minimise: shrinks every row's first disagreement and first error by delta debugging,
-// fresh instances of the checker and its judge answering again at every step.
-void minimise_disagreements(const ValidateArgs& a, TraceDir& dir, const CheckerOptions& copt,
-                            std::vector<MemoryRun>& runs) {
-  for (MemoryRun& run : runs)
-    for (Row& row : run.rows) {
-      if (row.predictive) continue;  // its truth is over all executions, not one trace
-      const Instance& original = run.instances[row.checker];
-      std::vector<std::string> names;
-      std::vector<ExternalSpec> ext;
-      if (original.external)
-        ext.push_back(original.external->spec());
-      else
-        names.push_back(original.name);
-      for (QuestionStats& q : row.questions)
-        for (std::optional<Disagreement>* d : {&q.first, &q.first_error}) {
-          if (!*d || !(*d)->trace) continue;
-          std::vector<Instance> pair;
-          std::vector<Row> rows;
-          std::vector<Skipped> skipped;
-          std::string unused;
-          build_rows(names, ext, &dir, copt, false, pair, rows, skipped, unused);
-          if (rows.size() != 1) continue;
-          Instance& c = pair[rows[0].checker];
-          Instance& j = pair[rows[0].judge];
-          const bool error = d == &q.first_error;
-          const Question question = q.question;
-          bool want_cp = false, want_jp = false, want_sets = false;
-          // The same disagreement: the same answers again (blame: the sets still differ).
-          auto answers = [&](const Trace& t) {
-            evaluate(t, pair);
-            if (c.external && !c.trace_file.empty()) std::remove(c.trace_file.c_str());
-            if (error) return !c.error.empty();
-            if (!c.error.empty() || !c.verdict.decided() || !j.verdict.decided()) return false;
-            return positive(c, question) == want_cp && positive(j, question) == want_jp &&
-                   (question == Question::serializability || c.external || (c.blamed != j.blamed) == want_sets);
-          };
-          evaluate(*(*d)->trace, pair);
-          want_cp = positive(c, question);
-          want_jp = positive(j, question);
-          want_sets = c.blamed != j.blamed;
-          if (!answers(*(*d)->trace)) continue;  // not reproduced (a flaky external checker)
-          MinimiseResult m = minimise_trace(*(*d)->trace, answers, a.minimise_budget);
-          // An external checker's own format (as it was given it); else STD when it
-          // carries everything, JSONL otherwise.
-          std::string text;
-          TraceFormat format = c.external ? c.external->spec().format : TraceFormat::std_text;
-          try {
-            text = format == TraceFormat::jsonl ? to_jsonl_string(m.trace)
-                   : c.external                 ? to_std_string(std_projection(m.trace))
-                                                : to_std_string(m.trace);
-          } catch (const TraceError&) {
-            format = TraceFormat::jsonl;
-            text = to_jsonl_string(m.trace);
-          }
-          const std::string file = dir.next_file(original.name + "-minimised", format);
-          if (std::FILE* f = std::fopen(file.c_str(), "w")) {
-            std::fputs(text.c_str(), f);
-            std::fclose(f);
-          }
-          (*d)->minimised_file = file;
-          (*d)->minimised_events = m.trace.events.size();
-          Disagreement at = **d;
-          at.schedule = at.kept_file = file;
-          Target corpus;
-          corpus.kind = "traces";
-          (*d)->minimised_command = replay_of(corpus, run, row, at) +
-                                    (m.budget_hit ? fmt::format("   (budget of {} tests reached)", a.minimise_budget) : "");
-        }
-    }
-}
-
 // Prints the runs and says where the external checkers' inputs are; the exit code.
 int report(const ValidateArgs& a, const Target& target, std::vector<MemoryRun>& runs,
            const std::vector<Skipped>& skipped, TraceDir& dir, const CheckerOptions& copt) {
@@ -1015,7 +781,10 @@ int validate_command(const ValidateArgs& a) {
   return report(a, target, runs, skipped, dir, copt);
 }
 
-}  // namespace
+}  // namespace validate_impl
+
+using validate_impl::ValidateArgs;
+using validate_impl::validate_command;
 
 void add_validate_command(CLI::App& app, int& rc) {
   auto a = std::make_shared<ValidateArgs>();
