@@ -619,6 +619,8 @@ int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& ins
     return kExitBadInput;
   }
   evaluate(r.trace, instances);
+  for (const Instance& in : instances)
+    if (!in.trace_file.empty() && in.error.empty()) std::remove(in.trace_file.c_str());
   fmt::print("replay of {} with schedule '{}' ({} events)\n", t.name, a.replay, r.trace.events.size());
   for (std::size_t i = 0; i < r.trace.events.size(); ++i)
     fmt::print("{:>5}  {}\n", i, event_text(r.trace, r.trace.events[i]));
@@ -748,9 +750,15 @@ int validate_command(const ValidateArgs& a) {
     try {
       run.result = explore(target.program, o, [&](const ExecutionView& v) {
         // Pruned by assume, or a DPOR execution the sleep set marks redundant.
-        if ((v.failure == nullptr && v.outcome == nullptr) || v.sleep_blocked) return;
-        ++run.judged;
         auto* got = v.prepared ? std::any_cast<std::vector<Answer>>(v.prepared) : nullptr;
+        if ((v.failure == nullptr && v.outcome == nullptr) || v.sleep_blocked) {
+          // Answered by a worker but not judged: an external checker's input goes.
+          if (got)
+            for (const Answer& ans : *got)
+              if (!ans.trace_file.empty()) std::remove(ans.trace_file.c_str());
+          return;
+        }
+        ++run.judged;
         if (got && got->size() == run.instances.size()) {
           for (std::size_t k = 0; k < got->size(); ++k) {
             Instance& in = run.instances[k];

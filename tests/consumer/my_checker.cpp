@@ -72,10 +72,14 @@ class MyChecker : public atomcheck::Checker {
   atomcheck::EventIndex detected_ = atomcheck::kNoEvent;
 };
 
+std::unique_ptr<atomcheck::Checker> make_my_checker(const atomcheck::CheckerOptions&) {
+  return std::make_unique<MyChecker>();
+}
+
 // Answers serializability, judged by the oracle; not predictive; reads the trace only.
 const bool registered = atomcheck::register_checker(
     {"my-checker", "overlapping transactions with a conflicting access (a project's own checker)", true, false,
      "oracle", false, true},
-    [](const atomcheck::CheckerOptions&) { return std::make_unique<MyChecker>(); });
+    make_my_checker);
 
 }  // namespace
