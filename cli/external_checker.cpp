@@ -356,7 +356,17 @@ const std::string& TraceDir::path() {
 
 std::string TraceDir::next_file(const std::string& stem, TraceFormat format) {
   static std::atomic<std::uint64_t> counter{0};
-  return fmt::format("{}/{}-{}.{}", path(), stem, counter.fetch_add(1), format == TraceFormat::jsonl ? "jsonl" : "std");
+  for (;;) {
+    std::string name = fmt::format("{}/{}-{}.{}", path(), stem, counter.fetch_add(1),
+                                   format == TraceFormat::jsonl ? "jsonl" : "std");
+    // Created here, so an earlier run's kept file in the same directory is never overwritten.
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return name;
+    }
+    if (errno != EEXIST) throw std::runtime_error(fmt::format("{}: {}", name, std::strerror(errno)));
+  }
 }
 
 ExternalChecker::ExternalChecker(ExternalSpec spec, TraceDir& dir) : spec_(std::move(spec)), dir_(dir) {

@@ -68,7 +68,7 @@ class TraceDir {
   TraceDir& operator=(const TraceDir&) = delete;
   // The directory, created if needed; throws std::runtime_error when it cannot be.
   const std::string& path();
-  // A fresh file name in it (unique across threads).
+  // A fresh file, created empty: unique across threads and earlier runs.
   std::string next_file(const std::string& stem, TraceFormat format);
   bool made() const { return !path_.empty(); }
 

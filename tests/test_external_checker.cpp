@@ -111,11 +111,11 @@ TEST(ExternalChecker, OracleWrapperAgreesOnModelLibraryRuns) {
 
 // A failing checker: every judged execution is an error, none a verdict, each input kept.
 void expect_all_errors(const std::vector<std::string>& extra, const std::string& body, double max_seconds,
-                       const std::string& why) {
+                       const std::string& why, const std::string& prefix = "") {
   const std::string dir = temp_dir();
   const std::string bad = script(dir, "bad.sh", body);
   std::vector<std::string> args = {"validate", "lost-update", "--json", "--quiet", "--external-dir", dir + "/kept",
-                                   "--external", "bad=" + bad + " {trace}"};
+                                   "--external", "bad=" + prefix + bad + " {trace}"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto t0 = std::chrono::steady_clock::now();
   auto r = run_cli(args);
@@ -143,9 +143,10 @@ TEST(ExternalChecker, HangIsKilledAtTheTimeout) {
 }
 
 TEST(ExternalChecker, CheckerIgnoringSigtermGetsSigkill) {
-  // A background child holding the output pipe, everything ignoring SIGTERM.
+  // The process itself (exec: no /bin/sh in between) ignores SIGTERM, and a background
+  // child holds the output pipe: SIGKILL to the group a second after SIGTERM.
   expect_all_errors({"--external-timeout", "0.3", "--max-executions", "2"}, "trap '' TERM\nsleep 30 &\nsleep 30\n",
-                    15, "timeout");
+                    15, "timeout", "exec ");
 }
 
 TEST(ExternalChecker, GarbageOutputIsAnError) {
@@ -161,6 +162,33 @@ TEST(ExternalChecker, GarbageBatchAnswerIsAnError) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(question(j)["errors"], judged(j));
   EXPECT_NE(question(j)["first_error"]["checker"].get<std::string>().find("unparseable"), std::string::npos);
+}
+
+TEST(ExternalChecker, HangingBatchProcessIsKilledAndRestarted) {
+  // It answers nothing: each trace times out, the process is killed and started again.
+  const std::string dir = temp_dir();
+  const std::string hang = script(dir, "hang.sh", "trap '' TERM\nwhile read p; do sleep 30; done\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_cli({"validate", "lost-update", "--json", "--quiet", "--external-batch", "--external-timeout", "0.3",
+                    "--max-executions", "3", "--external", "h=exec " + hang});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(question(j)["errors"], judged(j));
+  EXPECT_NE(question(j)["first_error"]["checker"].get<std::string>().find("timeout"), std::string::npos);
+}
+
+TEST(ExternalChecker, BatchProcessThatOutlivesItsInputIsStopped) {
+  // Answers, then ignores the end of its input and SIGTERM: validate still ends.
+  const std::string dir = temp_dir();
+  const std::string stubborn = script(dir, "stubborn.sh", "trap '' TERM\nwhile read p; do echo 0; done\nsleep 30\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_cli({"validate", "lost-update", "--json", "--quiet", "--external-batch", "--external", "s=exec " + stubborn});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(question(j)["errors"], 0);
+  EXPECT_EQ(question(j)["fn"], oracle_positives("lost-update"));
 }
 
 TEST(ExternalChecker, RegexAnswersForToolsThatAlwaysExitZero) {
@@ -288,6 +316,54 @@ TEST(ExternalChecker, CheckTraceAsksTheExternalChecker) {
   EXPECT_NE(r.out.find(oracle.exit_code == 1 ? "external o: violation" : "external o: serializable"),
             std::string::npos)
       << r.out;
+}
+
+TEST(ExternalChecker, BlameQuestionIsJudgedByTheOraclesBlame) {
+  // A wrapper around regiontrack-blame (exact for blame on these models) answers the
+  // blame question: its yes/no per execution is the oracle's.
+  const std::string dir = temp_dir();
+  const std::string wrapper = script(dir, "blame.sh", "exec " + std::string(ATOMCHECK_BIN) +
+                                                          " check-trace \"$1\" --checker regiontrack-blame >/dev/null\n");
+  auto r = run_cli({"validate", "lost-update", "--json", "--quiet", "--external-question", "blame", "--external",
+                    "b=" + wrapper + " {trace}", "--checker", "regiontrack-blame"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json* builtin = nullptr;
+  const nlohmann::json* external = nullptr;
+  for (const auto& c : j["runs"][0]["checkers"]) (c["name"] == "b" ? external : builtin) = &c;
+  ASSERT_TRUE(builtin && external);
+  const auto& qe = (*external)["questions"][0];
+  EXPECT_EQ(qe["question"], "blame");
+  for (const char* k : {"tp", "fp", "tn", "fn"}) EXPECT_EQ(qe[k], (*builtin)["questions"][0][k]) << k;
+  EXPECT_GT(qe["tp"].get<std::uint64_t>(), 0u);
+}
+
+TEST(ExternalChecker, JobsGiveTheOneJobMatrix) {
+  const std::string dir = temp_dir();
+  const std::string always = always_serializable(dir);
+  std::vector<std::string> args = {"validate", "bank-check-then-lock", "--json", "--quiet", "--strategy", "optimal",
+                                   "--external", "always=" + always + " {trace}", "--external-dir", dir + "/kept"};
+  auto one = run_cli(args);
+  args.insert(args.end(), {"--jobs", "2"});
+  auto two = run_cli(args);
+  auto j1 = nlohmann::json::parse(one.out), j2 = nlohmann::json::parse(two.out);
+  for (const char* k : {"tp", "fp", "tn", "fn", "errors"}) EXPECT_EQ(question(j1)[k], question(j2)[k]) << k;
+  // Only the two first disagreements' inputs are kept; every other file was removed.
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/kept")) files += e.is_regular_file();
+  EXPECT_EQ(files, 2u);
+}
+
+TEST(ExternalChecker, HelpListsEveryOption) {
+  for (const char* cmd : {"validate", "check-trace"}) {
+    auto r = run_cli({cmd, "--help"});
+    for (const char* opt : {"--external ", "--external-format", "--external-violation", "--external-serializable",
+                            "--external-timeout", "--external-question", "--external-batch", "--external-dir"})
+      EXPECT_NE(r.out.find(opt), std::string::npos) << cmd << " " << opt;
+  }
+  auto r = run_cli({"validate", "--help"});
+  for (const char* opt : {"--minimise", "--minimise-budget", "--traces"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
 }
 
 TEST(ExternalChecker, BadOptionsExitTwoWithOneLine) {
