@@ -383,9 +383,11 @@ void print_disagreements(const Target& t, const MemoryRun& run) {
 void print_text(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
                 const std::vector<Skipped>& skipped, int rc, const std::string& kept_dir) {
   fmt::print("validate {}{}\n", t.name, t.description.empty() ? "" : fmt::format("  ({})", t.description));
-  fmt::print("strategy {}{}; positive = violation; blame compared per execution (some transaction\n"
+  fmt::print("{}; positive = violation; blame compared per execution (some transaction\n"
              "blamed), sets!= counts executions where both blame different transactions\n",
-             a.strategy, a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+             t.kind == "traces" ? "trace files, each one execution"
+                                : fmt::format("strategy {}{}", a.strategy,
+                                              a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : ""));
   for (const Skipped& s : skipped) fmt::print("not validated: {} ({})\n", s.name, s.reason);
   if (std::string names = left_out_names(runs); !names.empty())
     fmt::print("left out of executions over {} trace events: {} (exponential; their judge trace-tso-brute takes "
@@ -400,12 +402,16 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
                "Ctrl-C, solver unknown); never counted as TP/FP/TN/FN\n");
   for (const MemoryRun& run : runs) {
     const ExploreResult& r = run.result;
-    fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s, equivalence {}\n", memory_name(run.memory),
-               r.executions,
-               search_end(r) == SearchEnd::exhausted || search_end(r) == SearchEnd::sampled
-                   ? fmt::format(" ({})", search_end_name(search_end(r)))
-                   : fmt::format(" (stopped: {})", search_end_text(r)),
-               run.judged, r.elapsed_seconds, equivalence_name(r.equivalence));
+    if (t.kind == "traces")
+      fmt::print("\n{} trace files{}, {} judged, {:.3f} s\n", r.executions,
+                 r.stop == StopReason::none ? "" : " (interrupted)", run.judged, r.elapsed_seconds);
+    else
+      fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s, equivalence {}\n", memory_name(run.memory),
+                 r.executions,
+                 search_end(r) == SearchEnd::exhausted || search_end(r) == SearchEnd::sampled
+                     ? fmt::format(" ({})", search_end_name(search_end(r)))
+                     : fmt::format(" (stopped: {})", search_end_text(r)),
+                 run.judged, r.elapsed_seconds, equivalence_name(r.equivalence));
     fmt::print("{}", unmarked_spin_note(r, fmt::format("--replay '{}'", r.unmarked_spin_schedule)));
     std::size_t width = 7;
     for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
@@ -599,6 +605,27 @@ int report(const ValidateArgs& a, const Target& target, std::vector<MemoryRun>& 
   return rc;
 }
 
+// `validate --traces DIR`: the files instead of a search.
+int validate_corpus(const ValidateArgs& a, Target& target, std::vector<Instance> instances, std::vector<Row> rows,
+                    const std::vector<Skipped>& skipped, TraceDir& dir, const CheckerOptions& copt) {
+  if (a.replay_given || a.memory != "sc") {
+    fmt::print(stderr, "--traces judges the files as they are; drop --replay and --memory\n");
+    return kExitBadInput;
+  }
+  MemoryRun run;
+  run.instances = std::move(instances);
+  run.rows = std::move(rows);
+  std::string error;
+  if (!judge_corpus(a.traces, run, error)) {
+    fmt::print(stderr, "{}\n", error);
+    return kExitBadInput;
+  }
+  target.description = fmt::format("{} trace files, labelled by the judges", run.judged);
+  std::vector<MemoryRun> runs;
+  runs.push_back(std::move(run));
+  return report(a, target, runs, skipped, dir, copt);
+}
+
 // `validate TARGET --replay S`: one execution, every selected checker beside its judge.
 int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& instances, std::vector<Row>& rows) {
   if (a.memory == "both") {
@@ -684,23 +711,9 @@ int validate_command(const ValidateArgs& a) {
     fmt::print(stderr, "{}\n", error);
     return kExitBadInput;
   }
+  if (target.kind == "traces")
+    return validate_corpus(a, target, std::move(proto_instances), std::move(proto_rows), skipped, dir, copt);
   std::vector<MemoryRun> runs;
-  if (target.kind == "traces") {
-    if (a.replay_given || a.memory != "sc") {
-      fmt::print(stderr, "--traces judges the files as they are; drop --replay and --memory\n");
-      return kExitBadInput;
-    }
-    MemoryRun run;
-    run.instances = std::move(proto_instances);
-    run.rows = std::move(proto_rows);
-    if (!judge_corpus(a.traces, run, error)) {
-      fmt::print(stderr, "{}\n", error);
-      return kExitBadInput;
-    }
-    target.description = fmt::format("{} trace files, labelled by the judges", run.judged);
-    runs.push_back(std::move(run));
-    return report(a, target, runs, skipped, dir, copt);
-  }
   if (a.replay_given) {
     // One given execution: the options of a search would be ignored.
     std::string unused = given_options({{a.strategy != "dfs", "--strategy"},
