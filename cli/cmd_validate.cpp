@@ -455,7 +455,7 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
     print_disagreements(t, run);
   }
   if (!kept_dir.empty())
-    fmt::print("\nexternal checkers' inputs of errors and disagreements are kept in {}\n", kept_dir);
+    fmt::print("\ntrace files kept (external checkers' inputs of errors and first disagreements, minimised traces) in {}\n", kept_dir);
   std::size_t rows = 0, disagree = 0;
   for (const MemoryRun& run : runs)
     for (const Row& row : run.rows) {
