@@ -30,6 +30,7 @@
 #include "checkers/atomic_set.hpp"
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/external_checker.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
@@ -66,6 +67,7 @@ struct CheckTraceOptions {
   double time_limit = 0;    // seconds, 0: none; reaches inside the checkers
   // Hidden option: tests force tiny blocks, forgotten after each one.
   std::size_t block_events = kBlockEvents;
+  ExternalCliOptions ext;
 };
 
 // Reads "atomic_sets" ({set: [variables]}) and "units_of_work" ([{label, sets}]) from a
@@ -187,7 +189,7 @@ std::string online_names() {
   return s;
 }
 
-int run_check_trace(const CheckTraceOptions& opt) {
+int run_builtin_checkers(const CheckTraceOptions& opt) {
   // Checkers first, so a typo is reported before a long file is read.
   std::vector<std::string> wanted = opt.checkers;
   bool explicit_list = !wanted.empty();
@@ -612,6 +614,32 @@ int run_check_trace(const CheckTraceOptions& opt) {
   return skipped_named || undecided ? kExitBudget : kExitOk;
 }
 
+// External checkers alone, or after the built-in ones named with --checker; the exit
+// code is the more serious of the two (a violation before an error).
+int run_check_trace(const CheckTraceOptions& opt) {
+  std::vector<ExternalSpec> externals;
+  std::string error;
+  if (!parse_externals(opt.ext, externals, error)) {
+    fmt::print(stderr, "{}\n", error);
+    return kExitBadInput;
+  }
+  if (externals.empty()) return run_builtin_checkers(opt);
+  if (opt.json || !opt.html.empty() || !opt.dot.empty()) {
+    fmt::print(stderr, "--external prints text only; drop --json, --html and --dot\n");
+    return kExitBadInput;
+  }
+  if (opt.file == "-") {
+    fmt::print(stderr, "--external reads the trace file twice; give a file, not '-'\n");
+    return kExitBadInput;
+  }
+  const int builtin = opt.checkers.empty() ? kExitOk : run_builtin_checkers(opt);
+  if (builtin == kExitBadInput) return builtin;
+  std::fflush(stdout);
+  const int external = check_trace_externals(opt.file, opt.format, externals, opt.ext.dir);
+  if (builtin == kExitProblem || external == kExitProblem) return kExitProblem;
+  return std::max(builtin, external);
+}
+
 int run_list_checkers(bool json) {
   if (json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
@@ -666,6 +694,7 @@ void add_check_trace_command(CLI::App& app, int& rc) {
       ->group("")
       ->check(whole_number_in(1, std::uint64_t{1} << 24,
                               "a whole number from 1 to 16777216 (--block-events)"));
+  add_external_options(*cmd, opt->ext);
   cmd->callback([opt, &rc] { rc = run_check_trace(*opt); });
 
   auto json = std::make_shared<bool>(false);

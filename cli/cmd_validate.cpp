@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -23,127 +24,27 @@
 
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
+#include "cli/external_checker.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/minimise.hpp"
 #include "cli/progress.hpp"
 #include "cli/target.hpp"
+#include "cli/validate_core.hpp"
+#include "trace/trace_io.hpp"
+#include "trace/validate.hpp"
 
 namespace atomcheck::cli {
 
-namespace {
-
-struct ValidateArgs {
-  std::string target;
-  std::vector<std::string> checkers;
-  std::string memory = "sc";
-  std::string strategy = "dfs";
-  std::uint64_t seed = 0;
-  std::uint64_t max_executions = 0;
-  bool max_executions_given = false;
-  double time_limit = 0;
-  std::uint64_t max_steps = kDefaultMaxSteps;
-  bool max_steps_given = false;  // overrides a JSON spec's own max_steps
-  double step_timeout = kDefaultStepTimeout;
-  std::uint32_t spin_threshold = kDefaultSpinThreshold;
-  bool no_spurious_wakeups = false;
-  std::size_t stack_kib = 0;
-  unsigned jobs = 0;  // not given: jobs_for()
-  std::string replay;
-  bool replay_given = false;
-  bool json = false;
-  bool quiet = false;  // no progress on stderr
-};
-
-// The trace TSO deciders are exponential, and their judge trace-tso-brute takes seconds
-// per trace past about 16 events (README, "Crossovers"): the default checker set runs
-// them on executions up to this many events of the trace (commits left out) only and
-// says so; named with --checker they run on every execution, under --time-limit.
-constexpr std::size_t kQuickTraceTsoEvents = 16;
-
-bool is_trace_tso(const std::string& name) { return name.rfind("trace-tso", 0) == 0; }
-
-// An instance's answer on the current execution. With --jobs it is computed by the
-// thread that ran the execution (ExploreOptions::make_prepare) and moved to the
-// instance the search's thread tallies.
-struct Answer {
-  bool left_out = false;  // the current execution was left out
-  Verdict verdict;
-  std::vector<EventIndex> original;  // index in the checker's input -> index in the execution
-  std::vector<TxnRef> blamed;        // sorted, original indices
-  double seconds = 0;                // spent on it
-};
-
-// One checker instance fed with every execution; judges are instances too, shared by
-// the checkers they judge.
-struct Instance : Answer {
-  std::string name;
-  const CheckerInfo* info = nullptr;
-  std::unique_ptr<Checker> checker;
-  double total_seconds = 0;
-  // Executions of more trace events are left out (default set, trace TSO deciders).
-  std::size_t max_events = std::numeric_limits<std::size_t>::max();
-};
-
-enum class Question { serializability, blame };
-
-std::string_view question_name(Question q) {
-  return q == Question::serializability ? "serializability" : "blame";
-}
-
-struct Disagreement {
-  std::uint64_t execution = 0;
-  std::string schedule;
-  std::string checker_says, judge_says;
-};
-
-struct QuestionStats {
-  Question question = Question::serializability;
-  std::uint64_t tp = 0, fp = 0, tn = 0, fn = 0;
-  // Executions with no answer to compare: the checker or its judge was undecided
-  // (budget, deadline, solver unknown), or left out as too large for the default set.
-  std::uint64_t undecided = 0, left_out = 0;
-  std::uint64_t judge_undecided = 0;  // predictive: executions whose truth is unknown
-  std::uint64_t set_mismatches = 0;  // blame: both blame, but different transactions
-  std::uint64_t extra = 0;    // blame: executions where the checker blames a transaction the judge does not
-  std::uint64_t missing = 0;  // blame: executions where the judge blames a transaction the checker does not
-  std::optional<Disagreement> first{};
-  // Predictive checkers: decided after the search.
-  std::uint64_t pos = 0, neg = 0;
-  std::optional<Disagreement> first_pos{}, first_neg{};  // judge text filled at the end
-  std::optional<Disagreement> witness{};              // first execution the judge flags
-  bool agrees() const { return fp == 0 && fn == 0 && set_mismatches == 0; }
-};
-
-struct Row {
-  std::size_t checker = 0, judge = 0;  // indices into the instances
-  bool predictive = false;
-  std::vector<QuestionStats> questions;
-};
-
-struct Skipped {
-  std::string name, reason;
-};
-
-struct MemoryRun {
-  MemoryModelKind memory = MemoryModelKind::sc;
-  ExploreResult result;
-  std::uint64_t judged = 0;
-  bool complete = false;  // every execution (or class) of the program was explored
-  std::vector<Instance> instances;
-  std::vector<Row> rows;
-};
-
-std::string_view memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
-
-bool positive(const Instance& in, Question q) {
-  return q == Question::serializability ? !in.verdict.serializable : !in.verdict.blamed.empty();
-}
+namespace validate_impl {
 
 std::string txn_name(const Trace& t, const TxnRef& r) {
   return fmt::format("{}@{}", t.names.thread(r.thread), r.first);
 }
 
 std::string says(const Trace& t, const Instance& in, Question q) {
+  if (!in.error.empty()) return "error (" + in.error + ")";
   if (!in.verdict.decided()) return "undecided (" + in.verdict.undecided + ")";
+  if (in.external) return positive(in, q) ? "violation" : "no violation";
   if (q == Question::serializability) return in.verdict.serializable ? "serializable" : "not serializable";
   if (in.blamed.empty()) return "blames nothing";
   std::string s = "blames";
@@ -162,6 +63,20 @@ void evaluate(const Trace& trace, std::vector<Instance>& instances) {
     in.left_out = tau_events > in.max_events;
     in.seconds = 0;
     if (in.left_out) continue;
+    if (in.external) {
+      // One process (or batch answer) per execution; the yes/no answer stands for both
+      // questions, and the row compares the one the checker declared.
+      ExternalAnswer ans = in.external->check(trace);
+      in.verdict = Verdict{};
+      in.verdict.serializable = ans.kind != ExternalAnswer::violation;
+      if (ans.kind == ExternalAnswer::violation) in.verdict.blamed.push_back(Blame{});
+      in.error = ans.kind == ExternalAnswer::error ? ans.detail : "";
+      in.trace_file = ans.trace_file;
+      in.seconds = ans.seconds;
+      in.total_seconds += in.seconds;
+      in.blamed.clear();
+      continue;
+    }
     Checker& c = *in.checker;
     const bool commits = c.wants_commits();
     in.original.clear();
@@ -193,9 +108,9 @@ void evaluate(const Trace& trace, std::vector<Instance>& instances) {
 
 // The selected checkers and their judges as instances and rows; names without a
 // usable judge go to `skipped`. Returns false (message in `error`) for unknown names.
-bool build_rows(const std::vector<std::string>& selected, const CheckerOptions& options, bool capped,
-                std::vector<Instance>& instances, std::vector<Row>& rows, std::vector<Skipped>& skipped,
-                std::string& error) {
+bool build_rows(const std::vector<std::string>& selected, const std::vector<ExternalSpec>& externals,
+                TraceDir* dir, const CheckerOptions& options, bool capped, std::vector<Instance>& instances,
+                std::vector<Row>& rows, std::vector<Skipped>& skipped, std::string& error) {
   const auto& catalog = checker_catalog();
   auto info_of = [&](const std::string& name) -> const CheckerInfo* {
     for (const CheckerInfo& i : catalog)
@@ -248,7 +163,66 @@ bool build_rows(const std::vector<std::string>& selected, const CheckerOptions& 
     row.judge = instance_of(info->judge);
     rows.push_back(std::move(row));
   }
+  // External checkers are judged by the oracle of the question they declare.
+  for (const ExternalSpec& spec : externals) {
+    Row row;
+    row.external = true;
+    QuestionStats stats;
+    stats.question = spec.blame ? Question::blame : Question::serializability;
+    row.questions.push_back(std::move(stats));
+    row.judge = instance_of("oracle");
+    Instance in;
+    in.name = spec.name;
+    in.external = std::make_shared<ExternalChecker>(spec, *dir);
+    instances.push_back(std::move(in));
+    row.checker = instances.size() - 1;
+    rows.push_back(std::move(row));
+  }
   return true;
+}
+
+
+// Counts one decided answer of a row's checker against its judge; true when it is the
+// row's first disagreement.
+bool tally(const Row& row, QuestionStats& q, const Instance& c, const Instance& j, const Trace& trace,
+           std::uint64_t index, std::string_view schedule) {
+  if (row.predictive && !j.verdict.decided()) ++q.judge_undecided;
+  const bool cp = positive(c, q.question), jp = positive(j, q.question);
+  if (row.predictive) {
+    std::optional<Disagreement>& first = cp ? q.first_pos : q.first_neg;
+    (cp ? q.pos : q.neg) += 1;
+    if (!first) first = Disagreement{index, std::string(schedule), says(trace, c, q.question), ""};
+    if (jp && !q.witness)
+      q.witness = Disagreement{index, std::string(schedule), "", says(trace, j, q.question)};
+    return false;
+  }
+  bool mismatch = false;
+  if (q.question == Question::blame && !row.external) {
+    auto less = [](const TxnRef& x, const TxnRef& y) {
+      return x.thread != y.thread ? x.thread < y.thread : x.first < y.first;
+    };
+    if (!std::includes(j.blamed.begin(), j.blamed.end(), c.blamed.begin(), c.blamed.end(), less)) ++q.extra;
+    if (!std::includes(c.blamed.begin(), c.blamed.end(), j.blamed.begin(), j.blamed.end(), less)) ++q.missing;
+  }
+  if (cp && jp) {
+    ++q.tp;
+    if (q.question == Question::blame && !row.external && c.blamed != j.blamed) {
+      ++q.set_mismatches;
+      mismatch = true;
+    }
+  } else if (cp) {
+    ++q.fp;
+  } else if (jp) {
+    ++q.fn;
+  } else {
+    ++q.tn;
+  }
+  if ((cp != jp || mismatch) && !q.first) {
+    q.first = Disagreement{index, std::string(schedule), says(trace, c, q.question), says(trace, j, q.question),
+                           std::make_shared<Trace>(trace), c.trace_file};
+    return true;
+  }
+  return false;
 }
 
 void judge_execution(MemoryRun& run, const Trace& trace, std::uint64_t index, std::string_view schedule) {
@@ -256,48 +230,22 @@ void judge_execution(MemoryRun& run, const Trace& trace, std::uint64_t index, st
     const Instance& c = run.instances[row.checker];
     const Instance& j = run.instances[row.judge];
     for (QuestionStats& q : row.questions) {
-      if (c.left_out || j.left_out) {
+      bool keep = false;
+      if (!c.error.empty()) {
+        // An error is its own column, never a verdict; the input stays for a rerun.
+        keep = ++q.errors <= kKeptErrors;
+        if (!q.first_error)
+          q.first_error = Disagreement{index, std::string(schedule), says(trace, c, q.question),
+                                       j.verdict.decided() ? says(trace, j, q.question) : "",
+                                       std::make_shared<Trace>(trace), c.trace_file};
+      } else if (c.left_out || j.left_out) {
         ++q.left_out;
-        continue;
-      }
-      if (!c.verdict.decided() || (!row.predictive && !j.verdict.decided())) {
+      } else if (!c.verdict.decided() || (!row.predictive && !j.verdict.decided())) {
         ++q.undecided;
-        continue;
-      }
-      if (row.predictive && !j.verdict.decided()) ++q.judge_undecided;
-      const bool cp = positive(c, q.question), jp = positive(j, q.question);
-      if (row.predictive) {
-        std::optional<Disagreement>& first = cp ? q.first_pos : q.first_neg;
-        (cp ? q.pos : q.neg) += 1;
-        if (!first) first = Disagreement{index, std::string(schedule), says(trace, c, q.question), ""};
-        if (jp && !q.witness)
-          q.witness = Disagreement{index, std::string(schedule), "", says(trace, j, q.question)};
-        continue;
-      }
-      bool mismatch = false;
-      if (q.question == Question::blame) {
-        auto less = [](const TxnRef& x, const TxnRef& y) {
-          return x.thread != y.thread ? x.thread < y.thread : x.first < y.first;
-        };
-        if (!std::includes(j.blamed.begin(), j.blamed.end(), c.blamed.begin(), c.blamed.end(), less)) ++q.extra;
-        if (!std::includes(c.blamed.begin(), c.blamed.end(), j.blamed.begin(), j.blamed.end(), less)) ++q.missing;
-      }
-      if (cp && jp) {
-        ++q.tp;
-        if (q.question == Question::blame && c.blamed != j.blamed) {
-          ++q.set_mismatches;
-          mismatch = true;
-        }
-      } else if (cp) {
-        ++q.fp;
-      } else if (jp) {
-        ++q.fn;
       } else {
-        ++q.tn;
+        keep = tally(row, q, c, j, trace, index, schedule);
       }
-      if ((cp != jp || mismatch) && !q.first)
-        q.first = Disagreement{index, std::string(schedule), says(trace, c, q.question),
-                               says(trace, j, q.question)};
+      if (row.external && !keep && !c.trace_file.empty()) std::remove(c.trace_file.c_str());
     }
   }
 }
@@ -372,9 +320,18 @@ bool definite_disagreement(const MemoryRun& run, const Row& row, const QuestionS
   return q.fn > 0 || (q.fp > 0 && run.complete);
 }
 
-std::string replay_of(const Target& t, const MemoryRun& run, const Row& row, const std::string& schedule) {
-  return t.replay_command(schedule, run.memory) +
-         fmt::format(" --checker {},{}", run.instances[row.checker].name, run.instances[row.judge].name);
+// How to see one answer again: the schedule replayed for explored executions, the
+// trace file checked for corpus traces and external checkers (their kept input).
+std::string replay_of(const Target& t, const MemoryRun& run, const Row& row, const Disagreement& d) {
+  const Instance& c = run.instances[row.checker];
+  const std::string& judge = run.instances[row.judge].name;
+  if (c.external) {
+    const std::string& file = d.kept_file.empty() ? d.schedule : d.kept_file;
+    return fmt::format("{} check-trace {} --checker {}{}", tool_name(), shell_quote(file), judge,
+                       external_flags(c.external->spec()));
+  }
+  if (t.kind == "traces") return fmt::format("{} check-trace {} --checker {},{}", tool_name(), shell_quote(d.schedule), c.name, judge);
+  return t.replay_command(d.schedule, run.memory) + fmt::format(" --checker {},{}", c.name, judge);
 }
 
 // The rows left out of some execution for its size, comma-separated.
@@ -392,12 +349,45 @@ std::string left_out_names(const std::vector<MemoryRun>& runs) {
   return names;
 }
 
+void print_disagreements(const Target& t, const MemoryRun& run) {
+  bool header = false;
+  for (const Row& row : run.rows) {
+    const Instance& c = run.instances[row.checker];
+    if (c.external && run.judged > 0)
+      fmt::print("  {}: {:.1f} ms per execution (process{})\n", c.name, 1000 * c.total_seconds / run.judged,
+                 c.external->spec().batch ? ": batch answers" : " per trace");
+    for (const QuestionStats& q : row.questions) {
+      for (const std::optional<Disagreement>* d : {&q.first, &q.first_error}) {
+        if (!*d) continue;
+        if (!header) fmt::print("  first disagreements\n");
+        header = true;
+        const Disagreement& x = **d;
+        fmt::print("    {} / {}: {} {}: {}; {} says {}\n", c.name, question_name(q.question),
+                   t.kind == "traces" ? "trace" : "execution", x.execution, x.checker_says,
+                   run.instances[row.judge].name, x.judge_says.empty() ? "nothing (no answer to compare)" : x.judge_says);
+        if (t.kind == "traces")
+          fmt::print("      {}  ->  {}\n", x.schedule, replay_of(t, run, row, x));
+        else
+          fmt::print("      schedule '{}'  ->  {}\n", x.schedule, replay_of(t, run, row, x));
+        if (!x.minimised_file.empty())
+          fmt::print("      minimised to {} of {} events: {}\n        ->  {}\n", x.minimised_events,
+                     x.trace ? x.trace->events.size() : 0, x.minimised_file, x.minimised_command);
+      }
+      if (row.predictive && q.first && q.witness)
+        fmt::print("      violating execution {}: schedule '{}'  ->  {}\n", q.witness->execution,
+                   q.witness->schedule, replay_of(t, run, row, *q.witness));
+    }
+  }
+}
+
 void print_text(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
-                const std::vector<Skipped>& skipped, int rc) {
+                const std::vector<Skipped>& skipped, int rc, const std::string& kept_dir) {
   fmt::print("validate {}{}\n", t.name, t.description.empty() ? "" : fmt::format("  ({})", t.description));
-  fmt::print("strategy {}{}; positive = violation; blame compared per execution (some transaction\n"
+  fmt::print("{}; positive = violation; blame compared per execution (some transaction\n"
              "blamed), sets!= counts executions where both blame different transactions\n",
-             a.strategy, a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+             t.kind == "traces" ? "trace files, each one execution"
+                                : fmt::format("strategy {}{}", a.strategy,
+                                              a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : ""));
   for (const Skipped& s : skipped) fmt::print("not validated: {} ({})\n", s.name, s.reason);
   if (std::string names = left_out_names(runs); !names.empty())
     fmt::print("left out of executions over {} trace events: {} (exponential; their judge trace-tso-brute takes "
@@ -412,19 +402,26 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
                "Ctrl-C, solver unknown); never counted as TP/FP/TN/FN\n");
   for (const MemoryRun& run : runs) {
     const ExploreResult& r = run.result;
-    fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s, equivalence {}\n", memory_name(run.memory),
-               r.executions,
-               search_end(r) == SearchEnd::exhausted || search_end(r) == SearchEnd::sampled
-                   ? fmt::format(" ({})", search_end_name(search_end(r)))
-                   : fmt::format(" (stopped: {})", search_end_text(r)),
-               run.judged, r.elapsed_seconds, equivalence_name(r.equivalence));
+    if (t.kind == "traces")
+      fmt::print("\n{} trace files{}, {} judged, {:.3f} s\n", r.executions,
+                 r.stop == StopReason::none ? "" : " (interrupted)", run.judged, r.elapsed_seconds);
+    else
+      fmt::print("\nmemory {}: {} executions{}, {} judged, {:.3f} s, equivalence {}\n", memory_name(run.memory),
+                 r.executions,
+                 search_end(r) == SearchEnd::exhausted || search_end(r) == SearchEnd::sampled
+                     ? fmt::format(" ({})", search_end_name(search_end(r)))
+                     : fmt::format(" (stopped: {})", search_end_text(r)),
+                 run.judged, r.elapsed_seconds, equivalence_name(r.equivalence));
     fmt::print("{}", unmarked_spin_note(r, fmt::format("--replay '{}'", r.unmarked_spin_schedule)));
     std::size_t width = 7;
     for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
     std::size_t jwidth = 5;
     for (const Row& row : run.rows) jwidth = std::max(jwidth, run.instances[row.judge].name.size());
-    fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}  {}\n", "checker", width, "judge",
-               jwidth, "question", "TP", "FP", "TN", "FN", "undec", "sets!=", "time", "verdict");
+    // The error column only where external checkers run, so the usual table is unchanged.
+    const bool error_column = std::any_of(run.rows.begin(), run.rows.end(), [](const Row& r) { return r.external; });
+    fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}{} {:>6}  {}\n", "checker", width, "judge",
+               jwidth, "question", "TP", "FP", "TN", "FN", "undec", "sets!=",
+               error_column ? fmt::format(" {:>6}", "error") : "", "time", "verdict");
     for (const Row& row : run.rows) {
       const Instance& c = run.instances[row.checker];
       bool first_line = true;
@@ -435,10 +432,12 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
         if (row.predictive) verdict += " (predictive)";
         if (q.extra || q.missing) verdict += fmt::format(" (blames extra: {}, misses: {})", q.extra, q.missing);
         if (q.left_out) verdict += fmt::format(" (left out of {} executions over {} events)", q.left_out, kQuickTraceTsoEvents);
-        fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}  {}\n",
+        fmt::print("  {:<{}}  {:<{}}  {:<15} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}{} {:>6}  {}\n",
                    first_line ? c.name : "", width, first_line ? run.instances[row.judge].name : "", jwidth,
                    question_name(q.question), q.tp, q.fp, q.tn, q.fn, q.undecided,
-                   q.question == Question::blame && !row.predictive ? std::to_string(q.set_mismatches) : "-",
+                   q.question == Question::blame && !row.predictive && !row.external ? std::to_string(q.set_mismatches)
+                                                                                      : "-",
+                   error_column ? fmt::format(" {:>6}", row.external ? std::to_string(q.errors) : "-") : "",
                    first_line ? fmt::format("{:.1f}%", 100 * share(run, c)) : "", verdict);
         first_line = false;
       }
@@ -453,22 +452,10 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
       for (const std::string& j : judges) fmt::print(" {}", j);
       fmt::print("\n");
     }
-    bool header = false;
-    for (const Row& row : run.rows) {
-      for (const QuestionStats& q : row.questions) {
-        if (!q.first) continue;
-        if (!header) fmt::print("  first disagreements\n");
-        header = true;
-        fmt::print("    {} / {}: execution {}: {}; {} says {}\n", run.instances[row.checker].name,
-                   question_name(q.question), q.first->execution, q.first->checker_says,
-                   run.instances[row.judge].name, q.first->judge_says);
-        fmt::print("      schedule '{}'  ->  {}\n", q.first->schedule, replay_of(t, run, row, q.first->schedule));
-        if (row.predictive && q.witness)
-          fmt::print("      violating execution {}: schedule '{}'  ->  {}\n", q.witness->execution,
-                     q.witness->schedule, replay_of(t, run, row, q.witness->schedule));
-      }
-    }
+    print_disagreements(t, run);
   }
+  if (!kept_dir.empty())
+    fmt::print("\ntrace files kept (external checkers' inputs of errors and first disagreements, minimised traces) in {}\n", kept_dir);
   std::size_t rows = 0, disagree = 0;
   for (const MemoryRun& run : runs)
     for (const Row& row : run.rows) {
@@ -483,14 +470,18 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
 nlohmann::json disagreement_json(const Target& t, const MemoryRun& run, const Row& row, const Disagreement& d) {
   return {{"execution", d.execution},
           {"schedule", d.schedule},
-          {"replay", replay_of(t, run, row, d.schedule)},
+          {"replay", replay_of(t, run, row, d)},
+          {"minimised_file", d.minimised_file},
+          {"minimised_events", d.minimised_events},
+          {"minimised_command", d.minimised_command},
           {"checker", d.checker_says},
           {"judge", d.judge_says}};
 }
 
 void print_json(const ValidateArgs& a, const Target& t, const std::vector<MemoryRun>& runs,
-                const std::vector<Skipped>& skipped, int rc) {
+                const std::vector<Skipped>& skipped, int rc, const std::string& kept_dir) {
   nlohmann::json j;
+  if (!kept_dir.empty()) j["external_dir"] = kept_dir;
   j["target"] = t.name;
   j["kind"] = t.kind;
   j["description"] = t.description;
@@ -525,6 +516,7 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
       cj["name"] = c.name;
       cj["judge"] = run.instances[row.judge].name;
       cj["predictive"] = row.predictive;
+      if (c.external) cj["external"] = c.external->spec().command;
       cj["seconds"] = c.total_seconds;
       cj["time_share"] = share(run, c);
       cj["questions"] = nlohmann::json::array();
@@ -541,6 +533,10 @@ void print_json(const ValidateArgs& a, const Target& t, const std::vector<Memory
           qj["set_mismatches"] = q.set_mismatches;
           qj["blames_extra"] = q.extra;
           qj["blames_missing"] = q.missing;
+        }
+        if (row.external) {
+          qj["errors"] = q.errors;
+          qj["first_error"] = q.first_error ? disagreement_json(t, run, row, *q.first_error) : nlohmann::json(nullptr);
         }
         qj["agrees"] = q.agrees();
         qj["definite"] = definite_disagreement(run, row, q) || q.agrees();
@@ -594,6 +590,42 @@ std::string event_text(const Trace& t, const Event& e) {
   return s;
 }
 
+// Prints the runs and says where the external checkers' inputs are; the exit code.
+int report(const ValidateArgs& a, const Target& target, std::vector<MemoryRun>& runs,
+           const std::vector<Skipped>& skipped, TraceDir& dir, const CheckerOptions& copt) {
+  if (a.minimise) minimise_disagreements(a, dir, copt, runs);
+  std::string kept_dir;
+  std::error_code ec;
+  if (dir.made() && !std::filesystem::is_empty(dir.path(), ec)) kept_dir = dir.path();
+  const int rc = exit_code(runs);
+  if (a.json)
+    print_json(a, target, runs, skipped, rc, kept_dir);
+  else
+    print_text(a, target, runs, skipped, rc, kept_dir);
+  return rc;
+}
+
+// `validate --traces DIR`: the files instead of a search.
+int validate_corpus(const ValidateArgs& a, Target& target, std::vector<Instance> instances, std::vector<Row> rows,
+                    const std::vector<Skipped>& skipped, TraceDir& dir, const CheckerOptions& copt) {
+  if (a.replay_given || a.memory != "sc") {
+    fmt::print(stderr, "--traces judges the files as they are; drop --replay and --memory\n");
+    return kExitBadInput;
+  }
+  MemoryRun run;
+  run.instances = std::move(instances);
+  run.rows = std::move(rows);
+  std::string error;
+  if (!judge_corpus(a.traces, run, error)) {
+    fmt::print(stderr, "{}\n", error);
+    return kExitBadInput;
+  }
+  target.description = fmt::format("{} trace files, labelled by the judges", run.judged);
+  std::vector<MemoryRun> runs;
+  runs.push_back(std::move(run));
+  return report(a, target, runs, skipped, dir, copt);
+}
+
 // `validate TARGET --replay S`: one execution, every selected checker beside its judge.
 int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& instances, std::vector<Row>& rows) {
   if (a.memory == "both") {
@@ -614,6 +646,8 @@ int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& ins
     return kExitBadInput;
   }
   evaluate(r.trace, instances);
+  for (const Instance& in : instances)
+    if (!in.trace_file.empty() && in.error.empty()) std::remove(in.trace_file.c_str());
   fmt::print("replay of {} with schedule '{}' ({} events)\n", t.name, a.replay, r.trace.events.size());
   for (std::size_t i = 0; i < r.trace.events.size(); ++i)
     fmt::print("{:>5}  {}\n", i, event_text(r.trace, r.trace.events[i]));
@@ -642,14 +676,29 @@ int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& ins
 int validate_command(const ValidateArgs& a) {
   Target target;
   std::string error;
-  if (!resolve_target(a.target, target, error)) {
+  std::vector<ExternalSpec> externals;
+  if (!parse_externals(a.ext, externals, error)) {
+    fmt::print(stderr, "{}\n", error);
+    return kExitBadInput;
+  }
+  if (a.traces.empty() == a.target.empty()) {
+    fmt::print(stderr, "validate needs one of TARGET and --traces DIR\n");
+    return kExitBadInput;
+  }
+  if (!a.traces.empty()) {
+    target.name = a.traces;
+    target.kind = "traces";
+  } else if (!resolve_target(a.target, target, error)) {
     fmt::print(stderr, "{}\n", error);
     return kExitBadInput;
   }
   std::vector<std::string> selected = a.checkers;
   const bool capped = selected.empty() && !a.replay_given;
-  if (selected.empty())
-    for (const CheckerInfo& i : checker_catalog()) selected.push_back(i.name);
+  // Named external checkers are what is validated, unless --checker adds built-in ones.
+  if (selected.empty() && externals.empty())
+    for (const CheckerInfo& i : checker_catalog())
+      if (target.kind != "traces" || !i.predictive) selected.push_back(i.name);
+  TraceDir dir(a.ext.dir);
   // Ctrl-C and --time-limit reach inside the checkers (an exponential decider stops
   // with an undecided verdict instead of holding the search).
   SigintScope sigint;
@@ -658,10 +707,13 @@ int validate_command(const ValidateArgs& a) {
   std::vector<Instance> proto_instances;
   std::vector<Row> proto_rows;
   std::vector<Skipped> skipped;
-  if (!build_rows(selected, copt, capped, proto_instances, proto_rows, skipped, error)) {
+  if (!build_rows(selected, externals, &dir, copt, capped, proto_instances, proto_rows, skipped, error)) {
     fmt::print(stderr, "{}\n", error);
     return kExitBadInput;
   }
+  if (target.kind == "traces")
+    return validate_corpus(a, target, std::move(proto_instances), std::move(proto_rows), skipped, dir, copt);
+  std::vector<MemoryRun> runs;
   if (a.replay_given) {
     // One given execution: the options of a search would be ignored.
     std::string unused = given_options({{a.strategy != "dfs", "--strategy"},
@@ -681,12 +733,11 @@ int validate_command(const ValidateArgs& a) {
   if (a.memory == "tso" || a.memory == "both") memories.push_back(MemoryModelKind::tso);
 
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
-  std::vector<MemoryRun> runs;
   for (MemoryModelKind m : memories) {
     MemoryRun run;
     run.memory = m;
     std::vector<Skipped> ignored;
-    build_rows(selected, copt, capped, run.instances, run.rows, ignored, error);
+    build_rows(selected, externals, &dir, copt, capped, run.instances, run.rows, ignored, error);
     ExploreOptions o = base_options(a, target);
     o.memory = m;
     o.interrupt = SigintScope::flag();
@@ -698,7 +749,7 @@ int validate_command(const ValidateArgs& a) {
       std::vector<Row> rows;
       std::vector<Skipped> ignored;
       std::string unused;
-      build_rows(selected, copt, capped, *mine, rows, ignored, unused);
+      build_rows(selected, externals, &dir, copt, capped, *mine, rows, ignored, unused);
       return [mine](const ExecutionView& v, std::any& out) {
         if (v.failure == nullptr && v.outcome == nullptr) return;
         evaluate(*v.trace, *mine);
@@ -712,9 +763,15 @@ int validate_command(const ValidateArgs& a) {
     try {
       run.result = explore(target.program, o, [&](const ExecutionView& v) {
         // Pruned by assume, or a DPOR execution the sleep set marks redundant.
-        if ((v.failure == nullptr && v.outcome == nullptr) || v.sleep_blocked) return;
-        ++run.judged;
         auto* got = v.prepared ? std::any_cast<std::vector<Answer>>(v.prepared) : nullptr;
+        if ((v.failure == nullptr && v.outcome == nullptr) || v.sleep_blocked) {
+          // Answered by a worker but not judged: an external checker's input goes.
+          if (got)
+            for (const Answer& ans : *got)
+              if (!ans.trace_file.empty()) std::remove(ans.trace_file.c_str());
+          return;
+        }
+        ++run.judged;
         if (got && got->size() == run.instances.size()) {
           for (std::size_t k = 0; k < got->size(); ++k) {
             Instance& in = run.instances[k];
@@ -742,23 +799,24 @@ int validate_command(const ValidateArgs& a) {
     runs.push_back(std::move(run));
     if (SigintScope::raised()) break;
   }
-  int rc = exit_code(runs);
-  if (a.json)
-    print_json(a, target, runs, skipped, rc);
-  else
-    print_text(a, target, runs, skipped, rc);
-  return rc;
+  return report(a, target, runs, skipped, dir, copt);
 }
 
-}  // namespace
+}  // namespace validate_impl
+
+using validate_impl::ValidateArgs;
+using validate_impl::validate_command;
 
 void add_validate_command(CLI::App& app, int& rc) {
   auto a = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "Judge checkers against their exact judges on every explored execution (confusion matrix per checker)");
-  cmd->add_option("target", a->target, "Registered program name, JSON spec (.json) or herd7 litmus test (.litmus)")
-      ->required();
+  cmd->add_option("target", a->target,
+                  "Registered program name, JSON spec (.json) or herd7 litmus test (.litmus); not with --traces");
+  cmd->add_option("--traces", a->traces,
+                  "Judge the trace files (STD, or JSONL by name) of DIR instead of exploring a target; labels "
+                  "by the judges (the oracle), predictive checkers left out");
   cmd->add_option("--checker", a->checkers,
                   "Checkers to validate (comma-separated; default: every registered checker with a judge)")
       ->delimiter(',');
@@ -787,14 +845,24 @@ void add_validate_command(CLI::App& app, int& rc) {
                   "Re-run one execution and print each checker's answer beside its judge's")
       ->each([a](const std::string&) { a->replay_given = true; });
   cmd->add_flag("--json", a->json, "Print one JSON object instead of the matrix");
+  cmd->add_flag("--minimise", a->minimise,
+                "Shrink each first disagreement and first error by delta debugging (transactions, then events), "
+                "write the smallest trace and print the command that shows it");
+  cmd->add_option("--minimise-budget", a->minimise_budget,
+                  "Checker runs per minimised disagreement (default 2000)")
+      ->check(at_least_one);
+  add_external_options(*cmd, a->ext);
   cmd->add_flag("--quiet", a->quiet, "No progress on stderr (a line redrawn on a terminal, else a line every 10 s)");
   cmd->footer(
       "Positive means \"violation\". Each checker is compared with its judge (`atomcheck checkers`)\n"
       "on every execution; predictive checkers with whether any explored execution is a\n"
       "violation. Blame is compared per execution (some transaction blamed); executions where\n"
       "both blame but different transactions are counted as sets!= and are disagreements.\n"
-      "Progress is shown on stderr when it is a terminal and the search takes over a second.\n\n"
-      "Exit codes: 0 every checker agreed with its judge, 1 some checker disagreed (the matrix\n"
+      "Progress is shown on stderr when it is a terminal and the search takes over a second.\n"
+      "An external checker (--external) is judged by the oracle of its --external-question; its\n"
+      "crashes, timeouts and unreadable answers are counted in the error column, never as a\n"
+      "verdict, and their trace files are kept (the report says where).\n\n"
+      "Exit codes: 0 every checker agreed with its judge, 1 some checker disagreed or failed (the matrix\n"
       "says which; replay the schedule shown), 2 bad input or usage, 3 a budget (--max-executions,\n"
       "--time-limit, Ctrl-C) stopped the search before it finished.");
   cmd->callback([a, &rc] { rc = validate_command(*a); });

@@ -152,6 +152,18 @@ for way in $ways; do
   rc=0
   "$build/my_cli" validate my-counter --checker velodrome > "$build/validate.log" 2>&1 || rc=$?
   [ "$rc" -le 1 ] || { cat "$build/validate.log" >&2; fail "$way: my_cli validate exited $rc"; }
+  # The project's own checker (tests/consumer/my_checker.cpp), registered from its code,
+  # judged against the oracle through cli_main like a built-in one.
+  "$build/my_cli" checkers > "$build/checkers.log"
+  expect "$build/checkers.log" "my-checker"
+  rc=0
+  "$build/my_cli" validate my-counter --checker my-checker > "$build/validate-plugin.log" 2>&1 || rc=$?
+  [ "$rc" -le 1 ] || { cat "$build/validate-plugin.log" >&2; fail "$way: my_cli validate --checker my-checker exited $rc"; }
+  grep -Eq '^  my-checker +oracle +serializability +[1-9][0-9]* ' "$build/validate-plugin.log" ||
+    { cat "$build/validate-plugin.log" >&2; fail "$way: my-checker was not judged against the oracle (no TP)"; }
+  rc=0
+  "$build/my_cli" run my-counter --checker my-checker > "$build/run-plugin.log" 2>&1 || rc=$?
+  [ "$rc" = 1 ] || { cat "$build/run-plugin.log" >&2; fail "$way: my_cli run --checker my-checker exited $rc, expected 1"; }
   summary+=("$way $((SECONDS - start)) s")
 done
 echo "test-consumer: ok (${summary[*]})"
