@@ -140,13 +140,32 @@ void join_class(State& s, int y, std::uint64_t id) {
   e.m |= up;
 }
 
-Mask compress(Mask v, Mask keep) {
-  Mask out = 0;
-  int k = 0;
-  for (Mask b = keep; b != 0; b &= b - 1, ++k)
-    if (v & (b & -b)) out |= Mask{1} << k;
-  return out;
-}
+// The bits of v at the positions in keep, packed low. Usually a collection drops one or
+// two slots, so this closes the gaps one dropped bit at a time, highest first.
+struct Compressor {
+  Mask keep;
+  int drop[kMaxLive];
+  int ndrop = 0;
+  Compressor(Mask k, std::size_t n) : keep(k) {
+    for (int b = static_cast<int>(n) - 1; b >= 0; --b)
+      if (!(keep & (Mask{1} << b))) drop[ndrop++] = b;
+  }
+  Mask operator()(Mask v) const {
+    if (ndrop > 8) {
+      Mask out = 0;
+      int k = 0;
+      for (Mask b = keep; b != 0; b &= b - 1, ++k)
+        if (v & (b & -b)) out |= Mask{1} << k;
+      return out;
+    }
+    for (int j = 0; j < ndrop; ++j) {
+      const int b = drop[j];
+      const Mask low = (Mask{1} << b) - 1;
+      v = (v & low) | ((v >> b >> 1) << b);
+    }
+    return v;
+  }
+};
 
 // Drops the transactions that can receive no more edges: not an open block, no pending
 // commit, no read waiting for its write's commit. What they reach stays in `m`.
@@ -159,21 +178,22 @@ void collect(State& s, const std::vector<EventIndex>& open_blocks) {
   const std::size_t n = s.ids.size();
   const Mask all = n == 64 ? ~Mask{0} : (Mask{1} << n) - 1;
   if (keep == all) return;
-  std::vector<int> to(n, -1);
+  const Compressor compress(keep, n);
+  int to[kMaxLive];
   int k = 0;
   for (std::size_t l = 0; l < n; ++l)
     if (keep & (Mask{1} << l)) {
       to[l] = k;
       s.ids[k] = s.ids[l];
-      s.reach[k] = compress(s.reach[l], keep);
+      s.reach[k] = compress(s.reach[l]);
       ++k;
     }
   s.ids.resize(k);
   s.reach.resize(k);
   std::size_t w = 0;
   for (Entry& e : s.cls) {
-    e.own = compress(e.own, keep);
-    e.m = compress(e.m, keep);
+    e.own = compress(e.own);
+    e.m = compress(e.m);
     // No live transaction has or reaches such an event: no future cycle can use it.
     if (e.own != 0 || e.m != 0) s.cls[w++] = e;
   }
@@ -181,9 +201,49 @@ void collect(State& s, const std::vector<EventIndex>& open_blocks) {
   for (auto& q : s.buf)
     for (Pend& p : q) {
       p.slot = static_cast<std::uint32_t>(to[p.slot]);
-      p.readers = compress(p.readers, keep);
+      p.readers = compress(p.readers);
     }
 }
+
+// Equal summaries by hash, without a node allocation per summary: open addressing over
+// indices into the caller's vector.
+class Seen {
+ public:
+  // True when no summary equal to s was added before; then s is added as index idx.
+  bool add(const State& s, std::size_t idx, const std::vector<State>& in) {
+    if ((used_ + 1) * 2 > table_.size()) grow(in);
+    const std::uint64_t h = s.hash();
+    for (std::size_t k = h & (table_.size() - 1);; k = (k + 1) & (table_.size() - 1)) {
+      Slot& sl = table_[k];
+      if (sl.idx == kEmpty) {
+        sl = Slot{h, idx};
+        ++used_;
+        return true;
+      }
+      if (sl.hash == h && in[sl.idx].same(s)) return false;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kEmpty = ~std::size_t{0};
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::size_t idx = kEmpty;
+  };
+  void grow(const std::vector<State>&) {
+    std::vector<Slot> old(std::max<std::size_t>(64, table_.size() * 2));
+    old.swap(table_);
+    for (const Slot& sl : old)
+      if (sl.idx != kEmpty)
+        for (std::size_t k = sl.hash & (table_.size() - 1);; k = (k + 1) & (table_.size() - 1))
+          if (table_[k].idx == kEmpty) {
+            table_[k] = sl;
+            break;
+          }
+  }
+  std::vector<Slot> table_;
+  std::size_t used_ = 0;
+};
 
 // Adds transaction `id` as a slot, in order; false when no slot is left.
 bool insert_slot(State& s, EventIndex id) {
@@ -370,6 +430,44 @@ struct TraceStream::Impl {
     return false;
   }
 
+  // Could a commit of t's pending write p be the last commit before e (the one that
+  // must be ordered with e for e to be allowed after it)? Over-approximates allowed().
+  bool goal(const Event& e, std::uint32_t t, const Pend& p) const {
+    if (is_drain(e.op) && t == e.thread) return true;
+    if (e.op == Op::join && t == e.target) return true;
+    if (!is_access(e.op) || e.op == Op::write || p.var != e.target) return false;
+    if (t != e.thread) return true;
+    return e.op == Op::read && p.w == source_;
+  }
+  // Every run of commits before e ends, in the canonical form, with a goal commit, so a
+  // commit from which no goal can follow only makes summaries allowed() drops. Over-
+  // approximated: after thread v's commits the next may be any larger thread's, or a
+  // thread sharing a variable with v's buffer (same variable as the last commit).
+  bool leads_to_goal(const State& s, std::uint32_t v, const Event& e) const {
+    if (threads > 32) return true;
+    std::uint32_t seen = 0, todo = 1u << v;
+    while (todo != 0) {
+      const auto a = static_cast<std::uint32_t>(__builtin_ctz(todo));
+      todo &= todo - 1;
+      seen |= 1u << a;
+      for (const Pend& p : s.buf[a])
+        if (goal(e, a, p)) return true;
+      for (std::uint32_t w = 0; w < threads; ++w) {
+        if ((seen | todo) & (1u << w) || s.buf[w].empty()) continue;
+        bool link = w > a;
+        for (std::size_t q = 0; !link && q < s.buf[a].size(); ++q)
+          for (const Pend& p : s.buf[w])
+            if (p.var == s.buf[a][q].var) {
+              link = true;
+              break;
+            }
+        if (link) todo |= 1u << w;
+      }
+    }
+    return false;
+  }
+  EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
+
   void on_event(const Event& in, const Deadline& deadline);
   void violation(const State& s, bool at_event, std::uint32_t commit_thread, const Event* e);
   void continue_witness(const Event& e);
@@ -383,14 +481,8 @@ struct TraceStream::Impl {
 
 template <class Step>
 bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, Step step) {
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
-  auto fresh = [&](const State& s) {
-    auto& bucket = seen[s.hash()];
-    for (std::size_t k : bucket)
-      if (work_list[k].same(s)) return false;
-    bucket.push_back(work_list.size());
-    return true;
-  };
+  Seen seen;
+  auto fresh = [&](const State& s) { return seen.add(s, work_list.size(), work_list); };
   {
     std::vector<State> start;
     start.swap(work_list);
@@ -406,6 +498,7 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
       // keep the order with the smaller thread first.
       if (s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var)
         continue;
+      if (e != nullptr && !leads_to_goal(s, v, *e)) continue;
       State n = s;
       ++work;
       if ((work & 1023) == 0 && *deadline_->expired() != '\0') {
@@ -466,8 +559,9 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     auto it = last_write[t].find(e.target);
     if (it != last_write[t].end() && (last_drain[t] == kNoEvent || last_drain[t] < it->second)) source = it->second;
   }
+  source_ = source;
   std::vector<State> next;
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
+  Seen seen;
   auto allowed = [&](const State& s) {
     if (is_drain(e.op) && !s.buf[t].empty()) return false;
     if (e.op == Op::join && !s.buf[e.target].empty()) return false;
@@ -501,10 +595,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
       undecided = fmt::format("budget: more than {} live transactions at trace event {}", kMaxLive, i);
       return false;
     }
-    auto& bucket = seen[n.hash()];
-    for (std::size_t k : bucket)
-      if (next[k].same(n)) return true;
-    bucket.push_back(next.size());
+    if (!seen.add(n, next.size(), next)) return true;
     peak_live = std::max(peak_live, n.ids.size());
     next.push_back(std::move(n));
     return true;
