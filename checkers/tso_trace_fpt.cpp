@@ -432,9 +432,10 @@ struct TraceStream::Impl {
 
   // Could a commit of t's pending write p be the last commit before e (the one that
   // must be ordered with e for e to be allowed after it)? Over-approximates allowed().
-  bool goal(const Event& e, std::uint32_t t, const Pend& p) const {
-    if (is_drain(e.op) && t == e.thread) return true;
-    if (e.op == Op::join && t == e.target) return true;
+  // `last`: p is the newest pending write of t (a drain or join needs t's buffer empty).
+  bool goal(const Event& e, std::uint32_t t, const Pend& p, bool last) const {
+    if (is_drain(e.op) && t == e.thread) return last;
+    if (e.op == Op::join && t == e.target) return last;
     if (!is_access(e.op) || e.op == Op::write || p.var != e.target) return false;
     if (t != e.thread) return true;
     return e.op == Op::read && p.w == source_;
@@ -451,10 +452,10 @@ struct TraceStream::Impl {
       todo &= todo - 1;
       seen |= 1u << a;
       for (const Pend& p : s.buf[a])
-        if (goal(e, a, p)) return true;
+        if (goal(e, a, p, &p == &s.buf[a].back())) return true;
       for (std::uint32_t w = 0; w < threads; ++w) {
         if ((seen | todo) & (1u << w) || s.buf[w].empty()) continue;
-        bool link = w > a;
+        bool link = false;
         for (std::size_t q = 0; !link && q < s.buf[a].size(); ++q)
           for (const Pend& p : s.buf[w])
             if (p.var == s.buf[a][q].var) {
@@ -465,6 +466,15 @@ struct TraceStream::Impl {
       }
     }
     return false;
+  }
+  // After a commit of thread v (variable x) that is no goal: can only v's next commit
+  // follow usefully (no other thread may commit next, by the canonical order, and lead
+  // to a goal)?
+  bool mid_run(const State& s, std::uint32_t v, std::uint32_t x, const Event& e) const {
+    for (std::uint32_t w = 0; w < threads; ++w)
+      if (w != v && !s.buf[w].empty() && (w > v || s.buf[w].front().var == x) && leads_to_goal(s, w, e))
+        return false;
+    return true;
   }
   EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
 
@@ -500,16 +510,32 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
         continue;
       if (e != nullptr && !leads_to_goal(s, v, *e)) continue;
       State n = s;
-      ++work;
-      if ((work & 1023) == 0 && *deadline_->expired() != '\0') {
-        undecided = fmt::format("{} at trace event {}", deadline_->expired(), i);
-        return false;
+      // A summary after a commit that is no goal, from which only the next commit of
+      // the same thread can lead to a goal, is a step on the way: it is neither kept
+      // nor compared, the run goes on in place (and is dropped if it leads nowhere).
+      std::size_t run = 0;
+      bool keep = true;
+      for (;;) {
+        ++work;
+        if ((work & 1023) == 0 && *deadline_->expired() != '\0') {
+          undecided = fmt::format("{} at trace event {}", deadline_->expired(), i);
+          return false;
+        }
+        const Pend p = n.buf[v].front();
+        if (commit(n, v)) {
+          State r = work_list[k];
+          for (std::size_t j = 0; j < run; ++j) commit(r, v);
+          violation(r, false, v, e);
+          return false;
+        }
+        ++run;
+        if (e == nullptr || goal(*e, v, p, n.buf[v].empty()) || !mid_run(n, v, p.var, *e)) break;
+        if (n.buf[v].empty() || !leads_to_goal(n, v, *e)) {
+          keep = false;
+          break;
+        }
       }
-      if (commit(n, v)) {
-        violation(work_list[k], false, v, e);
-        return false;
-      }
-      if (fresh(n)) work_list.push_back(std::move(n));
+      if (keep && fresh(n)) work_list.push_back(std::move(n));
       if (work_list.size() > limits.max_states) {
         undecided = fmt::format("budget: more than {} placement summaries at trace event {}", limits.max_states, i);
         return false;
