@@ -2,6 +2,7 @@
 #include "checkers/tso_trace_fpt.hpp"
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include <fmt/core.h>
@@ -57,13 +58,40 @@ struct Entry {
   bool operator==(const Entry&) const = default;
 };
 
+// The store buffers of every thread in one vector (thread 0's pending writes oldest
+// first, then thread 1's, ...): a summary is copied at every move, one allocation for
+// all buffers instead of one per thread.
+class Bufs {
+ public:
+  std::size_t size() const { return end_.size(); }
+  void resize(std::size_t n) { end_.resize(n, static_cast<std::uint32_t>(all_.size())); }
+  std::span<Pend> operator[](std::size_t t) { return {all_.data() + begin(t), all_.data() + end_[t]}; }
+  std::span<const Pend> operator[](std::size_t t) const { return {all_.data() + begin(t), all_.data() + end_[t]}; }
+  std::span<Pend> all() { return all_; }
+  std::span<const Pend> all() const { return all_; }
+  void pop_front(std::size_t t) {
+    all_.erase(all_.begin() + begin(t));
+    for (std::size_t u = t; u < end_.size(); ++u) --end_[u];
+  }
+  void push_back(std::size_t t, const Pend& p) {
+    all_.insert(all_.begin() + end_[t], p);
+    for (std::size_t u = t; u < end_.size(); ++u) ++end_[u];
+  }
+  bool operator==(const Bufs&) const = default;
+
+ private:
+  std::size_t begin(std::size_t t) const { return t == 0 ? 0 : end_[t - 1]; }
+  std::vector<Pend> all_;
+  std::vector<std::uint32_t> end_;
+};
+
 // A summary of the executions of a prefix of tau (see the header). Slots are the live
 // transactions in order of their first event, so equal summaries are equal vectors.
 struct State {
   std::vector<EventIndex> ids;
   std::vector<Mask> reach;  // reach[s]: slots s has a path (>= 1 edge) to
   std::vector<Entry> cls;   // sorted by id, none empty
-  std::vector<std::vector<Pend>> buf;  // per thread, oldest first
+  Bufs buf;  // per thread, oldest first
   // The last move was a commit of (thread, var): the next event of tau must be ordered
   // with it, or the commit could have come later; a next commit not ordered with it
   // must be of a larger thread, or the two could swap (canonical placement).
@@ -173,8 +201,7 @@ void collect(State& s, const std::vector<EventIndex>& open_blocks) {
   Mask keep = 0;
   for (EventIndex id : open_blocks)
     if (int k = s.slot_of(id); k >= 0) keep |= Mask{1} << k;
-  for (const auto& q : s.buf)
-    for (const Pend& p : q) keep |= (Mask{1} << p.slot) | p.readers;
+  for (const Pend& p : s.buf.all()) keep |= (Mask{1} << p.slot) | p.readers;
   const std::size_t n = s.ids.size();
   const Mask all = n == 64 ? ~Mask{0} : (Mask{1} << n) - 1;
   if (keep == all) return;
@@ -198,11 +225,10 @@ void collect(State& s, const std::vector<EventIndex>& open_blocks) {
     if (e.own != 0 || e.m != 0) s.cls[w++] = e;
   }
   s.cls.resize(w);
-  for (auto& q : s.buf)
-    for (Pend& p : q) {
-      p.slot = static_cast<std::uint32_t>(to[p.slot]);
-      p.readers = compress(p.readers);
-    }
+  for (Pend& p : s.buf.all()) {
+    p.slot = static_cast<std::uint32_t>(to[p.slot]);
+    p.readers = compress(p.readers);
+  }
 }
 
 // Equal summaries by hash, without a node allocation per summary: open addressing over
@@ -257,11 +283,10 @@ bool insert_slot(State& s, EventIndex id) {
     e.own = widen(e.own);
     e.m = widen(e.m);
   }
-  for (auto& q : s.buf)
-    for (Pend& pd : q) {
-      if (pd.slot >= p) ++pd.slot;
-      pd.readers = widen(pd.readers);
-    }
+  for (Pend& pd : s.buf.all()) {
+    if (pd.slot >= p) ++pd.slot;
+    pd.readers = widen(pd.readers);
+  }
   return true;
 }
 
@@ -329,7 +354,7 @@ struct TraceStream::Impl {
   // Places the next commit of thread v in s; true on a cycle.
   bool commit(State& s, std::uint32_t v) {
     Pend p = s.buf[v].front();
-    s.buf[v].erase(s.buf[v].begin());
+    s.buf.pop_front(v);
     const int y = static_cast<int>(p.slot);
     const std::uint64_t x = p.var;
     bool cyc = edges_into(s, y, [&](std::uint64_t id) {
@@ -406,7 +431,7 @@ struct TraceStream::Impl {
         break;
       case Op::write: {
         join_class(s, y, cls(kPoW, t, 0, x));
-        s.buf[t].push_back(Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, 0});
+        s.buf.push_back(t, Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, 0});
         // kMwo(t, u, x) becomes kMwa(u, x) as it is now.
         std::vector<Entry> snap;
         for (const Entry& en : s.cls)
@@ -659,16 +684,15 @@ void TraceStream::Impl::violation(const State& s, bool at_event, std::uint32_t c
     witness.push_back(j);
   }
   while (k < hs.size()) witness.push_back(hs[k++]->write);
-  std::vector<std::vector<Pend>> buf = s.buf;
+  Bufs buf = s.buf;
   if (!at_event) {
     witness.push_back(buf[commit_thread].front().w);
-    buf[commit_thread].erase(buf[commit_thread].begin());
+    buf.pop_front(commit_thread);
   } else {
     witness.push_back(i);
-    if (e->op == Op::write) buf[e->thread].push_back(Pend{e->target, 0, i, 0});
+    if (e->op == Op::write) buf.push_back(e->thread, Pend{e->target, 0, i, 0});
   }
-  for (const auto& q : buf)
-    for (const Pend& p : q) witness.push_back(p.w);
+  for (const Pend& p : buf.all()) witness.push_back(p.w);
   // The cycle, from the execution of the prefix.
   std::vector<Event> prefix(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(at_event ? i + 1 : i));
   std::vector<Event> eta = execution_of(prefix, witness);
