@@ -125,6 +125,38 @@ struct State {
     mix(oblig_w);
     return h;
   }
+  // Dominance: same live slots and buffers, and every reach, own and m set of this
+  // summary inside the other's. Every move is monotone in those sets (a cycle test
+  // reads m, the edges added read m and own, collect and the canonical order read only
+  // the buffers), so any cycle this summary can still close the other closes too, and
+  // the other is a real execution prefix: this one is redundant.
+  std::uint64_t shape_hash() const {
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+    auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
+    for (EventIndex v : ids) mix(v);
+    for (std::size_t t = 0; t < buf.size(); ++t) {
+      mix(t << 32 | buf[t].size());
+      for (const Pend& p : buf[t]) {
+        mix(p.w);
+        mix(p.readers);
+      }
+    }
+    return h;
+  }
+  bool below(const State& o) const {
+    if (ids != o.ids || buf != o.buf || oblig_thread != o.oblig_thread || oblig_var != o.oblig_var ||
+        oblig_w != o.oblig_w)
+      return false;
+    for (std::size_t l = 0; l < reach.size(); ++l)
+      if (reach[l] & ~o.reach[l]) return false;
+    std::size_t j = 0;
+    for (const Entry& e : cls) {
+      while (j < o.cls.size() && o.cls[j].id < e.id) ++j;
+      if (j == o.cls.size() || o.cls[j].id != e.id) return false;
+      if ((e.own & ~o.cls[j].own) || (e.m & ~o.cls[j].m)) return false;
+    }
+    return true;
+  }
   int slot_of(EventIndex id) const {
     auto it = std::lower_bound(ids.begin(), ids.end(), id);
     return it != ids.end() && *it == id ? static_cast<int>(it - ids.begin()) : -1;
@@ -270,6 +302,37 @@ class Seen {
   std::vector<Slot> table_;
   std::size_t used_ = 0;
 };
+
+// Keeps only the maximal summaries under State::below.
+void keep_maximal(std::vector<State>& states) {
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> groups;
+  std::vector<char> gone(states.size(), 0);
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    auto& g = groups[states[k].shape_hash()];
+    bool dominated = false;
+    for (std::size_t& o : g) {
+      if (gone[o]) continue;
+      if (states[k].below(states[o])) {
+        dominated = true;
+        break;
+      }
+      if (states[o].below(states[k])) gone[o] = 1;
+    }
+    if (dominated) {
+      gone[k] = 1;
+      continue;
+    }
+    std::erase_if(g, [&](std::size_t o) { return gone[o] != 0; });
+    g.push_back(k);
+  }
+  std::size_t w = 0;
+  for (std::size_t k = 0; k < states.size(); ++k)
+    if (!gone[k]) {
+      if (w != k) states[w] = std::move(states[k]);
+      ++w;
+    }
+  states.resize(w);
+}
 
 // Adds transaction `id` as a slot, in order; false when no slot is left.
 bool insert_slot(State& s, EventIndex id) {
@@ -656,6 +719,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     return;
   }
   if (!ok) return;  // undecided
+  keep_maximal(next);
   states = std::move(next);
   open_blocks = std::move(open_after);
   peak_states = std::max(peak_states, states.size());

@@ -173,6 +173,35 @@ TEST(TraceTsoStream, AdjacentUnorderedCommitsNeedAnOrderNotARelation) {
   EXPECT_FALSE(naive::tso_serializable(tso::execution_of(tau, v.witness)));
 }
 
+// The one-pass decider's verdict on tau is the naive judge's, and a violation comes
+// with a witness that is a TSO execution with a cycle.
+void expect_naive_verdict(const std::vector<Event>& tau, bool serializable) {
+  ASSERT_EQ(naive::trace_tso_serializable(tau), std::optional<bool>(serializable)) << show(tau);
+  tso::TraceVerdict v = tso::decide_stream(tau);
+  ASSERT_EQ(v.undecided, "");
+  ASSERT_EQ(v.serializable, serializable) << show(tau);
+  if (!serializable) {
+    std::vector<Event> ex = tso::execution_of(tau, v.witness);
+    EXPECT_FALSE(tso::tso_semantics_problem(ex, false).has_value());
+    EXPECT_FALSE(naive::tso_serializable(ex));
+  }
+}
+
+// Before T1's fence its buffer must be empty: the goal is T1's commit of x. T0's pending
+// write of x is no goal for the fence, yet the cycle needs its commit right before
+// T1's, which orders the two (same variable). A closure that placed only commits of
+// threads with a goal in their own buffer missed it (property test, seed 268).
+TEST(TraceTsoStream, ACommitChainsToTheGoalThroughAnotherThreadsCommitOfItsVariable) {
+  expect_naive_verdict(Build{}.begin(1).begin(0).w(0, 0).end(0).begin(0).r(1, 0).w(1, 0).fence(1).r(0, 0).r(0, 0).end(0).end(1).ev, false);
+}
+
+// Summaries with the same buffers and live transactions are pruned when one's reach,
+// own and m sets lie inside the other's. Here a pruning that compared the buffers
+// alone dropped the summary that closes the cycle (property test, seed 2018).
+TEST(TraceTsoStream, DominanceComparesReachabilityNotOnlyBuffers) {
+  expect_naive_verdict(Build{}.r(1, 2).begin(0).begin(2).w(1, 2).w(2, 1).r(0, 2).r(2, 2).rmw(0, 1).end(2).end(0).ev, false);
+}
+
 TEST(TraceTsoStream, StoreBufferingWitnessAndReset) {
   std::vector<Event> sb = Build{}.begin(0).w(0, 0).r(0, 1).end(0).begin(1).w(1, 1).r(1, 0).end(1).ev;
   tso::TraceStream s;
