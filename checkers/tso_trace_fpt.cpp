@@ -566,6 +566,42 @@ struct TraceStream::Impl {
   }
   EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
 
+  // A summary A is dropped when another, B, after committing a prefix of one thread's
+  // buffer right now, has A's buffers and live transactions and dominates A
+  // (State::below). B plus those commits is a real execution prefix, and its cycles are
+  // B's: a commit placed now rather than before the next event ordered with it changes
+  // no path (the canonical form's step (a)), so the search from B finds them. Typically
+  // A committed those writes earlier, before a read or commit that now reaches nothing
+  // through them, and B, committing them later, has the same edges and more. B keeps
+  // more writes pending than A, so no summary is dropped in favour of one it justifies.
+  void drop_committed_early() {
+    if (states.size() < 2) return;
+    std::unordered_multimap<std::uint64_t, std::size_t> by_shape;
+    for (std::size_t k = 0; k < states.size(); ++k) by_shape.emplace(states[k].shape_hash(), k);
+    std::vector<char> gone(states.size(), 0);
+    for (std::size_t k = 0; k < states.size(); ++k)
+      for (std::uint32_t v = 0; v < threads; ++v) {
+        if (states[k].buf[v].empty()) continue;
+        State b = states[k];
+        while (!b.buf[v].empty()) {
+          if (commit(b, v)) break;  // a cycle: the search will meet it
+          b.oblig_thread = -1;
+          b.oblig_var = 0;
+          b.oblig_w = kNoEvent;
+          auto [lo, hi] = by_shape.equal_range(b.shape_hash());
+          for (auto it = lo; it != hi; ++it)
+            if (!gone[it->second] && states[it->second].below(b)) gone[it->second] = 1;
+        }
+      }
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < states.size(); ++k)
+      if (!gone[k]) {
+        if (w != k) states[w] = std::move(states[k]);
+        ++w;
+      }
+    states.resize(w);
+  }
+
   void on_event(const Event& in, const Deadline& deadline);
   void violation(const State& s, bool at_event, std::uint32_t commit_thread, const Event* e);
   void continue_witness(const Event& e);
@@ -579,14 +615,11 @@ struct TraceStream::Impl {
 
 template <class Step>
 bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, Step step) {
+  // The summaries given are distinct (the previous event's were merged), and a summary
+  // after a commit differs from each of them in its last commit: only those are merged.
   Seen seen;
   auto fresh = [&](const State& s) { return seen.add(s, work_list.size(), work_list); };
-  {
-    std::vector<State> start;
-    start.swap(work_list);
-    for (State& s : start)
-      if (fresh(s)) work_list.push_back(std::move(s));
-  }
+  work_list.reserve(work_list.size() * 4);
   for (std::size_t k = 0; k < work_list.size(); ++k) {
     if (!step(work_list[k])) return false;
     for (std::uint32_t v = 0; v < threads; ++v) {
@@ -722,6 +755,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
   keep_maximal(next);
   states = std::move(next);
   open_blocks = std::move(open_after);
+  drop_committed_early();
   peak_states = std::max(peak_states, states.size());
   if (is_drain(e.op)) last_drain[t] = i;
   if (e.op == Op::write) last_write[t][e.target] = i;
