@@ -98,11 +98,15 @@ struct State {
   std::int64_t oblig_thread = -1;
   std::uint32_t oblig_var = 0;
   EventIndex oblig_w = kNoEvent;  // the write whose commit that was
+  // That commit left no trace: no live transaction reached its write's, which died with
+  // it, and no read waited for it. Another thread's commit or event after it is then
+  // dominated by the same moves with the commit placed after the event (see closure).
+  bool oblig_idle = false;
   std::shared_ptr<const Hist> hist;
 
   bool same(const State& o) const {
     return ids == o.ids && reach == o.reach && cls == o.cls && buf == o.buf && oblig_thread == o.oblig_thread &&
-           oblig_var == o.oblig_var && oblig_w == o.oblig_w;
+           oblig_var == o.oblig_var && oblig_w == o.oblig_w && oblig_idle == o.oblig_idle;
   }
   std::uint64_t hash() const {
     std::uint64_t h = 1469598103934665603ULL;
@@ -122,7 +126,7 @@ struct State {
       }
     }
     mix(static_cast<std::uint64_t>(oblig_thread) ^ (std::uint64_t{oblig_var} << 20));
-    mix(oblig_w);
+    mix(oblig_w ^ (std::uint64_t{oblig_idle} << 63));
     return h;
   }
   // Dominance: same live slots and buffers, and every reach, own and m set of this
@@ -145,7 +149,7 @@ struct State {
   }
   bool below(const State& o) const {
     if (ids != o.ids || buf != o.buf || oblig_thread != o.oblig_thread || oblig_var != o.oblig_var ||
-        oblig_w != o.oblig_w)
+        oblig_w != o.oblig_w || oblig_idle != o.oblig_idle)
       return false;
     for (std::size_t l = 0; l < reach.size(); ++l)
       if (reach[l] & ~o.reach[l]) return false;
@@ -431,7 +435,12 @@ struct TraceStream::Impl {
     join_class(s, y, cls(kCommit, v));
     join_class(s, y, cls(kMwa, v, 0, x));
     for (Mask b = p.readers; b != 0; b &= b - 1) join_class(s, __builtin_ctzll(b), cls(kMr, v, 0, x));
+    bool reached = false;
+    for (std::size_t l = 0; l < s.reach.size() && !reached; ++l)
+      reached = static_cast<int>(l) != y && (s.reach[l] & (Mask{1} << y)) != 0;
+    const EventIndex txn = s.ids[static_cast<std::size_t>(y)];
     collect(s, open_blocks);
+    s.oblig_idle = !reached && p.readers == 0 && s.slot_of(txn) < 0;
     s.oblig_thread = v;
     s.oblig_var = p.var;
     s.oblig_w = p.w;
@@ -447,6 +456,7 @@ struct TraceStream::Impl {
     s.oblig_thread = -1;
     s.oblig_var = 0;
     s.oblig_w = kNoEvent;
+    s.oblig_idle = false;
     if (is_block_op(e.op)) {  // not events of ⊚TSO: they only delimit transactions
       collect(s, open_after);
       return false;
@@ -566,6 +576,28 @@ struct TraceStream::Impl {
   }
   EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
 
+  // Can the last commit of s move to right after e? Not past a drain or join of its
+  // thread; and an event of its own thread may depend on it (a read it would serve).
+  // Could the thread of the last commit commit again later in this run, after another
+  // thread's (the canonical order lets it follow a smaller thread, or a commit of the
+  // variable of its next write)? Then the last commit must stay before that one.
+  bool may_resume(const State& s) const {
+    const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
+    if (s.buf[ot].empty()) return false;
+    const std::uint32_t next = s.buf[ot].front().var;
+    for (std::uint32_t u = 0; u < threads; ++u) {
+      if (u == ot || s.buf[u].empty()) continue;
+      if (u < ot) return true;
+      for (const Pend& p : s.buf[u])
+        if (p.var == next) return true;
+    }
+    return false;
+  }
+  bool may_follow(const State& s, const Event& e) const {
+    const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
+    return e.thread != ot && !(e.op == Op::join && e.target == ot);
+  }
+
   // A summary A is dropped when another, B, after committing a prefix of one thread's
   // buffer right now, has A's buffers and live transactions and dominates A
   // (State::below). B plus those commits is a real execution prefix, and its cycles are
@@ -588,6 +620,7 @@ struct TraceStream::Impl {
           b.oblig_thread = -1;
           b.oblig_var = 0;
           b.oblig_w = kNoEvent;
+          b.oblig_idle = false;
           auto [lo, hi] = by_shape.equal_range(b.shape_hash());
           for (auto it = lo; it != hi; ++it)
             if (!gone[it->second] && states[it->second].below(b)) gone[it->second] = 1;
@@ -630,6 +663,13 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
       if (s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var)
         continue;
       if (e != nullptr && !leads_to_goal(s, v, *e)) continue;
+      // After a commit that left no trace, another thread's commits and then e are
+      // dominated by the same moves with that commit placed right after e, a summary
+      // the pruning after e compares with; only the same thread's next commit (which
+      // needs this one first) is worth placing.
+      if (e != nullptr && s.oblig_idle && v != static_cast<std::uint32_t>(s.oblig_thread) && may_follow(s, *e) &&
+          !may_resume(s))
+        continue;
       State n = s;
       // A summary after a commit that is no goal, from which only the next commit of
       // the same thread can lead to a goal, is a step on the way: it is neither kept
@@ -650,7 +690,9 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
           return false;
         }
         ++run;
-        if (e == nullptr || goal(*e, v, p, n.buf[v].empty()) || !mid_run(n, v, p.var, *e)) break;
+        if (e == nullptr || goal(*e, v, p, n.buf[v].empty()) ||
+            (!(n.oblig_idle && may_follow(n, *e) && !may_resume(n)) && !mid_run(n, v, p.var, *e)))
+          break;
         if (n.buf[v].empty() || !leads_to_goal(n, v, *e)) {
           keep = false;
           break;
@@ -714,6 +756,9 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     if (e.op == Op::join && !s.buf[e.target].empty()) return false;
     if (s.oblig_thread < 0) return true;
     const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
+    // An event of another thread after a commit that left no trace: see closure. (Its
+    // own thread's drain or read needs the commit before it.)
+    if (s.oblig_idle && may_follow(s, e)) return false;
     if ((is_drain(e.op) && t == ot) || (e.op == Op::join && e.target == ot)) return true;
     if (!is_access(e.op) || e.target != s.oblig_var) return false;
     // The last commit c (thread ot, variable x) could move past e, changing no path

@@ -210,6 +210,22 @@ TEST(TraceTsoStream, AnEarlyCommitIsDroppedOnlyWhenTheLaterOneDominatesIt) {
   expect_naive_verdict(Build{}.r(0, 1).begin(0).begin(1).w(0, 0).r(1, 2).end(1).w(0, 0).r(1, 2).end(0).r(1, 0).ev, false);
 }
 
+// After a commit that leaves no trace (nothing live reaches its write) the search does
+// not let another thread commit or an event follow it: the commit could as well come
+// right after the event. Unless its thread commits again in the same run: T0's commit
+// of x0 leaves no trace, but T0's commit of x1 must follow T1's (the cycle) and needs it
+// first, and the canonical order puts T0's x0 before T1's x1 (property test, seed 1944).
+TEST(TraceTsoStream, ACommitThatLeavesNoTraceStaysWhenItsThreadResumes) {
+  expect_naive_verdict(Build{}.fork(0, 2).fork(0, 1).begin(1).w(1, 1).w(0, 0).begin(2).w(0, 1).r(1, 1).r(2, 1).w(2, 0).fence(1).end(2).end(1).join(0, 1).ev, false);
+}
+
+// A commit that a live transaction reaches is not one that leaves no trace: T1's block
+// is live while T0's second write commits, and the cycle runs through that commit
+// before T1's (property test, seed 8 of the test above).
+TEST(TraceTsoStream, ACommitALiveTransactionReachesMayBeFollowed) {
+  expect_naive_verdict(Build{}.acq(0, 0).w(0, 0).rel(0, 0).begin(1).w(0, 0).w(1, 0).r(1, 0).r(1, 0).end(1).ev, false);
+}
+
 TEST(TraceTsoStream, StoreBufferingWitnessAndReset) {
   std::vector<Event> sb = Build{}.begin(0).w(0, 0).r(0, 1).end(0).begin(1).w(1, 1).r(1, 0).end(1).ev;
   tso::TraceStream s;
