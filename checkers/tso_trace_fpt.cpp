@@ -273,7 +273,7 @@ class Seen {
  public:
   // True when no summary equal to s was added before; then s is added as index idx.
   bool add(const State& s, std::size_t idx, const std::vector<State>& in) {
-    if ((used_ + 1) * 2 > table_.size()) grow(in);
+    if ((used_ + 1) * 2 > table_.size()) grow();
     const std::uint64_t h = s.hash();
     for (std::size_t k = h & (table_.size() - 1);; k = (k + 1) & (table_.size() - 1)) {
       Slot& sl = table_[k];
@@ -292,7 +292,7 @@ class Seen {
     std::uint64_t hash = 0;
     std::size_t idx = kEmpty;
   };
-  void grow(const std::vector<State>&) {
+  void grow() {
     std::vector<Slot> old(std::max<std::size_t>(64, table_.size() * 2));
     old.swap(table_);
     for (const Slot& sl : old)
@@ -538,10 +538,11 @@ struct TraceStream::Impl {
     if (t != e.thread) return true;
     return e.op == Op::read && p.w == source_;
   }
-  // Every run of commits before e ends, in the canonical form, with a goal commit, so a
-  // commit from which no goal can follow only makes summaries allowed() drops. Over-
-  // approximated: after thread v's commits the next may be any larger thread's, or a
-  // thread sharing a variable with v's buffer (same variable as the last commit).
+  // In the canonical form every commit of a run before e reaches e through ordered pairs
+  // (same thread, same variable), ending in a goal commit; a commit from which no such
+  // chain can follow leads to no canonical placement.
+  // Over-approximated: from thread v's commits a chain goes on in v or in a thread with
+  // a pending write of a variable in v's buffer.
   bool leads_to_goal(const State& s, std::uint32_t v, const Event& e) const {
     if (threads > 32) return true;
     std::uint32_t seen = 0, todo = 1u << v;
@@ -576,8 +577,6 @@ struct TraceStream::Impl {
   }
   EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
 
-  // Can the last commit of s move to right after e? Not past a drain or join of its
-  // thread; and an event of its own thread may depend on it (a read it would serve).
   // Could the thread of the last commit commit again later in this run, after another
   // thread's (the canonical order lets it follow a smaller thread, or a commit of the
   // variable of its next write)? Then the last commit must stay before that one.
@@ -593,6 +592,8 @@ struct TraceStream::Impl {
     }
     return false;
   }
+  // Can the last commit of s move to right after e? Not past a drain or join of its
+  // thread; and an event of its own thread may depend on it (a read it would serve).
   bool may_follow(const State& s, const Event& e) const {
     const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
     return e.thread != ot && !(e.op == Op::join && e.target == ot);
