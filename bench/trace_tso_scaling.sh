@@ -2,7 +2,8 @@
 # Scaling of `atomcheck check-trace --checker trace-tso` with the trace length (issue
 # 39): random TSO traces from gen_tso_trace (THREADS threads, VARS variables, a fence
 # with probability FENCE/1000 and an rmw with RMW/1000 per operation, every event its own
-# transaction), 10^3 .. 10^6 events; for each: wall time, time(10n)/time(n), peak RSS.
+# transaction), 10^3 .. 10^6 events; for each: wall time, CPU time (user + system: what
+# to read when the machine is shared), CPU time(10n)/time(n), peak RSS.
 # Then the 204-event, 4-thread, 10-variable all-unary trace of the issue (drains 8%).
 # Ratios are what to read; nothing here is asserted. Rerun:
 #   ninja -C build atomcheck gen_tso_trace && bench/trace_tso_scaling.sh [build]
@@ -20,32 +21,32 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run FILE -> "seconds rss_kb exit verdict"
+# run FILE -> "seconds cpu_seconds rss_kb exit verdict"
 run() {
-  /usr/bin/time -f "%e %M" -o "$tmp/time" timeout "$TIMEOUT" "$ac" check-trace --checker trace-tso "$1" >"$tmp/out" 2>&1
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" timeout "$TIMEOUT" "$ac" check-trace --checker trace-tso "$1" >"$tmp/out" 2>&1
   local rc=$?
   local verdict
   verdict=$(grep -E '^trace-tso ' "$tmp/out" | sed -E 's/^trace-tso +//; s/ +[0-9.]+ ms$//' | cut -c1-60)
   [ $rc -eq 124 ] && verdict="timeout after ${TIMEOUT} s"
-  echo "$(tail -1 "$tmp/time") $rc ${verdict:-?}"
+  echo "$(tail -1 "$tmp/time" | awk '{ printf "%s %.2f %s", $1, $2 + $3, $4 }') $rc ${verdict:-?}"
 }
 
 echo "# $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# gen_tso_trace --threads=$THREADS --vars=$VARS --fence=$FENCE --rmw=$RMW --seed=1"
-printf '%10s %10s %12s %12s %5s  %s\n' events seconds "t(n)/t(n/10)" "peak RSS MB" exit verdict
+printf '%10s %10s %10s %12s %12s %5s  %s\n' events seconds "CPU s" "t(n)/t(n/10)" "peak RSS MB" exit verdict
 prev=""
 for n in $SIZES; do
   "$gen" --events="$n" --threads="$THREADS" --vars="$VARS" --fence="$FENCE" --rmw="$RMW" --seed=1 >"$tmp/t.jsonl"
-  read -r secs kb rc verdict <<<"$(run "$tmp/t.jsonl")"
+  read -r secs cpu kb rc verdict <<<"$(run "$tmp/t.jsonl")"
   ratio="-"
-  [ -n "$prev" ] && ratio=$(awk -v a="$secs" -v b="$prev" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
-  printf '%10s %10s %12s %12s %5s  %s\n' "$n" "$secs" "$ratio" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$rc" "$verdict"
-  prev=$secs
+  [ -n "$prev" ] && ratio=$(awk -v a="$cpu" -v b="$prev" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+  printf '%10s %10s %10s %12s %12s %5s  %s\n' "$n" "$secs" "$cpu" "$ratio" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$rc" "$verdict"
+  prev=$cpu
   [ "$rc" = 124 ] && break
 done
 rm -f "$tmp/t.jsonl"
 
 echo "# the 204-event trace: gen_tso_trace --events=204 --threads=4 --vars=10 --fence=50 --rmw=30 --seed=1"
 "$gen" --events=204 --threads=4 --vars=10 --fence=50 --rmw=30 --seed=1 >"$tmp/u.jsonl"
-read -r secs kb rc verdict <<<"$(run "$tmp/u.jsonl")"
-printf '%10s %10s %12s %12s %5s  %s\n' 204 "$secs" "-" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$rc" "$verdict"
+read -r secs cpu kb rc verdict <<<"$(run "$tmp/u.jsonl")"
+printf '%10s %10s %10s %12s %12s %5s  %s\n' 204 "$secs" "$cpu" "-" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$rc" "$verdict"

@@ -2,6 +2,7 @@
 #include "checkers/tso_trace_fpt.hpp"
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include <fmt/core.h>
@@ -57,24 +58,55 @@ struct Entry {
   bool operator==(const Entry&) const = default;
 };
 
+// The store buffers of every thread in one vector (thread 0's pending writes oldest
+// first, then thread 1's, ...): a summary is copied at every move, one allocation for
+// all buffers instead of one per thread.
+class Bufs {
+ public:
+  std::size_t size() const { return end_.size(); }
+  void resize(std::size_t n) { end_.resize(n, static_cast<std::uint32_t>(all_.size())); }
+  std::span<Pend> operator[](std::size_t t) { return {all_.data() + begin(t), all_.data() + end_[t]}; }
+  std::span<const Pend> operator[](std::size_t t) const { return {all_.data() + begin(t), all_.data() + end_[t]}; }
+  std::span<Pend> all() { return all_; }
+  std::span<const Pend> all() const { return all_; }
+  void pop_front(std::size_t t) {
+    all_.erase(all_.begin() + begin(t));
+    for (std::size_t u = t; u < end_.size(); ++u) --end_[u];
+  }
+  void push_back(std::size_t t, const Pend& p) {
+    all_.insert(all_.begin() + end_[t], p);
+    for (std::size_t u = t; u < end_.size(); ++u) ++end_[u];
+  }
+  bool operator==(const Bufs&) const = default;
+
+ private:
+  std::size_t begin(std::size_t t) const { return t == 0 ? 0 : end_[t - 1]; }
+  std::vector<Pend> all_;
+  std::vector<std::uint32_t> end_;
+};
+
 // A summary of the executions of a prefix of tau (see the header). Slots are the live
 // transactions in order of their first event, so equal summaries are equal vectors.
 struct State {
   std::vector<EventIndex> ids;
   std::vector<Mask> reach;  // reach[s]: slots s has a path (>= 1 edge) to
   std::vector<Entry> cls;   // sorted by id, none empty
-  std::vector<std::vector<Pend>> buf;  // per thread, oldest first
+  Bufs buf;  // per thread, oldest first
   // The last move was a commit of (thread, var): the next event of tau must be ordered
   // with it, or the commit could have come later; a next commit not ordered with it
   // must be of a larger thread, or the two could swap (canonical placement).
   std::int64_t oblig_thread = -1;
   std::uint32_t oblig_var = 0;
   EventIndex oblig_w = kNoEvent;  // the write whose commit that was
+  // That commit left no trace: no live transaction reached its write's, which died with
+  // it, and no read waited for it. Another thread's commit or event after it is then
+  // dominated by the same moves with the commit placed after the event (see closure).
+  bool oblig_idle = false;
   std::shared_ptr<const Hist> hist;
 
   bool same(const State& o) const {
     return ids == o.ids && reach == o.reach && cls == o.cls && buf == o.buf && oblig_thread == o.oblig_thread &&
-           oblig_var == o.oblig_var && oblig_w == o.oblig_w;
+           oblig_var == o.oblig_var && oblig_w == o.oblig_w && oblig_idle == o.oblig_idle;
   }
   std::uint64_t hash() const {
     std::uint64_t h = 1469598103934665603ULL;
@@ -94,8 +126,40 @@ struct State {
       }
     }
     mix(static_cast<std::uint64_t>(oblig_thread) ^ (std::uint64_t{oblig_var} << 20));
-    mix(oblig_w);
+    mix(oblig_w ^ (std::uint64_t{oblig_idle} << 63));
     return h;
+  }
+  // Dominance: same live slots and buffers, and every reach, own and m set of this
+  // summary inside the other's. Every move is monotone in those sets (a cycle test
+  // reads m, the edges added read m and own, collect and the canonical order read only
+  // the buffers), so any cycle this summary can still close the other closes too, and
+  // the other is a real execution prefix: this one is redundant.
+  std::uint64_t shape_hash() const {
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+    auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
+    for (EventIndex v : ids) mix(v);
+    for (std::size_t t = 0; t < buf.size(); ++t) {
+      mix(t << 32 | buf[t].size());
+      for (const Pend& p : buf[t]) {
+        mix(p.w);
+        mix(p.readers);
+      }
+    }
+    return h;
+  }
+  bool below(const State& o) const {
+    if (ids != o.ids || buf != o.buf || oblig_thread != o.oblig_thread || oblig_var != o.oblig_var ||
+        oblig_w != o.oblig_w || oblig_idle != o.oblig_idle)
+      return false;
+    for (std::size_t l = 0; l < reach.size(); ++l)
+      if (reach[l] & ~o.reach[l]) return false;
+    std::size_t j = 0;
+    for (const Entry& e : cls) {
+      while (j < o.cls.size() && o.cls[j].id < e.id) ++j;
+      if (j == o.cls.size() || o.cls[j].id != e.id) return false;
+      if ((e.own & ~o.cls[j].own) || (e.m & ~o.cls[j].m)) return false;
+    }
+    return true;
   }
   int slot_of(EventIndex id) const {
     auto it = std::lower_bound(ids.begin(), ids.end(), id);
@@ -140,13 +204,32 @@ void join_class(State& s, int y, std::uint64_t id) {
   e.m |= up;
 }
 
-Mask compress(Mask v, Mask keep) {
-  Mask out = 0;
-  int k = 0;
-  for (Mask b = keep; b != 0; b &= b - 1, ++k)
-    if (v & (b & -b)) out |= Mask{1} << k;
-  return out;
-}
+// The bits of v at the positions in keep, packed low. Usually a collection drops one or
+// two slots, so this closes the gaps one dropped bit at a time, highest first.
+struct Compressor {
+  Mask keep;
+  int drop[kMaxLive];
+  int ndrop = 0;
+  Compressor(Mask k, std::size_t n) : keep(k) {
+    for (int b = static_cast<int>(n) - 1; b >= 0; --b)
+      if (!(keep & (Mask{1} << b))) drop[ndrop++] = b;
+  }
+  Mask operator()(Mask v) const {
+    if (ndrop > 8) {
+      Mask out = 0;
+      int k = 0;
+      for (Mask b = keep; b != 0; b &= b - 1, ++k)
+        if (v & (b & -b)) out |= Mask{1} << k;
+      return out;
+    }
+    for (int j = 0; j < ndrop; ++j) {
+      const int b = drop[j];
+      const Mask low = (Mask{1} << b) - 1;
+      v = (v & low) | ((v >> b >> 1) << b);
+    }
+    return v;
+  }
+};
 
 // Drops the transactions that can receive no more edges: not an open block, no pending
 // commit, no read waiting for its write's commit. What they reach stays in `m`.
@@ -154,35 +237,105 @@ void collect(State& s, const std::vector<EventIndex>& open_blocks) {
   Mask keep = 0;
   for (EventIndex id : open_blocks)
     if (int k = s.slot_of(id); k >= 0) keep |= Mask{1} << k;
-  for (const auto& q : s.buf)
-    for (const Pend& p : q) keep |= (Mask{1} << p.slot) | p.readers;
+  for (const Pend& p : s.buf.all()) keep |= (Mask{1} << p.slot) | p.readers;
   const std::size_t n = s.ids.size();
   const Mask all = n == 64 ? ~Mask{0} : (Mask{1} << n) - 1;
   if (keep == all) return;
-  std::vector<int> to(n, -1);
+  const Compressor compress(keep, n);
+  int to[kMaxLive];
   int k = 0;
   for (std::size_t l = 0; l < n; ++l)
     if (keep & (Mask{1} << l)) {
       to[l] = k;
       s.ids[k] = s.ids[l];
-      s.reach[k] = compress(s.reach[l], keep);
+      s.reach[k] = compress(s.reach[l]);
       ++k;
     }
   s.ids.resize(k);
   s.reach.resize(k);
   std::size_t w = 0;
   for (Entry& e : s.cls) {
-    e.own = compress(e.own, keep);
-    e.m = compress(e.m, keep);
+    e.own = compress(e.own);
+    e.m = compress(e.m);
     // No live transaction has or reaches such an event: no future cycle can use it.
     if (e.own != 0 || e.m != 0) s.cls[w++] = e;
   }
   s.cls.resize(w);
-  for (auto& q : s.buf)
-    for (Pend& p : q) {
-      p.slot = static_cast<std::uint32_t>(to[p.slot]);
-      p.readers = compress(p.readers, keep);
+  for (Pend& p : s.buf.all()) {
+    p.slot = static_cast<std::uint32_t>(to[p.slot]);
+    p.readers = compress(p.readers);
+  }
+}
+
+// Equal summaries by hash, without a node allocation per summary: open addressing over
+// indices into the caller's vector.
+class Seen {
+ public:
+  // True when no summary equal to s was added before; then s is added as index idx.
+  bool add(const State& s, std::size_t idx, const std::vector<State>& in) {
+    if ((used_ + 1) * 2 > table_.size()) grow();
+    const std::uint64_t h = s.hash();
+    for (std::size_t k = h & (table_.size() - 1);; k = (k + 1) & (table_.size() - 1)) {
+      Slot& sl = table_[k];
+      if (sl.idx == kEmpty) {
+        sl = Slot{h, idx};
+        ++used_;
+        return true;
+      }
+      if (sl.hash == h && in[sl.idx].same(s)) return false;
     }
+  }
+
+ private:
+  static constexpr std::size_t kEmpty = ~std::size_t{0};
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::size_t idx = kEmpty;
+  };
+  void grow() {
+    std::vector<Slot> old(std::max<std::size_t>(64, table_.size() * 2));
+    old.swap(table_);
+    for (const Slot& sl : old)
+      if (sl.idx != kEmpty)
+        for (std::size_t k = sl.hash & (table_.size() - 1);; k = (k + 1) & (table_.size() - 1))
+          if (table_[k].idx == kEmpty) {
+            table_[k] = sl;
+            break;
+          }
+  }
+  std::vector<Slot> table_;
+  std::size_t used_ = 0;
+};
+
+// Keeps only the maximal summaries under State::below.
+void keep_maximal(std::vector<State>& states) {
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> groups;
+  std::vector<char> gone(states.size(), 0);
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    auto& g = groups[states[k].shape_hash()];
+    bool dominated = false;
+    for (std::size_t& o : g) {
+      if (gone[o]) continue;
+      if (states[k].below(states[o])) {
+        dominated = true;
+        break;
+      }
+      if (states[o].below(states[k])) gone[o] = 1;
+    }
+    if (dominated) {
+      gone[k] = 1;
+      continue;
+    }
+    std::erase_if(g, [&](std::size_t o) { return gone[o] != 0; });
+    g.push_back(k);
+  }
+  std::size_t w = 0;
+  for (std::size_t k = 0; k < states.size(); ++k)
+    if (!gone[k]) {
+      if (w != k) states[w] = std::move(states[k]);
+      ++w;
+    }
+  states.resize(w);
 }
 
 // Adds transaction `id` as a slot, in order; false when no slot is left.
@@ -197,11 +350,10 @@ bool insert_slot(State& s, EventIndex id) {
     e.own = widen(e.own);
     e.m = widen(e.m);
   }
-  for (auto& q : s.buf)
-    for (Pend& pd : q) {
-      if (pd.slot >= p) ++pd.slot;
-      pd.readers = widen(pd.readers);
-    }
+  for (Pend& pd : s.buf.all()) {
+    if (pd.slot >= p) ++pd.slot;
+    pd.readers = widen(pd.readers);
+  }
   return true;
 }
 
@@ -269,7 +421,7 @@ struct TraceStream::Impl {
   // Places the next commit of thread v in s; true on a cycle.
   bool commit(State& s, std::uint32_t v) {
     Pend p = s.buf[v].front();
-    s.buf[v].erase(s.buf[v].begin());
+    s.buf.pop_front(v);
     const int y = static_cast<int>(p.slot);
     const std::uint64_t x = p.var;
     bool cyc = edges_into(s, y, [&](std::uint64_t id) {
@@ -283,7 +435,12 @@ struct TraceStream::Impl {
     join_class(s, y, cls(kCommit, v));
     join_class(s, y, cls(kMwa, v, 0, x));
     for (Mask b = p.readers; b != 0; b &= b - 1) join_class(s, __builtin_ctzll(b), cls(kMr, v, 0, x));
+    bool reached = false;
+    for (std::size_t l = 0; l < s.reach.size() && !reached; ++l)
+      reached = static_cast<int>(l) != y && (s.reach[l] & (Mask{1} << y)) != 0;
+    const EventIndex txn = s.ids[static_cast<std::size_t>(y)];
     collect(s, open_blocks);
+    s.oblig_idle = !reached && p.readers == 0 && s.slot_of(txn) < 0;
     s.oblig_thread = v;
     s.oblig_var = p.var;
     s.oblig_w = p.w;
@@ -299,6 +456,7 @@ struct TraceStream::Impl {
     s.oblig_thread = -1;
     s.oblig_var = 0;
     s.oblig_w = kNoEvent;
+    s.oblig_idle = false;
     if (is_block_op(e.op)) {  // not events of ⊚TSO: they only delimit transactions
       collect(s, open_after);
       return false;
@@ -346,7 +504,7 @@ struct TraceStream::Impl {
         break;
       case Op::write: {
         join_class(s, y, cls(kPoW, t, 0, x));
-        s.buf[t].push_back(Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, 0});
+        s.buf.push_back(t, Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, 0});
         // kMwo(t, u, x) becomes kMwa(u, x) as it is now.
         std::vector<Entry> snap;
         for (const Entry& en : s.cls)
@@ -370,6 +528,114 @@ struct TraceStream::Impl {
     return false;
   }
 
+  // Could a commit of t's pending write p be the last commit before e (the one that
+  // must be ordered with e for e to be allowed after it)? Over-approximates allowed().
+  // `last`: p is the newest pending write of t (a drain or join needs t's buffer empty).
+  bool goal(const Event& e, std::uint32_t t, const Pend& p, bool last) const {
+    if (is_drain(e.op) && t == e.thread) return last;
+    if (e.op == Op::join && t == e.target) return last;
+    if (!is_access(e.op) || e.op == Op::write || p.var != e.target) return false;
+    if (t != e.thread) return true;
+    return e.op == Op::read && p.w == source_;
+  }
+  // In the canonical form every commit of a run before e reaches e through ordered pairs
+  // (same thread, same variable), ending in a goal commit; a commit from which no such
+  // chain can follow leads to no canonical placement.
+  // Over-approximated: from thread v's commits a chain goes on in v or in a thread with
+  // a pending write of a variable in v's buffer.
+  bool leads_to_goal(const State& s, std::uint32_t v, const Event& e) const {
+    if (threads > 32) return true;
+    std::uint32_t seen = 0, todo = 1u << v;
+    while (todo != 0) {
+      const auto a = static_cast<std::uint32_t>(__builtin_ctz(todo));
+      todo &= todo - 1;
+      seen |= 1u << a;
+      for (const Pend& p : s.buf[a])
+        if (goal(e, a, p, &p == &s.buf[a].back())) return true;
+      for (std::uint32_t w = 0; w < threads; ++w) {
+        if ((seen | todo) & (1u << w) || s.buf[w].empty()) continue;
+        bool link = false;
+        for (std::size_t q = 0; !link && q < s.buf[a].size(); ++q)
+          for (const Pend& p : s.buf[w])
+            if (p.var == s.buf[a][q].var) {
+              link = true;
+              break;
+            }
+        if (link) todo |= 1u << w;
+      }
+    }
+    return false;
+  }
+  // After a commit of thread v (variable x) that is no goal: can only v's next commit
+  // follow usefully (no other thread may commit next, by the canonical order, and lead
+  // to a goal)?
+  bool mid_run(const State& s, std::uint32_t v, std::uint32_t x, const Event& e) const {
+    for (std::uint32_t w = 0; w < threads; ++w)
+      if (w != v && !s.buf[w].empty() && (w > v || s.buf[w].front().var == x) && leads_to_goal(s, w, e))
+        return false;
+    return true;
+  }
+  EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
+
+  // Could the thread of the last commit commit again later in this run, after another
+  // thread's (the canonical order lets it follow a smaller thread, or a commit of the
+  // variable of its next write)? Then the last commit must stay before that one.
+  bool may_resume(const State& s) const {
+    const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
+    if (s.buf[ot].empty()) return false;
+    const std::uint32_t next = s.buf[ot].front().var;
+    for (std::uint32_t u = 0; u < threads; ++u) {
+      if (u == ot || s.buf[u].empty()) continue;
+      if (u < ot) return true;
+      for (const Pend& p : s.buf[u])
+        if (p.var == next) return true;
+    }
+    return false;
+  }
+  // Can the last commit of s move to right after e? Not past a drain or join of its
+  // thread; and an event of its own thread may depend on it (a read it would serve).
+  bool may_follow(const State& s, const Event& e) const {
+    const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
+    return e.thread != ot && !(e.op == Op::join && e.target == ot);
+  }
+
+  // A summary A is dropped when another, B, after committing a prefix of one thread's
+  // buffer right now, has A's buffers and live transactions and dominates A
+  // (State::below). B plus those commits is a real execution prefix, and its cycles are
+  // B's: a commit placed now rather than before the next event ordered with it changes
+  // no path (the canonical form's step (a)), so the search from B finds them. Typically
+  // A committed those writes earlier, before a read or commit that now reaches nothing
+  // through them, and B, committing them later, has the same edges and more. B keeps
+  // more writes pending than A, so no summary is dropped in favour of one it justifies.
+  void drop_committed_early() {
+    if (states.size() < 2) return;
+    std::unordered_multimap<std::uint64_t, std::size_t> by_shape;
+    for (std::size_t k = 0; k < states.size(); ++k) by_shape.emplace(states[k].shape_hash(), k);
+    std::vector<char> gone(states.size(), 0);
+    for (std::size_t k = 0; k < states.size(); ++k)
+      for (std::uint32_t v = 0; v < threads; ++v) {
+        if (states[k].buf[v].empty()) continue;
+        State b = states[k];
+        while (!b.buf[v].empty()) {
+          if (commit(b, v)) break;  // a cycle: the search will meet it
+          b.oblig_thread = -1;
+          b.oblig_var = 0;
+          b.oblig_w = kNoEvent;
+          b.oblig_idle = false;
+          auto [lo, hi] = by_shape.equal_range(b.shape_hash());
+          for (auto it = lo; it != hi; ++it)
+            if (!gone[it->second] && states[it->second].below(b)) gone[it->second] = 1;
+        }
+      }
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < states.size(); ++k)
+      if (!gone[k]) {
+        if (w != k) states[w] = std::move(states[k]);
+        ++w;
+      }
+    states.resize(w);
+  }
+
   void on_event(const Event& in, const Deadline& deadline);
   void violation(const State& s, bool at_event, std::uint32_t commit_thread, const Event* e);
   void continue_witness(const Event& e);
@@ -383,20 +649,11 @@ struct TraceStream::Impl {
 
 template <class Step>
 bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, Step step) {
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
-  auto fresh = [&](const State& s) {
-    auto& bucket = seen[s.hash()];
-    for (std::size_t k : bucket)
-      if (work_list[k].same(s)) return false;
-    bucket.push_back(work_list.size());
-    return true;
-  };
-  {
-    std::vector<State> start;
-    start.swap(work_list);
-    for (State& s : start)
-      if (fresh(s)) work_list.push_back(std::move(s));
-  }
+  // The summaries given are distinct (the previous event's were merged), and a summary
+  // after a commit differs from each of them in its last commit: only those are merged.
+  Seen seen;
+  auto fresh = [&](const State& s) { return seen.add(s, work_list.size(), work_list); };
+  work_list.reserve(work_list.size() * 4);
   for (std::size_t k = 0; k < work_list.size(); ++k) {
     if (!step(work_list[k])) return false;
     for (std::uint32_t v = 0; v < threads; ++v) {
@@ -406,17 +663,43 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
       // keep the order with the smaller thread first.
       if (s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var)
         continue;
+      if (e != nullptr && !leads_to_goal(s, v, *e)) continue;
+      // After a commit that left no trace, another thread's commits and then e are
+      // dominated by the same moves with that commit placed right after e, a summary
+      // the pruning after e compares with; only the same thread's next commit (which
+      // needs this one first) is worth placing.
+      if (e != nullptr && s.oblig_idle && v != static_cast<std::uint32_t>(s.oblig_thread) && may_follow(s, *e) &&
+          !may_resume(s))
+        continue;
       State n = s;
-      ++work;
-      if ((work & 1023) == 0 && *deadline_->expired() != '\0') {
-        undecided = fmt::format("{} at trace event {}", deadline_->expired(), i);
-        return false;
+      // A summary after a commit that is no goal, from which only the next commit of
+      // the same thread can lead to a goal, is a step on the way: it is neither kept
+      // nor compared, the run goes on in place (and is dropped if it leads nowhere).
+      std::size_t run = 0;
+      bool keep = true;
+      for (;;) {
+        ++work;
+        if ((work & 1023) == 0 && *deadline_->expired() != '\0') {
+          undecided = fmt::format("{} at trace event {}", deadline_->expired(), i);
+          return false;
+        }
+        const Pend p = n.buf[v].front();
+        if (commit(n, v)) {
+          State r = work_list[k];
+          for (std::size_t j = 0; j < run; ++j) commit(r, v);
+          violation(r, false, v, e);
+          return false;
+        }
+        ++run;
+        if (e == nullptr || goal(*e, v, p, n.buf[v].empty()) ||
+            (!(n.oblig_idle && may_follow(n, *e) && !may_resume(n)) && !mid_run(n, v, p.var, *e)))
+          break;
+        if (n.buf[v].empty() || !leads_to_goal(n, v, *e)) {
+          keep = false;
+          break;
+        }
       }
-      if (commit(n, v)) {
-        violation(work_list[k], false, v, e);
-        return false;
-      }
-      if (fresh(n)) work_list.push_back(std::move(n));
+      if (keep && fresh(n)) work_list.push_back(std::move(n));
       if (work_list.size() > limits.max_states) {
         undecided = fmt::format("budget: more than {} placement summaries at trace event {}", limits.max_states, i);
         return false;
@@ -466,13 +749,17 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     auto it = last_write[t].find(e.target);
     if (it != last_write[t].end() && (last_drain[t] == kNoEvent || last_drain[t] < it->second)) source = it->second;
   }
+  source_ = source;
   std::vector<State> next;
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
+  Seen seen;
   auto allowed = [&](const State& s) {
     if (is_drain(e.op) && !s.buf[t].empty()) return false;
     if (e.op == Op::join && !s.buf[e.target].empty()) return false;
     if (s.oblig_thread < 0) return true;
     const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
+    // An event of another thread after a commit that left no trace: see closure. (Its
+    // own thread's drain or read needs the commit before it.)
+    if (s.oblig_idle && may_follow(s, e)) return false;
     if ((is_drain(e.op) && t == ot) || (e.op == Op::join && e.target == ot)) return true;
     if (!is_access(e.op) || e.target != s.oblig_var) return false;
     // The last commit c (thread ot, variable x) could move past e, changing no path
@@ -501,10 +788,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
       undecided = fmt::format("budget: more than {} live transactions at trace event {}", kMaxLive, i);
       return false;
     }
-    auto& bucket = seen[n.hash()];
-    for (std::size_t k : bucket)
-      if (next[k].same(n)) return true;
-    bucket.push_back(next.size());
+    if (!seen.add(n, next.size(), next)) return true;
     peak_live = std::max(peak_live, n.ids.size());
     next.push_back(std::move(n));
     return true;
@@ -514,8 +798,10 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     return;
   }
   if (!ok) return;  // undecided
+  keep_maximal(next);
   states = std::move(next);
   open_blocks = std::move(open_after);
+  drop_committed_early();
   peak_states = std::max(peak_states, states.size());
   if (is_drain(e.op)) last_drain[t] = i;
   if (e.op == Op::write) last_write[t][e.target] = i;
@@ -542,16 +828,15 @@ void TraceStream::Impl::violation(const State& s, bool at_event, std::uint32_t c
     witness.push_back(j);
   }
   while (k < hs.size()) witness.push_back(hs[k++]->write);
-  std::vector<std::vector<Pend>> buf = s.buf;
+  Bufs buf = s.buf;
   if (!at_event) {
     witness.push_back(buf[commit_thread].front().w);
-    buf[commit_thread].erase(buf[commit_thread].begin());
+    buf.pop_front(commit_thread);
   } else {
     witness.push_back(i);
-    if (e->op == Op::write) buf[e->thread].push_back(Pend{e->target, 0, i, 0});
+    if (e->op == Op::write) buf.push_back(e->thread, Pend{e->target, 0, i, 0});
   }
-  for (const auto& q : buf)
-    for (const Pend& p : q) witness.push_back(p.w);
+  for (const Pend& p : buf.all()) witness.push_back(p.w);
   // The cycle, from the execution of the prefix.
   std::vector<Event> prefix(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(at_event ? i + 1 : i));
   std::vector<Event> eta = execution_of(prefix, witness);

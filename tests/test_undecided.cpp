@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/xorshift.hpp"
 #include "checkers/registry.hpp"
 #include "checkers/tso_random.hpp"
 #include "checkers/tso_trace.hpp"
@@ -189,6 +190,26 @@ std::string write_hard_trace() {
   return path;
 }
 
+// A trace the one-pass decider needs seconds for (hard_trace() takes it milliseconds):
+// what `gen_tso_trace --events=20000 --threads=4 --vars=8 --fence=120 --rmw=20 --seed=1`
+// writes, with drains rare enough that the store buffers run deep.
+std::string write_deep_buffer_trace() {
+  std::string path = testing::temp_dir() + "/deep20000.jsonl";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  XorShiftRng rng{1 * 0x9E3779B97F4A7C15ULL + 1};
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint32_t t = rng.below(4);
+    const std::uint32_t x = rng.below(8);
+    const std::uint32_t r = rng.below(1000);
+    if (r < 120) std::fprintf(f, "{\"thread\":\"T%u\",\"op\":\"fence\"}\n", t);
+    else if (r < 140) std::fprintf(f, "{\"thread\":\"T%u\",\"op\":\"rmw\",\"var\":\"x%u\"}\n", t, x);
+    else if (rng.below(2) == 0) std::fprintf(f, "{\"thread\":\"T%u\",\"op\":\"read\",\"var\":\"x%u\"}\n", t, x);
+    else std::fprintf(f, "{\"thread\":\"T%u\",\"op\":\"write\",\"var\":\"x%u\"}\n", t, x);
+  }
+  std::fclose(f);
+  return path;
+}
+
 TEST(UndecidedCli, CheckTraceTimeLimitStopsZ3) {
   std::string trace = write_hard_trace();
   auto r = run_cli({"check-trace", trace, "--checker", "trace-tso-z3", "--time-limit", "1"});
@@ -196,7 +217,7 @@ TEST(UndecidedCli, CheckTraceTimeLimitStopsZ3) {
   EXPECT_NE(r.out.find("trace-tso-z3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("undecided: time limit"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(" serializable "), std::string::npos) << r.out;
-  auto j = run_cli({"check-trace", trace, "--checker", "trace-tso-fpt", "--time-limit", "0.5", "--json"});
+  auto j = run_cli({"check-trace", write_deep_buffer_trace(), "--checker", "trace-tso-fpt", "--time-limit", "0.5", "--json"});
   EXPECT_EQ(j.exit_code, 3) << j.out << j.err;
   EXPECT_NE(j.out.find("\"undecided\":\"time limit at trace event"), std::string::npos) << j.out;
 }
@@ -258,7 +279,7 @@ TEST(UndecidedCli, CtrlCOnCheckTraceStopsZ3) {
 }
 
 TEST(UndecidedCli, CtrlCOnCheckTraceStopsTraceTso) {
-  std::string trace = write_hard_trace();
+  std::string trace = write_deep_buffer_trace();
   auto r = run_cli_interrupted({"check-trace", trace, "--checker", "trace-tso"}, 300);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("undecided: interrupted"), std::string::npos) << r.out;
