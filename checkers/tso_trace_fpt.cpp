@@ -307,6 +307,17 @@ class Seen {
   std::size_t used_ = 0;
 };
 
+// Removes the summaries marked in `gone`, keeping the others' order.
+void drop_gone(std::vector<State>& states, const std::vector<char>& gone) {
+  std::size_t w = 0;
+  for (std::size_t k = 0; k < states.size(); ++k)
+    if (!gone[k]) {
+      if (w != k) states[w] = std::move(states[k]);
+      ++w;
+    }
+  states.resize(w);
+}
+
 // Keeps only the maximal summaries under State::below.
 void keep_maximal(std::vector<State>& states) {
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> groups;
@@ -329,13 +340,7 @@ void keep_maximal(std::vector<State>& states) {
     std::erase_if(g, [&](std::size_t o) { return gone[o] != 0; });
     g.push_back(k);
   }
-  std::size_t w = 0;
-  for (std::size_t k = 0; k < states.size(); ++k)
-    if (!gone[k]) {
-      if (w != k) states[w] = std::move(states[k]);
-      ++w;
-    }
-  states.resize(w);
+  drop_gone(states, gone);
 }
 
 // Adds transaction `id` as a slot, in order; false when no slot is left.
@@ -627,13 +632,7 @@ struct TraceStream::Impl {
             if (!gone[it->second] && states[it->second].below(b)) gone[it->second] = 1;
         }
       }
-    std::size_t w = 0;
-    for (std::size_t k = 0; k < states.size(); ++k)
-      if (!gone[k]) {
-        if (w != k) states[w] = std::move(states[k]);
-        ++w;
-      }
-    states.resize(w);
+    drop_gone(states, gone);
   }
 
   void on_event(const Event& in, const Deadline& deadline);
