@@ -4,7 +4,7 @@
 #include "checkers/registry.hpp"
 
 #include <mutex>
-#include <optional>
+#include <deque>
 #include <stdexcept>
 
 #include "checkers/aerodrome.hpp"
@@ -61,22 +61,23 @@ const std::vector<Entry>& entries() {
 // libraries; the explorer's unit threads read it while making their checkers.
 struct Registered {
   std::mutex mutex;
-  std::vector<Entry> entries;
+  std::deque<Entry> entries;  // only appended to: an entry never moves once registered
 };
 Registered& registered() {
   static Registered r;
   return r;
 }
 
-// The entry of `name` (core first), copied out of the lock; nullopt when unknown.
-std::optional<Entry> find(std::string_view name) {
+// The entry of `name` (core first); nullptr when unknown. Entries are never removed and a
+// deque's push_back moves none, so the pointer stays valid after the lock is released.
+const Entry* find(std::string_view name) {
   for (const Entry& e : entries())
-    if (e.info.name == name) return e;
+    if (e.info.name == name) return &e;
   Registered& r = registered();
   std::lock_guard lock(r.mutex);
   for (const Entry& e : r.entries)
-    if (e.info.name == name) return e;
-  return std::nullopt;
+    if (e.info.name == name) return &e;
+  return nullptr;
 }
 
 }  // namespace
@@ -91,12 +92,12 @@ std::vector<CheckerInfo> checker_catalog() {
 }
 
 bool checker_needs_issue_order(std::string_view name) {
-  std::optional<Entry> e = find(name);
+  const Entry* e = find(name);
   return e ? e->info.needs_issue_order : true;
 }
 
 std::unique_ptr<Checker> make_checker(std::string_view name, const CheckerOptions& options) {
-  std::optional<Entry> e = find(name);
+  const Entry* e = find(name);
   return e ? e->make(options) : nullptr;
 }
 
