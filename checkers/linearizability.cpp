@@ -121,6 +121,19 @@ bool counter_step(State& s, const Operation& op, bool check) {
   return gives(op, check, v);
 }
 
+// The thread holding the lock plus one, 0 when free: lock only when free, unlock only by
+// the holder. A pending lock that took effect holds it; one that did not is left out.
+bool mutex_step(State& s, const Operation& op, bool) {
+  if (op.method == 0) {  // lock
+    if (s[0] != 0) return false;
+    s[0] = static_cast<std::int64_t>(op.thread) + 1;
+    return true;
+  }
+  if (s[0] != static_cast<std::int64_t>(op.thread) + 1) return false;  // unlock
+  s[0] = 0;
+  return true;
+}
+
 bool register_step(State& s, const Operation& op, bool check) {
   if (op.method == 0) {
     s[0] = op.arg;
@@ -361,11 +374,15 @@ std::unique_ptr<Spec> make_spec(std::string_view name) {
   if (name == "register")
     return std::make_unique<TableSpec>("register", std::vector<std::string>{"write", "read"}, &register_step, false,
                                        State{0});
+  if (name == "mutex")
+    return std::make_unique<TableSpec>("mutex", std::vector<std::string>{"lock", "unlock"}, &mutex_step, false,
+                                       State{0});
   return nullptr;
 }
 
 const std::vector<std::string>& spec_names() {
-  static const std::vector<std::string> names = {"stack", "queue", "deque", "set", "map", "counter", "register"};
+  static const std::vector<std::string> names = {"stack", "queue", "deque", "set", "map", "counter", "register",
+                                                 "mutex"};
   return names;
 }
 

@@ -14,7 +14,7 @@
 // search with Lowe's memoisation of (operations linearized, state), as Porcupine and
 // Lincheck run it, which can backtrack over the whole history. Both apply
 // P-compositionality: a set's or a map's keys are checked apart (linearizable iff every
-// key's operations are). tests/support/lin_naive.cpp is a third judge, from the definition.
+// key's operations are). checkers/lin_naive.cpp is a third judge, from the definition.
 #pragma once
 
 #include <cstdint>
@@ -69,10 +69,34 @@ class Spec {
 // deque (push_bottom, pop_bottom, steal: a work-stealing deque, the owner at the bottom),
 // set (add, remove, contains: results 1/0), map (put: previous value or kNone, get,
 // remove: removed value or kNone), counter (increment: the value before, get), register
-// (write, read; initial 0). nullptr for an unknown name.
+// (write, read; initial 0), mutex (lock, unlock: a lock taken only when free, released only
+// by its holder). nullptr for an unknown name.
 std::unique_ptr<Spec> make_spec(std::string_view name);
 // Their names, for error messages.
 const std::vector<std::string>& spec_names();
+
+// Operations in a trace (scheduler/lin_test.hpp `operation`): an operation is an atomic
+// block whose `begin` event carries the argument in `value` and, in `value2`, the code
+// below naming the specification (its index in spec_names()), the object (a dense id per
+// execution, so two stacks are two histories) and the method; its `end` carries the result
+// in `value` and the second argument (a map's value) in `value2`. A plain atomic block's
+// begin has value2 0, which is no code. Packed into one field so that events keep their
+// size and every other checker reads an operation as the atomic block it also is.
+struct OperationCode {
+  std::uint32_t spec = 0;    // < 256
+  std::uint32_t object = 0;  // < 65536
+  std::uint32_t method = 0;  // < 256
+};
+inline constexpr std::int64_t kOperationMark = std::int64_t{1} << 40;
+constexpr std::int64_t encode_operation(OperationCode c) {
+  return kOperationMark | static_cast<std::int64_t>(c.spec & 0xffu) << 24 |
+         static_cast<std::int64_t>(c.object & 0xffffu) << 8 | static_cast<std::int64_t>(c.method & 0xffu);
+}
+constexpr bool is_operation_code(std::int64_t v) { return (v & ~std::int64_t{0xffffffff}) == kOperationMark; }
+constexpr OperationCode decode_operation(std::int64_t v) {
+  return {static_cast<std::uint32_t>(v >> 24) & 0xffu, static_cast<std::uint32_t>(v >> 8) & 0xffffu,
+          static_cast<std::uint32_t>(v) & 0xffu};
+}
 
 struct Answer {
   bool linearizable = true;

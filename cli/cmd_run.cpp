@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "checkers/linearizability.hpp"
 #include "checkers/registry.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
@@ -192,6 +193,18 @@ int run_file_target(const RunArgs& args) {
   return kExitBadInput;
 }
 
+// A checker's note (the linearizability checker's failing history), indented under the
+// line that names the checker.
+void print_indented(const std::string& text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    fmt::print("    {}\n", std::string_view(text).substr(at, nl - at));
+    at = nl + 1;
+  }
+}
+
 std::string describe_event(const Trace& t, const Event& e) {
   const Names& n = t.names;
   std::string what;
@@ -217,6 +230,7 @@ std::string describe_event(const Trace& t, const Event& e) {
     case Op::join: what = fmt::format("join {}", n.thread(e.target)); break;
     case Op::begin:
       what = e.target == kNoId ? "begin" : fmt::format("begin {}", n.label(e.target));
+      if (lin::is_operation_code(e.value2) && e.value != lin::kNone) what += fmt::format(" ({})", e.value);
       break;
     case Op::end: what = e.target == kNoId ? "end" : fmt::format("end {}", n.label(e.target)); break;
   }
@@ -408,12 +422,15 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
       fmt::print("failure ({}): {}\n", failure_kind_name(r.failure.kind), r.failure.message);
     else
       fmt::print("execution {}\n", ending_of(r));
-    for (std::size_t k = 0; k < r.verdicts.size(); ++k)
+    for (std::size_t k = 0; k < r.verdicts.size(); ++k) {
+      const Verdict& v = r.verdicts[k];
       fmt::print("checker {}: {}\n", options.checkers[k],
-                 !r.verdicts[k].decided()        ? "undecided: " + r.verdicts[k].undecided
-                 : !r.verdicts[k].serializable   ? std::string("not serializable")
-                 : !r.verdicts[k].blamed.empty() ? std::string("atomicity violation blamed")
-                                                 : std::string("ok"));
+                 !v.decided()        ? "undecided: " + v.undecided
+                 : !v.serializable   ? std::string(v.checker == "linearizability" ? "not linearizable" : "not serializable")
+                 : !v.blamed.empty() ? std::string("atomicity violation blamed")
+                                     : std::string("ok"));
+      if (v.flags()) print_indented(v.note);
+    }
   }
   return r.failed || flagged ? kExitProblem : undecided ? kExitBudget : kExitOk;
 }
@@ -510,9 +527,11 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
     }
   }
   for (const CheckerSummary& c : r.checkers)
-    if (c.flagged)
+    if (c.flagged) {
       fmt::print("checker {} flagged execution {}  ->  {} --checker {}\n", c.name,
                  c.first_execution, replay_command(a, c.first_schedule), c.name);
+      print_indented(c.first_verdict.note);
+    }
   fmt::print("elapsed        {:.3f} s   {:.0f} executions/s\n", r.elapsed_seconds, rate);
   print_cut_banner(a, r);
 }

@@ -5,12 +5,14 @@
 // most 8 bytes and everything must be created inside the program body. Each model is
 // two threads of one or two operations, small enough for an exhaustive search.
 //
-// Intended atomic blocks and expected results (asserted by tests/test_models_library.cpp):
-// - ms-queue: blocks "enqueue" and "dequeue". Linearizable, so no check fails under SC or
+// Intended atomic blocks and expected results (asserted by tests/test_models_library.cpp;
+// the blocks are the objects' operations, atomcheck::lin::operation, which the
+// linearizability checker reads as histories: tests/test_lin_models.cpp):
+// - ms-queue: blocks "queue.enqueue" and "queue.dequeue". Linearizable, so no check fails under SC or
 //   TSO; the blocks are not conflict serializable (a CAS that fails read a value another
 //   block wrote after this block's earlier reads), so the "oracle" flags executions.
 // - ms-queue-racy-link: same blocks; an element is lost under SC and TSO.
-// - chase-lev: blocks "take" and "steal". Every element is taken exactly once, under SC
+// - chase-lev: blocks "deque.pop_bottom" (take) and "deque.steal". Every element is taken exactly once, under SC
 //   and TSO.
 // - chase-lev-unfenced: correct under SC; under TSO the owner's `bottom` store sits in
 //   its store buffer while it reads `top`, so the thief and the owner both take the last
@@ -20,14 +22,15 @@
 #include <cstddef>
 
 #include "scheduler/api.hpp"
+#include "scheduler/lin_test.hpp"
 
 namespace {
 
 using atomcheck::atomic;
-using atomcheck::atomic_block;
 using atomcheck::check;
 using atomcheck::shared;
 using atomcheck::thread;
+using atomcheck::lin::operation;
 
 constexpr auto rlx = std::memory_order_relaxed;
 constexpr auto acq = std::memory_order_acquire;
@@ -51,7 +54,7 @@ void ms_queue(bool cas_link) {
   std::array<int, 2> got{kEmpty, kEmpty};
 
   auto enqueue = [&](int node) {
-    atomic_block b("enqueue");
+    operation b("queue", "enqueue", node);
     value[static_cast<std::size_t>(node)].set(node);
     for (;;) {
       int t = tail.load(acq);
@@ -74,22 +77,26 @@ void ms_queue(bool cas_link) {
     }
   };
   auto dequeue = [&]() -> int {
-    atomic_block b("dequeue");
+    operation b("queue", "dequeue");
+    auto done = [&](int v) {
+      b.returns(v == kEmpty ? atomcheck::lin::kNone : v);
+      return v;
+    };
     for (;;) {
       int h = head.load(acq);
       int t = tail.load(acq);
       int n = next[static_cast<std::size_t>(h)].load(acq);
       if (h != head.load(acq)) continue;
       if (h == t) {
-        if (n == kNull) return kEmpty;
+        if (n == kNull) return done(kEmpty);
         tail.compare_exchange_strong(t, n, rel, rlx);
         continue;
       }
       // Only the broken enqueue can leave head short of tail with no successor (the
       // node tail points to was unlinked); a real queue would follow a null pointer.
-      if (n == kNull) return kEmpty;
+      if (n == kNull) return done(kEmpty);
       const int v = value[static_cast<std::size_t>(n)].get();
-      if (head.compare_exchange_strong(h, n, acq_rel, rlx)) return v;
+      if (head.compare_exchange_strong(h, n, acq_rel, rlx)) return done(v);
     }
   };
   auto worker = [&](int i) {
@@ -99,6 +106,9 @@ void ms_queue(bool cas_link) {
   thread t1(worker, 0), t2(worker, 1);
   t1.join();
   t2.join();
+  // The main thread's dequeue shows, in the history, what was left: nothing.
+  const int left = dequeue();
+  check(left == kEmpty, "an element was left in the queue");
   check(got[0] != kEmpty && got[1] != kEmpty, "dequeue found the queue empty after an enqueue");
   std::array<int, 2> sorted = got;
   std::sort(sorted.begin(), sorted.end());
@@ -118,31 +128,48 @@ void chase_lev(bool fenced) {
   int owner_took = kEmpty;                      // ghost results
   std::array<int, 2> thief_took{kEmpty, kEmpty};
 
+  // The two tasks were pushed at the bottom before the threads start.
+  {
+    operation p0("deque", "push_bottom", 10);
+  }
+  {
+    operation p1("deque", "push_bottom", 11);
+  }
   auto take = [&]() -> int {
-    atomic_block blk("take");
+    operation blk("deque", "pop_bottom");
+    auto done = [&](int v) {
+      blk.returns(v == kEmpty ? atomcheck::lin::kNone : v);
+      return v;
+    };
     const int b = bottom.load(rlx) - 1;
     bottom.store(b, rlx);
     if (fenced) atomcheck::atomic_thread_fence(std::memory_order_seq_cst);
     int t = top.load(rlx);
     if (t > b) {  // empty: restore bottom
       bottom.store(b + 1, rlx);
-      return kEmpty;
+      return done(kEmpty);
     }
     int x = buf[static_cast<std::size_t>(b)].get();
     if (t == b) {  // the last task: race the thieves for it
       if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) x = kEmpty;
       bottom.store(b + 1, rlx);
     }
-    return x;
+    return done(x);
   };
+  // A steal that loses its CAS returns empty (Chase and Lev's ABORT): the task went to
+  // the owner or another thief, so the deque was empty of it when the steal took effect.
   auto steal = [&]() -> int {
-    atomic_block blk("steal");
+    operation blk("deque", "steal");
+    auto done = [&](int v) {
+      blk.returns(v == kEmpty ? atomcheck::lin::kNone : v);
+      return v;
+    };
     int t = top.load(acq);
     const int b = bottom.load(acq);
-    if (t >= b) return kEmpty;
+    if (t >= b) return done(kEmpty);
     const int x = buf[static_cast<std::size_t>(t)].get();
-    if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) return kEmpty;
-    return x;
+    if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) return done(kEmpty);
+    return done(x);
   };
 
   thread owner([&] { owner_took = take(); });

@@ -727,7 +727,7 @@ void Execution::thread_dropped(ThreadId child) {
                    running_, child));
 }
 
-LabelId Execution::begin_block(std::string_view label, std::uint32_t site) {
+LabelId Execution::begin_block(std::string_view label, std::uint32_t site, std::int64_t value, std::int64_t value2) {
   if (unwinding_) {
     unwinding_skip();
     return kNoId;
@@ -743,16 +743,16 @@ LabelId Execution::begin_block(std::string_view label, std::uint32_t site) {
     }
   }
   ++self().depth;
-  emit(Op::begin, id, 0, 0, site);
+  emit(Op::begin, id, value, value2, site);
   return id;
 }
 
 // Called from ~atomic_block: never throws.
-void Execution::end_block(LabelId label, std::uint32_t site) {
+void Execution::end_block(LabelId label, std::uint32_t site, std::int64_t value, std::int64_t value2) {
   if (unwinding_) return;
   ThreadState& ts = self();
   if (ts.depth > 0) --ts.depth;
-  emit(Op::end, label, 0, 0, site);
+  emit(Op::end, label, value, value2, site);
 }
 
 void Execution::check_failed(std::string_view message, const std::source_location& where) {

@@ -92,8 +92,10 @@ class Execution {
   ThreadId spawn(void (*entry)(void*), void* arg, std::uint32_t site);
   void join(ThreadId child, std::uint32_t site);
   void thread_dropped(ThreadId child);
-  LabelId begin_block(std::string_view label, std::uint32_t site);
-  void end_block(LabelId label, std::uint32_t site);
+  // The values go into the begin and end events (an operation's code, argument and result,
+  // lin_test.hpp `operation`); a plain atomic block leaves them 0.
+  LabelId begin_block(std::string_view label, std::uint32_t site, std::int64_t value = 0, std::int64_t value2 = 0);
+  void end_block(LabelId label, std::uint32_t site, std::int64_t value = 0, std::int64_t value2 = 0);
   void check_failed(std::string_view message, const std::source_location& where);
   void assume_failed(std::uint32_t site);
   void record_outcome(std::string_view name, std::int64_t value);

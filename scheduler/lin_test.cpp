@@ -5,10 +5,73 @@
 #include <stdexcept>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
+#include "scheduler/execution.hpp"
 #include "scheduler/splitmix.hpp"
 
 namespace atomcheck::lin {
+
+namespace {
+
+// The operation code of "OBJECT.METHOD" labels, resolved once per label on each exploring
+// thread (an execution runs on one thread, so object ids are consistent within it).
+struct Resolved {
+  std::string label;
+  std::int64_t code = 0;
+  std::string error;  // why the label names no operation
+};
+
+Resolved resolve(std::string_view object, std::string_view method) {
+  thread_local std::vector<Resolved> cache;
+  thread_local std::vector<std::string> objects;  // object names, by id
+  std::string label = fmt::format("{}.{}", object, method);
+  for (const Resolved& r : cache)
+    if (r.label == label) return r;
+  Resolved r;
+  r.label = label;
+  const std::size_t colon = object.find(':');
+  const std::string_view spec_name = colon == std::string_view::npos ? object : object.substr(colon + 1);
+  const std::vector<std::string>& names = spec_names();
+  auto spec_it = std::find(names.begin(), names.end(), spec_name);
+  std::unique_ptr<Spec> spec = spec_it == names.end() ? nullptr : make_spec(spec_name);
+  if (!spec) {
+    r.error = fmt::format("operation {}: no specification named '{}' (built in: {})", label, spec_name,
+                          fmt::join(names, ", "));
+  } else {
+    auto m = std::find(spec->methods().begin(), spec->methods().end(), method);
+    if (m == spec->methods().end()) {
+      r.error = fmt::format("operation {}: the {} specification has no method '{}' (it has: {})", label, spec_name,
+                            method, fmt::join(spec->methods(), ", "));
+    } else {
+      auto o = std::find(objects.begin(), objects.end(), object);
+      if (o == objects.end()) o = objects.insert(objects.end(), std::string(object));
+      OperationCode code;
+      code.spec = static_cast<std::uint32_t>(spec_it - names.begin());
+      code.object = static_cast<std::uint32_t>(o - objects.begin());
+      code.method = static_cast<std::uint32_t>(m - spec->methods().begin());
+      r.code = encode_operation(code);
+    }
+  }
+  cache.push_back(r);
+  return r;
+}
+
+}  // namespace
+
+operation::operation(std::string_view object, std::string_view method, std::int64_t arg, std::int64_t arg2,
+                     std::source_location loc)
+    : at_(loc), arg2_(arg2) {
+  const Resolved r = resolve(object, method);
+  atomcheck::detail::Execution& e = atomcheck::detail::Execution::current_or_throw("lin::operation");
+  if (!r.error.empty()) atomcheck::check(false, r.error, loc);
+  label_ = e.begin_block(r.label, e.site(at_), arg, r.code);
+}
+
+operation::~operation() {
+  if (atomcheck::detail::Execution* e = atomcheck::detail::Execution::current())
+    e->end_block(label_, e->site(at_), result_, arg2_);
+}
 
 std::size_t Recorder::begin(std::string_view method, std::int64_t arg, std::int64_t arg2) {
   const std::vector<std::string>& names = spec_.methods();

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,41 @@
 #include "../checkers/linearizability.hpp"
 
 namespace atomcheck::lin {
+
+// One operation of a concurrent object in a program explored with the panel's
+// `linearizability` checker (`atomcheck run MODEL --checker linearizability`,
+// ExploreOptions::checkers): an atomic block labelled "OBJECT.METHOD" whose begin and end
+// events carry the operation (checkers/linearizability.hpp OperationCode), so that every
+// execution's trace holds its history. `object` is a specification's name ("stack") or
+// "NAME:SPEC" for one of several objects of a program ("left:stack", "right:stack").
+//
+//   int pop() {
+//     atomcheck::lin::operation op("stack", "pop");
+//     ...
+//     return op.returns(v);  // kNone for "empty"
+//   }
+//
+// It adds no scheduling point, so the explorer's classes are those of the object alone.
+// An unknown specification or method fails the execution with a usage error.
+class operation {
+ public:
+  operation(std::string_view object, std::string_view method, std::int64_t arg = kNone, std::int64_t arg2 = kNone,
+            std::source_location loc = std::source_location::current());
+  operation(const operation&) = delete;
+  operation& operator=(const operation&) = delete;
+  ~operation();
+  // Records the result (the end event carries it) and hands it back.
+  std::int64_t returns(std::int64_t result) {
+    result_ = result;
+    return result;
+  }
+
+ private:
+  detail::CallSite at_;
+  LabelId label_ = kNoId;
+  std::int64_t arg2_ = kNone;
+  std::int64_t result_ = kNone;
+};
 
 // The history of one execution, recorded by the threads that call the object.
 class Recorder {

@@ -1,6 +1,6 @@
 // The linearizability decider (checkers/linearizability.hpp): textbook histories, pending
 // operations, P-compositionality, the budget, the shortest failing prefix, and agreement
-// with the naive judge (tests/support/lin_naive.cpp) on random histories.
+// with the naive judge (checkers/lin_naive.cpp) on random histories.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "checkers/linearizability.hpp"
-#include "tests/support/lin_naive.hpp"
+#include "checkers/lin_naive.hpp"
 
 namespace {
 
@@ -65,6 +65,20 @@ TEST(Linearizability, RegisterReadsAroundAWrite) {
   EXPECT_TRUE(linearizable("register", ok));
   History bad = {op(0, wr, 100, kNone, 0, 10), op(1, rd, kNone, 100, 2, 4), op(2, rd, kNone, 0, 5, 6)};
   EXPECT_FALSE(linearizable("register", bad));
+}
+
+// A lock is linearizable as a mutex when its critical sections never overlap: two locks
+// that both returned before either unlock is a broken lock; unlock by another thread too.
+TEST(Linearizability, MutexSectionsMustNotOverlap) {
+  constexpr std::uint32_t lk = 0, un = 1;
+  History ok = {op(0, lk, kNone, kNone, 0, 2), op(1, lk, kNone, kNone, 1, 5), op(0, un, kNone, kNone, 3, 4),
+                op(1, un, kNone, kNone, 6, 7)};
+  EXPECT_TRUE(linearizable("mutex", ok));
+  History both = {op(0, lk, kNone, kNone, 0, 2), op(1, lk, kNone, kNone, 1, 3), op(0, un, kNone, kNone, 4, 5),
+                  op(1, un, kNone, kNone, 6, 7)};
+  EXPECT_FALSE(linearizable("mutex", both));
+  History stolen = {op(0, lk, kNone, kNone, 0, 1), op(1, un, kNone, kNone, 2, 3)};
+  EXPECT_FALSE(linearizable("mutex", stolen));
 }
 
 // The lost update of a non-atomic counter: two increments both return 0.
@@ -245,7 +259,7 @@ TEST(LinearizabilityProperties, AgreesWithTheNaiveJudge) {
     std::vector<atomcheck::naive::LinOp> naive;
     for (const Operation& o : r.h) {
       pending += o.pending() ? 1 : 0;
-      naive.push_back({o.method, o.arg, o.arg2, o.result, o.pending(), o.call, o.pending() ? 0 : o.ret});
+      naive.push_back({o.thread, o.method, o.arg, o.arg2, o.result, o.pending(), o.call, o.pending() ? 0 : o.ret});
     }
     auto spec = atomcheck::lin::make_spec(r.spec);
     const bool want = atomcheck::naive::linearizable(r.spec, naive, kNone);

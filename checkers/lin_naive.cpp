@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -19,6 +20,7 @@ struct Object {
   std::set<std::int64_t> elements;
   std::map<std::int64_t, std::int64_t> entries;
   std::int64_t value = 0;  // counter, register
+  std::optional<std::uint32_t> holder;  // mutex
 
   // Applies op; false when its response is not the one the object gives.
   bool apply(const LinOp& op) {
@@ -70,6 +72,14 @@ struct Object {
       if (op.method == 0) return value = op.arg, true;
       return answer(value);
     }
+    if (kind == "mutex") {  // a lock is taken when free, released by whoever holds it
+      if (op.method == 0) {
+        if (holder) return false;
+        return holder = op.thread, true;
+      }
+      if (holder != op.thread) return false;
+      return holder.reset(), true;
+    }
     throw std::invalid_argument("naive::linearizable: unknown object " + kind);
   }
 };
@@ -98,7 +108,7 @@ bool linearizable(const std::string& object, const std::vector<LinOp>& history, 
         for (std::size_t y = x + 1; y < chosen.size() && real_time; ++y)
           if (before(history[chosen[y]], history[chosen[x]])) real_time = false;
       if (!real_time) continue;
-      Object o{object, none, {}, {}, {}, 0};
+      Object o{object, none, {}, {}, {}, 0, std::nullopt};
       bool legal = true;
       for (std::size_t i : chosen) legal = legal && o.apply(history[i]);
       if (legal) return true;

@@ -4,7 +4,9 @@
 // returned before b was called, b placed first), and replay each order on a fresh object
 // of the specification from its initial state. It shares no code with
 // checkers/linearizability.cpp: the objects are written again on std containers, and
-// nothing is memoised. For histories of a few operations only (n! orders).
+// nothing is memoised. For histories of a few operations only (n! orders). It is the
+// `linearizability-oracle` judge of `validate` (linearizability_oracle.cpp) and the
+// property tests' second opinion.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@ namespace atomcheck::naive {
 // One operation as the definition speaks of it: an invocation and, unless pending, a
 // response, each at a position of real time.
 struct LinOp {
+  std::uint32_t thread = 0;
   std::uint32_t method = 0;  // as lin::make_spec(name) orders them
   std::int64_t arg = 0, arg2 = 0;
   std::int64_t result = 0;
@@ -23,8 +26,8 @@ struct LinOp {
   std::uint64_t call = 0, ret = 0;
 };
 
-// `object` is "stack", "queue", "deque", "set", "map", "counter" or "register"; `none` is
-// the value an operation on nothing returns.
+// `object` is "stack", "queue", "deque", "set", "map", "counter", "register" or "mutex";
+// `none` is the value an operation on nothing returns.
 bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none);
 
 }  // namespace atomcheck::naive
