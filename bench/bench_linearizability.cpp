@@ -1,5 +1,7 @@
 // How long the linearizability decider takes on long histories (issue 40: a stress
-// history of 10^4 operations decided in seconds, Porcupine's range).
+// history of 10^4 operations decided in seconds, Porcupine's range), and what the panel's
+// `linearizability` checker adds to an exploration (Overhead: the checker must cost at
+// most what running the executions costs).
 //
 // Stress/SPEC/N/T: a linearizable history of N operations by T threads on a stack, a queue
 // (distinct values) or a set (keys 0..7), as a stress run would record it: each thread calls its next
@@ -12,7 +14,13 @@
 #include <string>
 #include <vector>
 
+#include <array>
+#include <ctime>
+
 #include "checkers/linearizability.hpp"
+#include "scheduler/api.hpp"
+#include "scheduler/explore.hpp"
+#include "scheduler/lin_test.hpp"
 
 namespace {
 
@@ -75,7 +83,127 @@ void Stress(benchmark::State& st, const char* name) {
   st.counters["steps_per_op"] = static_cast<double>(steps) / static_cast<double>(h.size());
 }
 
+// The model library's stack and queue, with three threads of two operations each (push
+// then pop, enqueue then dequeue): the shape of issue 40's overhead target.
+constexpr int kThreads = 3, kNull = -1;
+
+void treiber_3x2() {
+  std::array<atomcheck::shared<int>, kThreads + 1> value{};
+  std::array<atomcheck::atomic<int>, kThreads + 1> next{};
+  atomcheck::atomic<int> head(kNull, "head");
+  auto worker = [&](int node) {
+    {
+      lin::operation op("stack", "push", node);
+      value[node].set(node);
+      int h = head.load(std::memory_order_relaxed);
+      do {
+        next[node].store(h, std::memory_order_relaxed);
+      } while (!head.compare_exchange_weak(h, node, std::memory_order_release, std::memory_order_relaxed));
+    }
+    lin::operation op("stack", "pop");
+    int h = head.load(std::memory_order_acquire);
+    while (h != kNull && !head.compare_exchange_weak(h, next[h].load(std::memory_order_relaxed),
+                                                     std::memory_order_acquire, std::memory_order_acquire)) {
+    }
+    op.returns(h == kNull ? lin::kNone : value[h].get());
+  };
+  std::array<atomcheck::thread, kThreads> threads;
+  for (int t = 0; t < kThreads; ++t) threads[t] = atomcheck::thread(worker, t + 1);
+  for (auto& t : threads) t.join();
+}
+
+void ms_queue_3x2() {
+  std::array<atomcheck::shared<int>, kThreads + 1> value{};
+  std::array<atomcheck::atomic<int>, kThreads + 1> next{};
+  for (auto& n : next) n.store(kNull, std::memory_order_relaxed);
+  atomcheck::atomic<int> head(0, "head"), tail(0, "tail");
+  auto enqueue = [&](int node) {
+    lin::operation op("queue", "enqueue", node);
+    value[node].set(node);
+    for (;;) {
+      int t = tail.load(std::memory_order_acquire);
+      int n = next[t].load(std::memory_order_acquire);
+      if (n != kNull) {
+        tail.compare_exchange_strong(t, n);
+        continue;
+      }
+      if (next[t].compare_exchange_strong(n, node)) {
+        tail.compare_exchange_strong(t, node);
+        return;
+      }
+    }
+  };
+  auto dequeue = [&] {
+    lin::operation op("queue", "dequeue");
+    for (;;) {
+      int h = head.load(std::memory_order_acquire);
+      int t = tail.load(std::memory_order_acquire);
+      int n = next[h].load(std::memory_order_acquire);
+      if (h != head.load(std::memory_order_acquire)) continue;
+      if (n == kNull) {
+        op.returns(lin::kNone);
+        return;
+      }
+      if (h == t) {
+        tail.compare_exchange_strong(t, n);
+        continue;
+      }
+      const int v = value[n].get();
+      if (head.compare_exchange_strong(h, n)) {
+        op.returns(v);
+        return;
+      }
+    }
+  };
+  std::array<atomcheck::thread, kThreads> threads;
+  for (int t = 0; t < kThreads; ++t) threads[t] = atomcheck::thread([&, t] {
+    enqueue(t + 1);
+    dequeue();
+  });
+  for (auto& t : threads) t.join();
+}
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Each iteration explores the program twice, without and with the checker, alternating,
+// so the machine's changing speed falls on both; CPU time, not wall time, and the first
+// 20,000 executions of each search (both take the budget). check_over_run: (with -
+// without) / without per execution, the checker's cost over the execution's own. Under
+// TSO the checker keeps issue order, so the two searches run different executions.
+void Overhead(benchmark::State& st, void (*program)(), atomcheck::MemoryModelKind memory) {
+  double without = 0, with = 0;
+  std::uint64_t n_without = 0, n_with = 0;
+  for (auto _ : st) {
+    for (bool check : {false, true}) {
+      atomcheck::ExploreOptions o;
+      o.memory = memory;
+      o.stop_on_failure = false;
+      o.max_executions = 20000;
+      if (check) o.checkers = {"linearizability"};
+      const double t0 = cpu_seconds();
+      atomcheck::ExploreResult r = atomcheck::explore(program, o);
+      (check ? with : without) += cpu_seconds() - t0;
+      if (r.failures_total() != 0 || r.any_checker_flagged())
+        st.SkipWithError("the object is linearizable: nothing may be flagged");
+      (check ? n_with : n_without) += r.executions;
+    }
+  }
+  const double per_without = without / static_cast<double>(n_without);
+  const double per_with = with / static_cast<double>(n_with);
+  st.counters["us_per_execution"] = 1e6 * per_without;
+  st.counters["check_over_run"] = (per_with - per_without) / per_without;
+}
+
 }  // namespace
+
+BENCHMARK_CAPTURE(Overhead, stack_sc, &treiber_3x2, atomcheck::MemoryModelKind::sc)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Overhead, stack_tso, &treiber_3x2, atomcheck::MemoryModelKind::tso)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Overhead, queue_sc, &ms_queue_3x2, atomcheck::MemoryModelKind::sc)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Overhead, queue_tso, &ms_queue_3x2, atomcheck::MemoryModelKind::tso)->Unit(benchmark::kMillisecond);
 
 // Stacks and queues grow exponentially past a few hundred operations (see
 // docs/linearizability.md): the sizes stop where a run still ends in minutes.

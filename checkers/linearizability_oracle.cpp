@@ -62,8 +62,10 @@ Verdict LinearizabilityOracle::verdict() {
       const Event& e = events_[j];
       if (e.thread != b.thread) continue;
       if (e.op == Op::begin) ++depth;
-      const bool step = is_access(e.op) || e.op == Op::acquire || e.op == Op::release || e.op == Op::fork ||
-                        e.op == Op::join || e.op == Op::fence;
+      // A commit is the buffer's step, not the thread's: it may flush a store issued
+      // before this operation began.
+      const bool step = e.op == Op::read || e.op == Op::write || e.op == Op::rmw || e.op == Op::acquire ||
+                        e.op == Op::release || e.op == Op::fork || e.op == Op::join || e.op == Op::fence;
       if (step && !stepped) {
         stepped = true;
         op.call = j;

@@ -215,13 +215,15 @@ ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consiste
 // has read it and moved `head`. Indices grow without wrapping (slot = index % capacity).
 // The producer's slot write must reach the consumer before the tail index that
 // publishes it (stores stay in order under SC and TSO). Capacity 2 with 3 items has the
-// same shapes but ~10^5 DPOR executions under TSO, too many for an exhaustive test.
+// same shapes but ~10^5 DPOR executions under TSO, too many for an exhaustive test. As an
+// object it is a queue: each push and pop is an operation.
 ATOMCHECK_PROGRAM("spsc-ring", "SPSC ring buffer, capacity 1, 2 items (slot reused), FIFO order checked") {
   constexpr int kCapacity = 1, kItems = 2;
   std::array<shared<int>, kCapacity> slot{shared<int>(0, "slot0")};
   atomic<int> head(0, "head"), tail(0, "tail");
   thread producer([&] {
     for (int item = 1; item <= kItems; ++item) {
+      operation op("queue", "enqueue", item);
       const int t = tail.load(rlx);
       atomcheck::spin_until([&] { return t - head.load(acq) != kCapacity; });
       slot[static_cast<std::size_t>(t % kCapacity)].set(item);
@@ -230,11 +232,16 @@ ATOMCHECK_PROGRAM("spsc-ring", "SPSC ring buffer, capacity 1, 2 items (slot reus
   });
   thread consumer([&] {
     for (int expected = 1; expected <= kItems; ++expected) {
-      const int h = head.load(rlx);
-      atomcheck::spin_until([&] { return tail.load(acq) != h; });
-      check(slot[static_cast<std::size_t>(h % kCapacity)].get() == expected,
-            "ring buffer delivered out of order");
-      head.store(h + 1, rel);
+      int got = 0;
+      {
+        operation op("queue", "dequeue");
+        const int h = head.load(rlx);
+        atomcheck::spin_until([&] { return tail.load(acq) != h; });
+        got = slot[static_cast<std::size_t>(h % kCapacity)].get();
+        head.store(h + 1, rel);
+        op.returns(got);
+      }
+      check(got == expected, "ring buffer delivered out of order");
     }
   });
   producer.join();

@@ -3,13 +3,18 @@
 // broken "check then set" lock. Each guards a plain shared counter incremented by two
 // threads inside an atomic block "critical"; mutual exclusion is checked twice: a claim
 // of the section that must still be the thread's own when it leaves, and the final
-// counter value (a lost update).
+// counter value (a lost update). As objects, the locks are mutexes: each thread's
+// acquisition is an operation lock() and its release an operation unlock()
+// (atomcheck::lin::operation), so the linearizability checker sees two critical sections
+// overlap as two locks without an unlock between them.
 // Spin loops whose failed iterations only read are spin_until() awaits: the search stays
 // finite and every strategy, DPOR included, explores them exactly.
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "scheduler/api.hpp"
+#include "scheduler/lin_test.hpp"
 
 namespace {
 
@@ -34,8 +39,16 @@ void mfence() { atomcheck::atomic_thread_fence(std::memory_order_seq_cst); }
 struct Section {
   atomic<int> owner{0, "owner"};  // 1 + the thread that last entered
   shared<int> counter{0, "counter"};
+  // Per thread: the lock() operation from the thread's start to its critical section,
+  // then the unlock() operation from the section's end to the thread's end.
+  std::array<std::optional<atomcheck::lin::operation>, 2> op;
 
   void enter_and_increment(int i) {
+    op[i].reset();  // lock() returns: the thread is in
+    enter_and_increment_locked(i);
+    op[i].emplace("mutex", "unlock");
+  }
+  void enter_and_increment_locked(int i) {
     atomic_block b("critical");
     (void)owner.exchange(i + 1);
     counter += 1;
@@ -48,8 +61,16 @@ struct Section {
 // Runs `body(i)` in two threads, then checks the counter.
 template <class Body>
 void two_threads(Section& s, Body body) {
-  thread t1([&] { body(0); });
-  thread t2([&] { body(1); });
+  thread t1([&] {
+    s.op[0].emplace("mutex", "lock");
+    body(0);
+    s.op[0].reset();
+  });
+  thread t2([&] {
+    s.op[1].emplace("mutex", "lock");
+    body(1);
+    s.op[1].reset();
+  });
   t1.join();
   t2.join();
   s.check_final();

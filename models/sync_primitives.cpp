@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "scheduler/api.hpp"
+#include "scheduler/lin_test.hpp"
 #include "scheduler/sync.hpp"
 
 namespace {
@@ -84,6 +85,7 @@ void blocking_queue(bool broken) {
   shared<int> slot(0, "slot"), full(0, "full");
   thread producer([&] {
     for (int item = 1; item <= 2; ++item) {
+      atomcheck::lin::operation op("queue", "enqueue", item);
       std::unique_lock<atomcheck::mutex> lk(m);
       cv.wait(lk, [&] { return full == 0; });
       if (broken) lk.unlock();
@@ -95,17 +97,28 @@ void blocking_queue(bool broken) {
   });
   thread consumer([&] {
     for (int want = 1; want <= 2; ++want) {
-      std::unique_lock<atomcheck::mutex> lk(m);
-      if (broken) {
-        if (full == 0) cv.wait(lk);
-      } else {
-        cv.wait(lk, [&] { return full == 1; });
+      // The item is taken inside the dequeue operation and checked after it returned, so
+      // that a wrong item is a wrong result in the history too. A blocking take never finds
+      // the queue empty: one that does returns whatever the slot holds, a value the queue
+      // does not have.
+      int was_full = 0, got = 0;
+      {
+        atomcheck::lin::operation op("queue", "dequeue");
+        std::unique_lock<atomcheck::mutex> lk(m);
+        if (broken) {
+          if (full == 0) cv.wait(lk);
+        } else {
+          cv.wait(lk, [&] { return full == 1; });
+        }
+        was_full = full;
+        got = slot;
+        full = 0;
+        lk.unlock();
+        cv.notify_all();
+        op.returns(got);
       }
-      check(full == 1, "took from an empty queue");
-      check(slot == want, "items lost or out of order");
-      full = 0;
-      lk.unlock();
-      cv.notify_all();
+      check(was_full == 1, "took from an empty queue");
+      check(got == want, "items lost or out of order");
     }
   });
   producer.join();

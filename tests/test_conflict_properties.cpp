@@ -57,10 +57,10 @@ const Row kRows[] = {
 };
 
 // Names of checkers that need no row (the oracle itself, and checkers of other
-// questions: view or TSO serializability).
+// questions: view or TSO serializability, linearizability).
 const std::set<std::string> kNotCompared = {"oracle", "view-oracle", "ws-reduction-4.3", "ws-reduction-4.4", "ws-block", "atomic-set", "atomic-set-oracle",
                                             "tso-exec", "tso-robust", "tso-monitor", "trace-tso-brute", "trace-tso-z3", "trace-tso-fpt", "trace-tso",
-                                            "trace-tso-search"};
+                                            "trace-tso-search", "linearizability", "linearizability-oracle"};
 
 // ATOMCHECK_PROPERTY_TRACES overrides the count for longer local hunts.
 std::uint64_t trace_count() {

@@ -40,6 +40,18 @@ const Row kRows[] = {
     // A seqlock-protected pair as a register: under TSO the write returns when its last
     // store leaves the buffer, so a read after the write's block ended may still see 0.
     {"seqlock",                 SC,  true},  {"seqlock",                 TSO, true},
+    {"spsc-ring",               SC,  true},  {"spsc-ring",               TSO, true},
+    // The blocking queue: a consumer that waits with `if` takes from an empty slot.
+    {"cv-queue",                SC,  true},  {"cv-queue",                TSO, true},
+    {"cv-queue-broken",         SC,  false}, {"cv-queue-broken",         TSO, false},
+    // The locks as mutexes: lock() and unlock() operations around each critical section.
+    {"lock-tas",                SC,  true},  {"lock-tas",                TSO, true},
+    {"lock-tas-broken",         SC,  false}, {"lock-tas-broken",         TSO, false},
+    {"lock-ttas",               SC,  true},  {"lock-ttas",               TSO, true},
+    {"lock-ticket",             SC,  true},  {"lock-ticket",             TSO, true},
+    {"lock-bakery",             SC,  true},  {"lock-bakery",             TSO, false},
+    {"lock-bakery-fenced",      SC,  true},  {"lock-bakery-fenced",      TSO, true},
+    {"lock-bakery-yield",       SC,  true},  {"lock-bakery-yield",       TSO, true},
 };
 // clang-format on
 

@@ -133,6 +133,9 @@ const std::vector<Expectation> kTable = {
     {"treiber-stack",               TSO, false, true,  20000,  true},
     {"treiber-stack-racy-push",     SC,  true,  true,  20000,  true},
     {"treiber-stack-racy-push",     TSO, true,  true,  2000,   false},
+    // ABA: nothing asserted; the linearizability checker finds it (tests/test_lin_models.cpp).
+    {"treiber-stack-aba",           SC,  false, true,  20000,  true},
+    {"treiber-stack-aba",           TSO, false, true,  20000,  true},
     {"ms-queue",                    SC,  false, true,  20000,  true},
     {"ms-queue",                    TSO, false, true,  20000,  true},
     {"ms-queue-racy-link",          SC,  true,  true,  20000,  true},
