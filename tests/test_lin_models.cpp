@@ -13,6 +13,8 @@
 #include "scheduler/explore.hpp"
 #include "tests/support/cli_runner.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace {
 
 using atomcheck::ExploreOptions;
@@ -137,6 +139,25 @@ TEST(LinCli, BrokenObjectsAreFlaggedWithTheirHistory) {
       EXPECT_NE(replay.out.find("checker linearizability: not linearizable"), std::string::npos) << replay.out;
       EXPECT_NE(replay.out.find("the shortest failing history"), std::string::npos) << replay.out;
     }
+}
+
+}  // namespace
+
+namespace {
+
+// `validate` pairs the checker with its judge and prints the confusion matrix.
+TEST(LinCli, ValidateJudgesTheCheckerByItsOracle) {
+  auto r = atomcheck::testing::run_cli(
+      {"validate", "treiber-stack-aba", "--checker", "linearizability", "--strategy", "optimal", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const auto& c = j["runs"][0]["checkers"][0];
+  EXPECT_EQ(c["name"], "linearizability");
+  EXPECT_EQ(c["judge"], "linearizability-oracle");
+  const auto& q = c["questions"][0];
+  EXPECT_GT(q["tp"].get<std::uint64_t>(), 0u);  // the ABA execution
+  EXPECT_EQ(q["fp"].get<std::uint64_t>() + q["fn"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(q["tn"].get<std::uint64_t>(), 0u);
 }
 
 }  // namespace
