@@ -2,6 +2,7 @@
 #include "scheduler/lin_test.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 
 #include <fmt/core.h>
@@ -14,17 +15,27 @@ namespace atomcheck::lin {
 
 namespace {
 
-// The operation code of "OBJECT.METHOD" labels, resolved once per label on each exploring
-// thread (an execution runs on one thread, so object ids are consistent within it).
+// The operation code of "OBJECT.METHOD" labels. Object ids come from one process-wide
+// table, so that every exploring thread gives an object the same id: the parallel search
+// replays an execution's prefix on another thread and must see the same events. Each
+// thread keeps the codes it resolved, to take the lock once per label.
 struct Resolved {
   std::string label;
   std::int64_t code = 0;
   std::string error;  // why the label names no operation
 };
 
+std::uint32_t object_id(std::string_view object) {
+  static std::mutex mutex;
+  static std::vector<std::string> objects;  // object names, by id
+  std::lock_guard lock(mutex);
+  auto o = std::find(objects.begin(), objects.end(), object);
+  if (o == objects.end()) o = objects.insert(objects.end(), std::string(object));
+  return static_cast<std::uint32_t>(o - objects.begin());
+}
+
 Resolved resolve(std::string_view object, std::string_view method) {
   thread_local std::vector<Resolved> cache;
-  thread_local std::vector<std::string> objects;  // object names, by id
   std::string label = fmt::format("{}.{}", object, method);
   for (const Resolved& r : cache)
     if (r.label == label) return r;
@@ -44,11 +55,9 @@ Resolved resolve(std::string_view object, std::string_view method) {
       r.error = fmt::format("operation {}: the {} specification has no method '{}' (it has: {})", label, spec_name,
                             method, fmt::join(spec->methods(), ", "));
     } else {
-      auto o = std::find(objects.begin(), objects.end(), object);
-      if (o == objects.end()) o = objects.insert(objects.end(), std::string(object));
       OperationCode code;
       code.spec = static_cast<std::uint32_t>(spec_it - names.begin());
-      code.object = static_cast<std::uint32_t>(o - objects.begin());
+      code.object = object_id(object);
       code.method = static_cast<std::uint32_t>(m - spec->methods().begin());
       r.code = encode_operation(code);
     }
