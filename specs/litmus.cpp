@@ -1,5 +1,5 @@
 // herd7 litmus tests, the dialect-independent part: loading a file and handing it to its
-// dialect's parser (litmus_x86.cpp), the condition (printing and evaluation), the
+// dialect's parser (litmus_x86.cpp, litmus_c.cpp), the condition (printing and evaluation), the
 // exhaustive run onto the scheduler API with herd7's witness counts, herd7's output
 // layout and the `run FILE.litmus` command.
 #include "specs/litmus.hpp"
@@ -23,7 +23,38 @@
 
 namespace atomcheck::litmus {
 
+namespace {
+
+// The title's first word, skipping blanks and (nested) OCaml comments before it; the
+// dialect's parser reads the title again and reports what is wrong with it.
+std::string_view dialect_word(std::string_view text) {
+  std::size_t i = 0;
+  int depth = 0;
+  while (i < text.size()) {
+    if (text.compare(i, 2, "(*") == 0) {
+      ++depth;
+      i += 2;
+    } else if (depth > 0 && text.compare(i, 2, "*)") == 0) {
+      --depth;
+      i += 2;
+    } else if (depth > 0 || std::isspace(static_cast<unsigned char>(text[i]))) {
+      ++i;
+    } else {
+      break;
+    }
+  }
+  std::size_t e = i;
+  while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e]))) ++e;
+  return text.substr(i, e - i);
+}
+
+// The race detector reports a race as a failure whose message says "data race".
+bool is_data_race(const Failure& f) { return f.message.find("data race") != std::string::npos; }
+
+}  // namespace
+
 Test parse_litmus(std::string_view text, std::string_view file) {
+  if (dialect_word(text) == "C") return detail::parse_c(text, file);
   return detail::parse_x86(text, file);
 }
 
@@ -36,6 +67,9 @@ Test load_litmus(const std::string& path) {
 }
 
 std::string location_name(const Test& test, const Location& loc) {
+  if (loc.is_reg && test.arch == Arch::c)
+    return fmt::format("{}:{}", loc.thread,
+                       test.c_threads[static_cast<std::size_t>(loc.thread)].locals[static_cast<std::size_t>(loc.reg)]);
   if (loc.is_reg) return fmt::format("{}:{}", loc.thread, register_name(test.arch, loc.reg));
   return fmt::format("[{}]", test.vars[loc.var]);
 }
@@ -205,7 +239,8 @@ std::vector<std::int64_t> execution_key(const Trace& trace, bool tso) {
 Program litmus_program(const Test& test) {
   std::vector<std::string> names;
   for (const Location& l : test.observed) names.push_back(location_name(test, l));
-  return detail::x86_program(test, std::move(names));
+  return test.arch == Arch::c ? detail::c_program(test, std::move(names))
+                              : detail::x86_program(test, std::move(names));
 }
 
 ExploreOptions litmus_defaults() {
@@ -236,7 +271,9 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
   options.depth_bound = 0;
   options.replay.clear();
   options.checkers.clear();
-  options.stop_on_failure = true;
+  // A data race is C's undefined behaviour, not the end of the search: herd's states
+  // still cover every execution.
+  options.stop_on_failure = test.arch != Arch::c;
 
   std::vector<std::string> names;
   std::map<std::string, std::size_t, std::less<>> index;
@@ -251,11 +288,14 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
   std::map<std::vector<std::int64_t>, bool> executions;  // key -> proposition holds
   std::string error;
   const bool tso = memory == MemoryModelKind::tso;
+  bool racy = false;
   auto on_execution = [&](const ExecutionView& view) {
-    if (view.failure != nullptr || view.outcome == nullptr) {
+    if (view.failure != nullptr && is_data_race(*view.failure)) racy = true;
+    else if (view.failure != nullptr || view.outcome == nullptr) {
       if (error.empty() && view.failure != nullptr) error = view.failure->message;
       return;
     }
+    if (view.outcome == nullptr) return;
     std::vector<std::int64_t> state(names.size(), 0);
     for (const auto& [name, value] : *view.outcome) {
       auto it = index.find(name);
@@ -282,7 +322,9 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
   out.complete = res.exhausted() && !res.bounded;
   if (!res.error.empty()) out.error = res.error;
   else if (!error.empty()) out.error = error;
-  else if (!res.failures.empty()) out.error = res.failures.front().message;
+  else if (!res.failures.empty() && !is_data_race(res.failures.front()))
+    out.error = res.failures.front().message;
+  out.racy = racy;
   out.states.assign(states.begin(), states.end());
   for (const auto& s : out.states) out.state_matches.push_back(eval_proposition(test, s));
   std::uint64_t holds = 0, fails = 0;
@@ -323,9 +365,12 @@ std::string format_herd(const Test& test, const RunResult& r) {
     if (!line.empty()) line.pop_back();
     out += line + "\n";
   }
-  out += r.ok ? "Ok\n" : "No\n";
+  // herd7 (herd/top_herd.ml) answers Undef when an execution has undefined behaviour (a
+  // data race under rc11.cat's `undefined_unless empty dr`) and flags it `*undef*`.
+  out += r.racy ? "Undef\n" : r.ok ? "Ok\n" : "No\n";
   out += "Witnesses\n";
   out += fmt::format("Positive: {} Negative: {}\n", r.positive, r.negative);
+  if (r.racy) out += "Flag *undef*\n";
   out += fmt::format("Condition {}\n", condition_text(test));
   // Observation counts executions where the bare proposition holds / does not.
   std::uint64_t holds = test.condition.quantifier == Quantifier::not_exists ? r.negative : r.positive;
@@ -344,16 +389,30 @@ std::string explored_line(const RunResult& r) {
                      r.complete ? "" : fmt::format(", stopped: {}", r.end_text));
 }
 
+bool litmus_memory_models(std::string_view name, Arch arch, std::vector<MemoryModelKind>& out,
+                          std::string& error) {
+  out.clear();
+  if (name.empty()) name = arch == Arch::c ? "sc" : "tso";
+  if (name == "rc11") {
+    error = "--memory rc11: rc11 is not available yet (sc and tso are)";
+    return false;
+  }
+  if (name == "sc" || name == "both") out.push_back(MemoryModelKind::sc);
+  if (name == "tso" || name == "both") out.push_back(MemoryModelKind::tso);
+  if (out.empty()) {
+    error = fmt::format("--memory must be sc, tso or both, not '{}'", name);
+    return false;
+  }
+  return true;
+}
+
 int run_litmus_command(const std::string& path, std::string_view memory, const ExploreOptions& base,
                        bool json) {
-  // No model asked for: the one the test's architecture has, as herd7 runs an X86 test
-  // under x86-TSO (every dialect read here is an x86 one).
-  if (memory.empty()) memory = "tso";
   std::vector<MemoryModelKind> models;
-  if (memory == "sc" || memory == "both") models.push_back(MemoryModelKind::sc);
-  if (memory == "tso" || memory == "both") models.push_back(MemoryModelKind::tso);
-  if (models.empty()) {
-    fmt::print(stderr, "atomcheck: --memory must be sc, tso or both, not '{}'\n", memory);
+  std::string error;
+  // The name is checked before the file is read; an empty one waits for the dialect.
+  if (!memory.empty() && !litmus_memory_models(memory, Arch::x86, models, error)) {
+    fmt::print(stderr, "atomcheck: {}\n", error);
     return 2;
   }
   Test test;
@@ -363,6 +422,7 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
     fmt::print(stderr, "{}\n", e.what());
     return 2;
   }
+  if (memory.empty()) litmus_memory_models(memory, test.arch, models, error);
   int rc = 0;
   nlohmann::json out = {{"test", test.name}, {"file", path}, {"condition", condition_text(test)}};
   out["results"] = nlohmann::json::array();
@@ -382,6 +442,7 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
                           {"classes", r.classes},
                           {"rf_co_classes", r.rf_co_classes},
                           {"complete", r.complete},
+                          {"racy", r.racy},
                           {"stop", std::string(search_end_name(r.end))},
                           {"stop_detail", r.end_text},
                           {"elapsed_seconds", r.elapsed_seconds}};

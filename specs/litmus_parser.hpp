@@ -779,6 +779,9 @@ class LitmusParser {
     // locations only the filter reads come after the shown ones.
     auto less = [&](const Location& a, const Location& b) {
       if (a.is_reg != b.is_reg) return a.is_reg;
+      // C locals by name, as herd compares them (strings); x86 registers by family.
+      if (a.is_reg && test_.arch == Arch::c)
+        return std::pair(a.thread, reg_name(a.thread, a.reg)) < std::pair(b.thread, reg_name(b.thread, b.reg));
       if (a.is_reg) return std::pair(a.thread, a.reg) < std::pair(b.thread, b.reg);
       return test_.vars[a.var] < test_.vars[b.var];
     };
@@ -823,6 +826,8 @@ class LitmusParser {
 // The dialects: parsers (called by parse_litmus on the title's first word) and the
 // thread bodies of litmus_program, which records the observed locations under `names`.
 Test parse_x86(std::string_view text, std::string_view file);
+Test parse_c(std::string_view text, std::string_view file);
 Program x86_program(const Test& test, std::vector<std::string> names);
+Program c_program(const Test& test, std::vector<std::string> names);
 
 }  // namespace atomcheck::litmus::detail

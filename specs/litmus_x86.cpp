@@ -64,7 +64,7 @@ class X86Parser final : public LitmusParser {
     if (lower(arch) == "x86") test_.arch = Arch::x86;
     else if (lower(arch) == "x86_64") test_.arch = Arch::x86_64;
     else
-      fail(pos, fmt::format("unsupported architecture '{}' (atomcheck reads X86 and X86_64 "
+      fail(pos, fmt::format("unsupported architecture '{}' (atomcheck reads X86, X86_64 and C "
                             "litmus tests)",
                             arch));
   }
