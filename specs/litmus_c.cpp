@@ -66,7 +66,7 @@ bool is_type_word(std::string_view w) {
 
 class CParser final : public LitmusParser {
  public:
-  using LitmusParser::LitmusParser;
+  CParser(std::string_view text, std::string_view file) : LitmusParser(text, file, true) {}
 
  private:
   // ---- the hooks ----
@@ -145,6 +145,7 @@ class CParser final : public LitmusParser {
   // ---- the program: P0 (params) { body } ... ----
 
   void parse_program(std::size_t b, std::size_t e) override {
+    for (std::uint32_t v : init_atomic_) mark_atomic(v);
     std::size_t i = skip_space(b, e);
     if (i < e && clean_[i] == ';') ++i;  // `};` closes the init block
     std::vector<Token> toks = c_tokens(i, e);
@@ -286,9 +287,9 @@ class CParser final : public LitmusParser {
         fail(t.offset, fmt::format("loops ('{}') are not supported", t.text));
       if (t.text == "return" || t.text == "switch" || t.text == "break")
         fail(t.offset, fmt::format("'{}' is not supported", t.text));
-      if (is_type_word(t.text) || t.text == "_Atomic" ||
-          (t.text.rfind("atomic_", 0) == 0 && ts.peek(1).kind == Token::Kind::ident))
-        return parse_declaration(ts);
+      // A type name: a known one, or any word followed by a name or '*' (`__int128_t r1`).
+      bool typed = ts.peek(1).kind == Token::Kind::ident || (ts.sym("*", 1) && ts.peek(2).kind == Token::Kind::ident && ts.sym("=", 3));
+      if (is_type_word(t.text) || t.text == "_Atomic" || (typed && t.text != "else")) return parse_declaration(ts);
     }
     std::size_t at = t.offset;
     if (ts.sym("*")) {  // *x = e;
@@ -512,7 +513,7 @@ class CParser final : public LitmusParser {
       e.value = ts.next().number;
       return add_expr(e);
     }
-    if (t.kind == Token::Kind::ident && ts.sym("(", 1)) return parse_call(ts);
+    if (t.kind == Token::Kind::ident && (ts.sym("(", 1) || ts.sym("{", 1))) return parse_call(ts);
     if (t.kind == Token::Kind::ident) {
       if (t.text == "true" || t.text == "false") {
         CExpr e;

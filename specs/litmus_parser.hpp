@@ -147,7 +147,9 @@ class TokenStream {
 // The sections and the state grammar; a dialect supplies the program and its registers.
 class LitmusParser {
  public:
-  LitmusParser(std::string_view text, std::string_view file) : file_(file) {
+  // `c_code`: the program is C, where `(*p)` is code and comments are `/* */` or `//`.
+  LitmusParser(std::string_view text, std::string_view file, bool c_code = false) : file_(file) {
+    c_code_ = c_code;
     test_.file = std::string(file);
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < text.size(); ++i)
@@ -222,11 +224,15 @@ class LitmusParser {
   }
 
   // OCaml comments nest; they are replaced by spaces so offsets, lines and columns stay.
+  // In C code (inside braces after the init block's) `(*` is code, and C's own comments
+  // are blanked instead.
   std::string strip_comments(std::string_view text) const {
     std::string out(text);
     int depth = 0;
     std::size_t open = 0;
     bool in_string = false;
+    int braces = 0;
+    bool init_closed = false;
     for (std::size_t i = 0; i < out.size(); ++i) {
       char c = out[i];
       if (c == '\n') {
@@ -235,7 +241,23 @@ class LitmusParser {
       }
       if (depth == 0 && c == '"') in_string = !in_string;
       if (in_string) continue;
-      if (c == '(' && i + 1 < out.size() && out[i + 1] == '*') {
+      bool in_c = c_code_ && depth == 0 && init_closed && braces > 0;
+      if (in_c && c == '/' && i + 1 < out.size() && (out[i + 1] == '/' || out[i + 1] == '*')) {
+        bool line = out[i + 1] == '/';
+        std::size_t j = i + 2;
+        while (j < out.size() && (line ? out[j] != '\n' : out.compare(j, 2, "*/") != 0)) ++j;
+        if (!line && j >= out.size()) fail(i, "unterminated comment '/*'");
+        std::size_t end = line ? j : j + 2;
+        for (std::size_t k = i; k < end; ++k)
+          if (out[k] != '\n') out[k] = ' ';
+        i = end - 1;
+        continue;
+      }
+      if (depth == 0 && c_code_ && (c == '{' || c == '}')) {
+        braces += c == '{' ? 1 : -1;
+        if (braces == 0) init_closed = true;
+      }
+      if (!in_c && c == '(' && i + 1 < out.size() && out[i + 1] == '*') {
         if (depth == 0) open = i;
         ++depth;
         out[i] = out[i + 1] = ' ';
@@ -502,7 +524,11 @@ class LitmusParser {
   // [_Atomic] [type] location [= value], as herd's init grammar has it for scalars.
   void parse_init_item(std::vector<Token> item, std::size_t end) {
     TokenStream ts(std::move(item), end);
-    if (ts.word("_Atomic")) ts.next();
+    bool atomic_type = false;  // `_Atomic int x`, `atomic_int x`, `atomic_t x`
+    if (ts.word("_Atomic")) {
+      atomic_type = true;
+      ts.next();
+    }
     // Type words: an identifier followed by what can start a location.
     while (ts.peek().kind == Token::Kind::ident) {
       int thread;
@@ -516,6 +542,7 @@ class LitmusParser {
         if (ts.peek(2).kind == Token::Kind::number || ts.sym("]", 2))
           fail(ts.offset(), fmt::format("arrays ('{}[...]') are not supported", ts.peek().text));
       }
+      if (ts.peek().text == "_Atomic" || ts.peek().text.rfind("atomic_", 0) == 0) atomic_type = true;
       ts.next();
     }
     if (ts.sym("*")) fail(ts.offset(), "pointers ('*x') are not supported");
@@ -544,6 +571,7 @@ class LitmusParser {
     } else {
       if (!initialised_.insert(loc.var).second)
         fail(at, fmt::format("{} is initialised twice", test_.vars[loc.var]));
+      if (atomic_type) init_atomic_.insert(loc.var);
       test_.var_init[loc.var] = value;
     }
   }
@@ -821,6 +849,8 @@ class LitmusParser {
   std::vector<Location> locs_;  // every location the condition, `locations` or filter name
   std::vector<bool> shown_;     // ... and whether herd shows it (not the filter's alone)
   bool in_init_ = false;        // the init block is being read
+  bool c_code_ = false;         // the program is C (see strip_comments)
+  std::set<std::uint32_t> init_atomic_;  // locations the init block declares with an atomic type
 };
 
 // The dialects: parsers (called by parse_litmus on the title's first word) and the

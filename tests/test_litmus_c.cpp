@@ -87,6 +87,12 @@ TEST(LitmusC, ParsesThreadsLocalsAndLocations) {
   EXPECT_EQ(p1.stmts[2].else_count, 1u);
   EXPECT_EQ(p1.stmts[2].line, 13u);
   EXPECT_EQ(condition_text(t), "exists (1:r0=1 /\\ 1:r1=0)");
+  // An atomic type in the init block makes the location atomic too.
+  LitmusTest u = parse_litmus(replaced(kGood, "{ [x] = 0; [y] = 0; }", "{ atomic_int x = 0; int y; }"), "t.litmus");
+  EXPECT_TRUE(u.var_atomic[0]);
+  EXPECT_TRUE(u.var_atomic[1]);
+  LitmusTest w = parse_litmus(replaced(kGood, "{ [x] = 0; [y] = 0; }", "{ _Atomic int x = 0; }"), "t.litmus");
+  EXPECT_TRUE(w.var_atomic[0]);
   EXPECT_EQ(location_name(t, t.observed[0]), "1:r0");
 }
 
@@ -149,6 +155,25 @@ TEST(LitmusC, HerdForms) {
     EXPECT_EQ(r.ok, c.ok) << t.name;
     EXPECT_EQ(r.states.size(), c.states) << t.name << "\n" << format_herd(t, r);
   }
+}
+
+// `(*b)` is C code, not an OCaml comment, once inside a thread (catalogue/c11popl15's
+// arfna.litmus writes `if (*b)`); C comments are blanked there; any word followed by a
+// name declares a local (`__int128_t r1`); herd's `f{mb}(...)` is an unknown function.
+TEST(LitmusC, CCodeCommentsAndTypes) {
+  LitmusTest t = parse_litmus(
+      "C K\n(* an OCaml comment *)\n{ [b] = 1; }\nP0 (volatile int* a, volatile int* b) {\n"
+      "  /* a C comment with (* inside */\n  __int128_t r1 = 0; // another\n  if (*b) { *a = 1; r1 = (*a); }\n}\n"
+      "exists (0:r1=1 /\\ a=1)\n",
+      "t.litmus");
+  RunResult r = run_litmus(t, MemoryModelKind::sc);
+  EXPECT_TRUE(r.ok) << format_herd(t, r);
+  EXPECT_EQ(r.states.size(), 1u);
+  EXPECT_EQ(parse_error("C K\n{}\nP0 (atomic_int* x) {\n  int r0 = __atomic_add_unless{mb}(x, 1, 0);\n}\n"),
+            "t.litmus:4:12: unknown function '__atomic_add_unless' (atomcheck reads atomic_load, atomic_store, "
+            "atomic_exchange, atomic_compare_exchange_strong/weak, atomic_fetch_add/sub/and/or/xor (each also "
+            "_explicit) and atomic_thread_fence)");
+  EXPECT_EQ(parse_error("C K\n{}\nP0 (atomic_int* x) {\n  /* open\n}\n"), "t.litmus:4:3: unterminated comment '/*'");
 }
 
 TEST(LitmusC, ExpressionValues) {
