@@ -253,7 +253,7 @@ class CParser final : public LitmusParser {
     return it == locals.end() ? kNoVar : static_cast<std::uint32_t>(it - locals.begin());
   }
 
-  // A location argument: a parameter of the thread (`x`, also `&*x`-free `x` only).
+  // A location argument: the name of one of the thread's pointer parameters (`x`).
   std::uint32_t location_arg(TokenStream& ts, const std::string& fn) {
     Token t = ts.next();
     std::uint32_t var = t.kind == Token::Kind::ident ? param_of(t.text) : kNoVar;
