@@ -1,11 +1,13 @@
-// herd7 litmus tests for x86: the X86 (Intel operand order) and X86_64 (AT&T order)
-// dialects, restricted to what x86-TSO needs (MOV loads/stores/moves, MFENCE, XCHG,
-// LOCK CMPXCHG, LOCK XADD). Three parts: a parser into plain data with one-line
+// herd7 litmus tests: the X86 (Intel operand order) and X86_64 (AT&T order) dialects,
+// restricted to what x86-TSO needs (MOV loads/stores/moves, MFENCE, XCHG, LOCK CMPXCHG,
+// LOCK XADD), and the C dialect (C11 atomics, plain accesses, int locals, if/else).
+// Three parts: a parser into plain data with one-line
 // `FILE:LINE: what is wrong` errors, a runner that turns a parsed test into a program on
 // the scheduler API and explores it exhaustively under SC or TSO, and a printer that
 // writes the result in herd7's own layout so herd users read it at a glance.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -22,7 +24,7 @@ struct LitmusError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Arch : std::uint8_t { x86, x86_64 };
+enum class Arch : std::uint8_t { x86, x86_64, c };
 
 // Registers are dense indices into a fixed table of x86 register families (ax, bx,
 // cx, dx, si, di, bp, sp, r8..r15); %eax, %rax and EAX all name family 0.
@@ -94,6 +96,68 @@ struct Condition {
   std::uint32_t filter_root = 0;
 };
 
+// ---- the C dialect's program: a small AST in flat vectors ----
+
+// An expression of a C thread; operands are indices into CThread::exprs.
+struct CExpr {
+  enum class Kind : std::uint8_t {
+    constant,  // value
+    local,     // local
+    load,      // atomic_load*(var, order), or `*var` when plain
+    rmw,       // atomic_exchange* / atomic_fetch_<rmw>*(var, a, order): the old value
+    cas,       // atomic_compare_exchange_*(var, expected, a, order, failure_order): 0/1
+    unary,     // op a
+    binary,    // a op b (&& and || short-circuit, as in C)
+  };
+  enum class Rmw : std::uint8_t { exchange, add, sub, band, bor, bxor };
+  enum class Op : std::uint8_t {
+    neg, lnot, bnot,                      // unary
+    mul, div, mod, add, sub, shl, shr,    // binary arithmetic (x / 0 and x % 0 give 0)
+    lt, le, gt, ge, eq, ne, band, bxor, bor, land, lor,
+  };
+  Kind kind = Kind::constant;
+  std::int64_t value = 0;
+  std::uint32_t local = 0;      // local; cas: the local `&r` holding the expected value
+  std::uint32_t var = kNoVar;   // load, rmw, cas: the location
+  // cas: the expected value lives in this location (`atomic_compare_exchange_strong(y, z,
+  // 2)`, as herd's tests write it) rather than in a local.
+  std::uint32_t expected_var = kNoVar;
+  bool plain = false;           // load: a non-atomic `*x`
+  Rmw rmw = Rmw::exchange;
+  Op op = Op::add;
+  std::memory_order order = std::memory_order_seq_cst;
+  std::memory_order failure_order = std::memory_order_seq_cst;  // cas
+  std::uint32_t a = 0, b = 0;
+};
+
+// A statement. An `if` is followed by its then-statements and then its else-statements
+// (each counted with everything nested in them), so a thread is one flat vector.
+struct CStmt {
+  enum class Kind : std::uint8_t {
+    assign,  // local = expr (a declaration with an initialiser too)
+    eval,    // expr; (a call whose result is dropped)
+    store,   // atomic_store*(var, expr, order), or `*var = expr` when plain
+    fence,   // atomic_thread_fence(order)
+    branch,  // if (expr) then_count statements else else_count statements
+  };
+  Kind kind = Kind::eval;
+  std::uint32_t local = 0;
+  std::uint32_t var = kNoVar;
+  bool plain = false;
+  std::memory_order order = std::memory_order_seq_cst;
+  std::uint32_t expr = 0;
+  std::uint32_t then_count = 0, else_count = 0;
+  std::uint32_t line = 0;
+};
+
+// One thread `P0 (atomic_int* x, int* y) { ... }`.
+struct CThread {
+  std::vector<CExpr> exprs;
+  std::vector<CStmt> stmts;
+  std::vector<std::string> locals;   // dense ids; herd prints them as `0:r0`
+  std::vector<std::uint32_t> params;  // the locations the thread takes
+};
+
 // A parsed litmus test.
 struct Test {
   std::string file;  // as given to the parser, for messages
@@ -102,7 +166,11 @@ struct Test {
   std::vector<std::string> vars;            // memory locations, dense ids
   std::vector<std::int64_t> var_init;       // initial value per var (0 unless set)
   std::vector<std::vector<std::int64_t>> reg_init;  // [thread][reg]
-  std::vector<std::vector<Instr>> threads;  // P0, P1, ...
+  std::vector<std::vector<Instr>> threads;  // P0, P1, ... (X86, X86_64)
+  std::vector<CThread> c_threads;           // P0, P1, ... (C)
+  // C: a location some thread declares atomic (`atomic_int*`, `_Atomic int*`) or passes
+  // to an atomic_* call is an atomic<int64_t>; the others are plain shared<int64_t>.
+  std::vector<bool> var_atomic;
   // The locations of the final state: first the `shown` ones, named in the condition
   // and in a `locations [...]` section, in herd7's display order (registers by thread,
   // then memory by name); then those only the filter reads, in the same order.
@@ -116,7 +184,7 @@ Test parse_litmus(std::string_view text, std::string_view file);
 // Reads and parses a file. Throws LitmusError (also for an unreadable file: `FILE: ...`).
 Test load_litmus(const std::string& path);
 
-// "0:EAX", "[x]".
+// "0:EAX", "0:r0" (a C local), "[x]".
 std::string location_name(const Test& test, const Location& loc);
 // The condition as herd7 prints it after `Condition `: "exists (0:EAX=0 /\ 1:EAX=0)".
 std::string condition_text(const Test& test);
@@ -155,6 +223,9 @@ struct RunResult {
   bool complete = true;  // the search was exhaustive
   std::string error;     // the exploration failed (should not happen): one line
   bool ok = false;       // herd7's Ok/No for the quantified condition
+  // Some execution had a data race (a failure the race detector reports): C's undefined
+  // behaviour, which herd7 prints as `Undef` in place of Ok/No and a `Flag *undef*` line.
+  bool racy = false;
 
   bool reachable() const;  // some final state satisfies the proposition
 };
@@ -187,8 +258,16 @@ std::string format_herd(const Test& test, const RunResult& result);
 // optimal" (and ", stopped: time-limit" when a limit cut the search).
 std::string explored_line(const RunResult& result);
 
+// The memory models `--memory NAME` (sc, tso, both, rc11) asks for a test of `arch`; an
+// empty name is the dialect's default: x86-TSO for X86 and X86_64 (as herd7), SC for C,
+// whose herd7 default is RC11, which atomcheck does not have yet (rc11 becomes C's
+// default here when it does). The one place that knows which models exist: false with
+// a one-line `error` for an unknown or unavailable one (rc11).
+bool litmus_memory_models(std::string_view name, Arch arch, std::vector<MemoryModelKind>& out,
+                          std::string& error);
+
 // `atomcheck run FILE.litmus --memory sc|tso|both`: parses, explores under each model
-// (`memory` empty: the architecture's own, x86-TSO for the X86 and X86_64 dialects)
+// (`memory` empty: the dialect's own, litmus_memory_models)
 // with base's strategy and limits, and prints herd7's layout (both: SC, a blank line,
 // TSO), each followed by our `Memory` and `Explored` lines. Returns the exit code: 0 when
 // the runs completed (herd's Ok/No is information, not failure), 2 on bad input (one
@@ -196,7 +275,7 @@ std::string explored_line(const RunResult& result);
 // when an execution failed (an internal error: litmus programs cannot fail). With
 // `json`, prints one JSON object {test, file, condition, results: [{memory, strategy,
 // equivalence, ok, reachable, positive, negative, executions, classes, rf_co_classes,
-// complete, stop, elapsed_seconds, states: [{values, matches}]}]} instead.
+// complete, stop, elapsed_seconds, racy, states: [{values, matches}]}]} instead.
 int run_litmus_command(const std::string& path, std::string_view memory,
                        const ExploreOptions& base = litmus_defaults(), bool json = false);
 

@@ -236,8 +236,8 @@ TEST(LitmusParse, ErrorEmptyFile) {
 
 TEST(LitmusParse, OtherErrors) {
   EXPECT_EQ(parse_error("ARM T\n{}\n"),
-            "t.litmus:1:1: unsupported architecture 'ARM' (atomcheck reads X86 and X86_64 litmus "
-            "tests)");
+            "t.litmus:1:1: unsupported architecture 'ARM' (atomcheck reads X86, X86_64 and C "
+            "litmus tests)");
   EXPECT_EQ(parse_error("X86 T\n{}\n P0 ;\n CMPXCHG [x],EBX ;\nexists (x=1)\n"),
             "t.litmus:4:2: 'CMPXCHG [x],EBX' without LOCK is not atomic (atomcheck reads MOV, "
             "MFENCE, XCHG, LOCK CMPXCHG and LOCK XADD)");

@@ -1,0 +1,758 @@
+// herd7's C dialect: threads `P0 (atomic_int* x, int* y) { ... }` with C11 atomics
+// (atomic_load/store/exchange/compare_exchange/fetch_op, explicit or seq_cst, and
+// atomic_thread_fence), plain `*x` accesses, int locals, expressions and if/else. The
+// init block and the condition are the shared state grammar (litmus_parser.hpp); the
+// program is tokenised and parsed here into CThread's flat vectors, and run on the
+// scheduler API with C11's orders as the API maps them (a plain location is a
+// shared<int64_t>, an atomic one an atomic<int64_t>).
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+
+#include <fmt/core.h>
+
+#include "scheduler/api.hpp"
+#include "specs/litmus.hpp"
+#include "specs/litmus_parser.hpp"
+
+namespace atomcheck::litmus {
+
+namespace {
+
+using namespace detail;  // the parser's helpers
+
+constexpr const char* kCalls =
+    "atomcheck reads atomic_load, atomic_store, atomic_exchange, "
+    "atomic_compare_exchange_strong/weak, atomic_fetch_add/sub/and/or/xor (each also "
+    "_explicit) and atomic_thread_fence";
+
+struct OrderName {
+  const char* name;
+  std::memory_order order;
+};
+constexpr std::array<OrderName, 6> kOrders = {{
+    {"memory_order_relaxed", std::memory_order_relaxed},
+    {"memory_order_consume", std::memory_order_consume},
+    {"memory_order_acquire", std::memory_order_acquire},
+    {"memory_order_release", std::memory_order_release},
+    {"memory_order_acq_rel", std::memory_order_acq_rel},
+    {"memory_order_seq_cst", std::memory_order_seq_cst},
+}};
+
+// Binary operators by C precedence (higher binds tighter).
+struct BinOp {
+  const char* text;
+  int prec;
+  CExpr::Op op;
+};
+constexpr std::array<BinOp, 18> kBinOps = {{
+    {"*", 10, CExpr::Op::mul},  {"/", 10, CExpr::Op::div},  {"%", 10, CExpr::Op::mod},
+    {"+", 9, CExpr::Op::add},   {"-", 9, CExpr::Op::sub},   {"<<", 8, CExpr::Op::shl},
+    {">>", 8, CExpr::Op::shr},  {"<", 7, CExpr::Op::lt},    {"<=", 7, CExpr::Op::le},
+    {">", 7, CExpr::Op::gt},    {">=", 7, CExpr::Op::ge},   {"==", 6, CExpr::Op::eq},
+    {"!=", 6, CExpr::Op::ne},   {"&", 5, CExpr::Op::band},  {"^", 4, CExpr::Op::bxor},
+    {"|", 3, CExpr::Op::bor},   {"&&", 2, CExpr::Op::land}, {"||", 1, CExpr::Op::lor},
+}};
+
+// Words that start a declaration of a local (a type) rather than a statement.
+bool is_type_word(std::string_view w) {
+  static constexpr std::array<std::string_view, 20> kTypes = {
+      "int",     "long",    "short",    "char",     "unsigned", "signed",   "const",
+      "volatile", "int8_t", "int16_t",  "int32_t",  "int64_t",  "uint8_t",  "uint16_t",
+      "uint32_t", "uint64_t", "intptr_t", "size_t", "__int128", "_Bool"};
+  return std::find(kTypes.begin(), kTypes.end(), w) != kTypes.end();
+}
+
+class CParser final : public LitmusParser {
+ public:
+  CParser(std::string_view text, std::string_view file) : LitmusParser(text, file, true) {}
+
+ private:
+  // ---- the hooks ----
+
+  void set_arch(std::string_view arch, std::size_t pos) override {
+    if (arch != "C")
+      fail(pos, fmt::format("unsupported architecture '{}' (atomcheck reads X86, X86_64 and C "
+                            "litmus tests)",
+                            arch));
+    test_.arch = Arch::c;
+  }
+
+  int register_of(int thread, const Token& t) override {
+    if (in_init_)
+      fail(t.offset, "C locals cannot be initialised in the init block (initialise them in "
+                     "their thread)");
+    if (thread < 0 || static_cast<std::size_t>(thread) >= test_.c_threads.size())
+      fail(t.offset, fmt::format("thread {} does not exist (the test has {} threads)", thread,
+                                 test_.c_threads.size()));
+    const auto& locals = test_.c_threads[static_cast<std::size_t>(thread)].locals;
+    auto it = std::find(locals.begin(), locals.end(), t.text);
+    if (t.kind != Token::Kind::ident || it == locals.end())
+      fail(t.offset, fmt::format("P{} has no local {}", thread, shown_text(t)));
+    return static_cast<int>(it - locals.begin());
+  }
+
+  std::string reg_name(int thread, int reg) const override {
+    return test_.c_threads[static_cast<std::size_t>(thread)].locals[static_cast<std::size_t>(reg)];
+  }
+  std::size_t thread_count() const override { return test_.c_threads.size(); }
+
+  // ---- tokens ----
+
+  std::vector<Token> c_tokens(std::size_t b, std::size_t e) const {
+    static constexpr std::array<const char*, 16> kTwo = {"&&", "||", "==", "!=", "<=", ">=", "<<", ">>",
+                                                         "->", "++", "--", "+=", "-=", "|=", "&=", "^="};
+    std::vector<Token> out;
+    std::size_t i = b;
+    while (i < e) {
+      char c = clean_[i];
+      if (is_space(c)) {
+        ++i;
+        continue;
+      }
+      if (c == '/' && i + 1 < e && clean_[i + 1] == '/') {  // C line comment
+        while (i < e && clean_[i] != '\n') ++i;
+        continue;
+      }
+      Token t;
+      t.offset = i;
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        std::size_t j = i;
+        while (j < e && std::isalnum(static_cast<unsigned char>(clean_[j]))) ++j;
+        t.kind = Token::Kind::number;
+        t.text = std::string(range(i, j));
+        if (!parse_int(t.text, t.number)) fail(i, fmt::format("bad number '{}'", t.text));
+        i = j;
+      } else if (is_ident_start(c)) {
+        std::size_t j = i;
+        while (j < e && (std::isalnum(static_cast<unsigned char>(clean_[j])) || clean_[j] == '_')) ++j;
+        t.kind = Token::Kind::ident;
+        t.text = std::string(range(i, j));
+        i = j;
+      } else {
+        t.kind = Token::Kind::sym;
+        t.text = std::string(1, c);
+        for (const char* two : kTwo)
+          if (i + 1 < e && c == two[0] && clean_[i + 1] == two[1]) t.text = two;
+        i += t.text.size();
+      }
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+  // ---- the program: P0 (params) { body } ... ----
+
+  void parse_program(std::size_t b, std::size_t e) override {
+    for (std::uint32_t v : init_atomic_) mark_atomic(v);
+    std::size_t i = skip_space(b, e);
+    if (i < e && clean_[i] == ';') ++i;  // `};` closes the init block
+    std::vector<Token> toks = c_tokens(i, e);
+    std::size_t end = e;  // where "end of file" points: after the program's last character
+    while (end > i && is_space(clean_[end - 1])) --end;
+    TokenStream ts(std::move(toks), end);
+    if (ts.at_end()) fail(ts.offset(), "unexpected end of file: missing the threads 'P0 (...) { ... }'");
+    while (!ts.at_end()) parse_thread(ts);
+  }
+
+  void expect(TokenStream& ts, const char* s, const char* where) {
+    if (!ts.sym(s)) fail(ts.offset(), fmt::format("expected '{}' {}, found {}", s, where, shown_text(ts.peek())));
+    ts.next();
+  }
+
+  void parse_thread(TokenStream& ts) {
+    const Token& head = ts.peek();
+    std::string want = fmt::format("P{}", test_.c_threads.size());
+    if (head.kind != Token::Kind::ident || head.text != want)
+      fail(head.offset, fmt::format("expected the thread '{} (...) {{ ... }}', found {}", want, shown_text(head)));
+    ts.next();
+    test_.c_threads.emplace_back();
+    thread_ = &test_.c_threads.back();
+    expect(ts, "(", fmt::format("after {}", want).c_str());
+    if (ts.sym(")")) ts.next();
+    else
+      while (true) {
+        parse_param(ts);
+        if (ts.sym(",")) {
+          ts.next();
+          continue;
+        }
+        expect(ts, ")", "after the parameters");
+        break;
+      }
+    expect(ts, "{", fmt::format("to open the body of {}", want).c_str());
+    while (!ts.sym("}")) {
+      if (ts.at_end()) fail(ts.offset(), fmt::format("unexpected end of file in {} (missing '}}')", want));
+      parse_statement(ts);
+    }
+    ts.next();
+  }
+
+  // [type words] * name: the type says whether the location is atomic.
+  void parse_param(TokenStream& ts) {
+    bool atomic = false, pointer = false;
+    std::size_t start = ts.offset();
+    Token name;
+    while (!ts.sym(",") && !ts.sym(")")) {
+      if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the parameters");
+      Token t = ts.next();
+      if (t.kind == Token::Kind::ident) {
+        if (t.text == "_Atomic" || t.text.rfind("atomic_", 0) == 0) atomic = true;
+        name = t;
+      } else if (t.text == "*") {
+        pointer = true;
+      } else {
+        fail(t.offset, fmt::format("unexpected {} in a parameter", shown_text(t)));
+      }
+    }
+    if (name.kind != Token::Kind::ident) fail(start, "missing parameter name");
+    if (!pointer)
+      fail(name.offset, fmt::format("parameter '{}' must be a pointer (herd's C threads take "
+                                    "their locations as 'int* {}')",
+                                    name.text, name.text));
+    std::uint32_t var = intern_var(name.text);
+    if (std::find(thread_->params.begin(), thread_->params.end(), var) != thread_->params.end())
+      fail(name.offset, fmt::format("parameter '{}' twice", name.text));
+    thread_->params.push_back(var);
+    if (atomic) mark_atomic(var);
+  }
+
+  void mark_atomic(std::uint32_t var) {
+    if (test_.var_atomic.size() <= var) test_.var_atomic.resize(var + 1, false);
+    test_.var_atomic[var] = true;
+  }
+
+  // ---- statements ----
+
+  std::uint32_t add_stmt(CStmt s, std::size_t offset) {
+    s.line = line_of(offset);
+    thread_->stmts.push_back(s);
+    return static_cast<std::uint32_t>(thread_->stmts.size() - 1);
+  }
+
+  std::uint32_t declare(const Token& name) {
+    auto& locals = thread_->locals;
+    if (param_of(name.text) != kNoVar)
+      fail(name.offset, fmt::format("local '{}' has the name of a location", name.text));
+    auto it = std::find(locals.begin(), locals.end(), name.text);
+    if (it != locals.end()) return static_cast<std::uint32_t>(it - locals.begin());
+    locals.push_back(name.text);
+    return static_cast<std::uint32_t>(locals.size() - 1);
+  }
+
+  std::uint32_t param_of(const std::string& name) const {
+    for (std::uint32_t v : thread_->params)
+      if (test_.vars[v] == name) return v;
+    return kNoVar;
+  }
+
+  std::uint32_t local_of(const Token& t) const {
+    const auto& locals = thread_->locals;
+    auto it = std::find(locals.begin(), locals.end(), t.text);
+    return it == locals.end() ? kNoVar : static_cast<std::uint32_t>(it - locals.begin());
+  }
+
+  // A location argument: the name of one of the thread's pointer parameters (`x`).
+  std::uint32_t location_arg(TokenStream& ts, const std::string& fn) {
+    Token t = ts.next();
+    std::uint32_t var = t.kind == Token::Kind::ident ? param_of(t.text) : kNoVar;
+    if (var == kNoVar) {
+      if (t.kind == Token::Kind::ident)
+        fail(t.offset, fmt::format("undeclared location '{}' in {} (not a parameter of P{})", t.text, fn,
+                                   test_.c_threads.size() - 1));
+      fail(t.offset, fmt::format("expected a location as the first argument of {}, found {}", fn, shown_text(t)));
+    }
+    return var;
+  }
+
+  void parse_statement(TokenStream& ts) {
+    const Token& t = ts.peek();
+    if (ts.sym(";")) {
+      ts.next();
+      return;
+    }
+    if (ts.sym("{")) {
+      ts.next();
+      while (!ts.sym("}")) {
+        if (ts.at_end()) fail(ts.offset(), "unexpected end of file in a block (missing '}')");
+        parse_statement(ts);
+      }
+      ts.next();
+      return;
+    }
+    if (t.kind == Token::Kind::ident) {
+      if (t.text == "if") return parse_if(ts);
+      if (t.text == "while" || t.text == "for" || t.text == "do" || t.text == "goto")
+        fail(t.offset, fmt::format("loops ('{}') are not supported", t.text));
+      if (t.text == "return" || t.text == "switch" || t.text == "break")
+        fail(t.offset, fmt::format("'{}' is not supported", t.text));
+      // A type name: a known one, or any word followed by a name or '*' (`__int128_t r1`).
+      bool typed = ts.peek(1).kind == Token::Kind::ident || (ts.sym("*", 1) && ts.peek(2).kind == Token::Kind::ident && ts.sym("=", 3));
+      if (is_type_word(t.text) || t.text == "_Atomic" || (typed && t.text != "else")) return parse_declaration(ts);
+    }
+    std::size_t at = t.offset;
+    if (ts.sym("*")) {  // *x = e;
+      ts.next();
+      Token name = ts.next();
+      std::uint32_t var = name.kind == Token::Kind::ident ? param_of(name.text) : kNoVar;
+      if (var == kNoVar)
+        fail(name.offset, fmt::format("undeclared location {} (not a parameter of P{})", shown_text(name),
+                                      test_.c_threads.size() - 1));
+      expect(ts, "=", "after the location (atomcheck reads '*x = value;')");
+      CStmt s;
+      s.kind = CStmt::Kind::store;
+      s.var = var;
+      s.plain = true;
+      s.order = std::memory_order_relaxed;
+      s.expr = parse_expr(ts);
+      end_statement(ts);
+      add_stmt(s, at);
+      return;
+    }
+    if (t.kind == Token::Kind::ident && ts.sym("=", 1)) {  // r = e;
+      Token name = ts.next();
+      std::uint32_t local = local_of(name);
+      if (local == kNoVar) {
+        if (param_of(name.text) != kNoVar)
+          fail(name.offset, fmt::format("'{}' is a location: write '*{} = ...' or atomic_store", name.text, name.text));
+        fail(name.offset, fmt::format("undeclared local '{}'", name.text));
+      }
+      ts.next();
+      CStmt s;
+      s.kind = CStmt::Kind::assign;
+      s.local = local;
+      s.expr = parse_expr(ts);
+      end_statement(ts);
+      add_stmt(s, at);
+      return;
+    }
+    if (t.kind == Token::Kind::ident && ts.sym("(", 1)) {
+      if (t.text == "atomic_store" || t.text == "atomic_store_explicit") return parse_store(ts);
+      if (t.text == "atomic_thread_fence") return parse_fence(ts);
+      CStmt s;
+      s.kind = CStmt::Kind::eval;
+      s.expr = parse_expr(ts);
+      end_statement(ts);
+      add_stmt(s, at);
+      return;
+    }
+    fail(t.offset, fmt::format("expected a statement, found {}", shown_text(t)));
+  }
+
+  void end_statement(TokenStream& ts) {
+    if (!ts.sym(";"))
+      fail(ts.offset(), fmt::format("expected ';' at the end of the statement, found {}", shown_text(ts.peek())));
+    ts.next();
+  }
+
+  // type words, then name [= expr] {, name [= expr]} ;
+  void parse_declaration(TokenStream& ts) {
+    while (ts.peek().kind == Token::Kind::ident && (ts.peek(1).kind == Token::Kind::ident || ts.sym("*", 1)))
+      ts.next();
+    while (true) {
+      if (ts.sym("*")) fail(ts.offset(), "local pointers are not supported (only 'int' locals)");
+      Token name = ts.next();
+      if (name.kind != Token::Kind::ident)
+        fail(name.offset, fmt::format("expected the name of a local, found {}", shown_text(name)));
+      if (ts.sym("[")) fail(ts.offset(), "arrays are not supported");
+      std::uint32_t local = declare(name);
+      CStmt s;
+      s.kind = CStmt::Kind::assign;
+      s.local = local;
+      if (ts.sym("=")) {
+        ts.next();
+        s.expr = parse_expr(ts);
+      } else {
+        s.expr = add_expr({});  // uninitialised locals read 0, as herd's do
+      }
+      add_stmt(s, name.offset);
+      if (!ts.sym(",")) break;
+      ts.next();
+    }
+    end_statement(ts);
+  }
+
+  void parse_if(TokenStream& ts) {
+    std::size_t at = ts.next().offset;
+    expect(ts, "(", "after 'if'");
+    CStmt s;
+    s.kind = CStmt::Kind::branch;
+    s.expr = parse_expr(ts);
+    expect(ts, ")", "after the condition of 'if'");
+    std::uint32_t at_if = add_stmt(s, at);
+    std::size_t before = thread_->stmts.size();
+    parse_statement(ts);
+    thread_->stmts[at_if].then_count = static_cast<std::uint32_t>(thread_->stmts.size() - before);
+    if (ts.word("else")) {
+      ts.next();
+      before = thread_->stmts.size();
+      parse_statement(ts);
+      thread_->stmts[at_if].else_count = static_cast<std::uint32_t>(thread_->stmts.size() - before);
+    }
+  }
+
+  std::memory_order order_arg(TokenStream& ts, std::string_view fn, std::string_view what) {
+    Token t = ts.next();
+    for (const OrderName& o : kOrders)
+      if (t.kind == Token::Kind::ident && t.text == o.name) {
+        std::memory_order mo = o.order;
+        bool bad = (what == "load" && (mo == std::memory_order_release || mo == std::memory_order_acq_rel)) ||
+                   (what == "store" && mo != std::memory_order_relaxed && mo != std::memory_order_release &&
+                    mo != std::memory_order_seq_cst) ||
+                   (what == "failure" && (mo == std::memory_order_release || mo == std::memory_order_acq_rel));
+        if (bad) fail(t.offset, fmt::format("{} is not a valid order for {}", t.text, fn));
+        return mo;
+      }
+    fail(t.offset, fmt::format("bad memory order {} in {} (memory_order_relaxed, _consume, _acquire, "
+                               "_release, _acq_rel or _seq_cst)",
+                               shown_text(t), fn));
+  }
+
+  // Reads `(` name and returns whether the call is an _explicit one.
+  bool open_call(TokenStream& ts, std::string& fn) {
+    fn = ts.next().text;
+    ts.next();  // '('
+    return fn.size() > 9 && fn.compare(fn.size() - 9, 9, "_explicit") == 0;
+  }
+
+  void comma(TokenStream& ts, const std::string& fn) { expect(ts, ",", fmt::format("between the arguments of {}", fn).c_str()); }
+
+  void parse_store(TokenStream& ts) {
+    std::size_t at = ts.offset();
+    std::string fn;
+    bool explicit_order = open_call(ts, fn);
+    CStmt s;
+    s.kind = CStmt::Kind::store;
+    s.var = location_arg(ts, fn);
+    mark_atomic(s.var);
+    comma(ts, fn);
+    s.expr = parse_expr(ts);
+    if (explicit_order) {
+      comma(ts, fn);
+      s.order = order_arg(ts, fn, "store");
+    }
+    expect(ts, ")", fmt::format("to close {}", fn).c_str());
+    end_statement(ts);
+    add_stmt(s, at);
+  }
+
+  void parse_fence(TokenStream& ts) {
+    std::size_t at = ts.offset();
+    std::string fn;
+    open_call(ts, fn);
+    CStmt s;
+    s.kind = CStmt::Kind::fence;
+    s.order = order_arg(ts, fn, "fence");
+    expect(ts, ")", "to close atomic_thread_fence");
+    end_statement(ts);
+    add_stmt(s, at);
+  }
+
+  // ---- expressions ----
+
+  std::uint32_t add_expr(CExpr e) {
+    thread_->exprs.push_back(e);
+    return static_cast<std::uint32_t>(thread_->exprs.size() - 1);
+  }
+
+  std::uint32_t parse_expr(TokenStream& ts, int min_prec = 1) {
+    std::uint32_t lhs = parse_unary(ts);
+    while (ts.peek().kind == Token::Kind::sym) {
+      const BinOp* op = nullptr;
+      for (const BinOp& b : kBinOps)
+        if (ts.peek().text == b.text) op = &b;
+      if (op == nullptr || op->prec < min_prec) break;
+      ts.next();
+      std::uint32_t rhs = parse_expr(ts, op->prec + 1);
+      CExpr e;
+      e.kind = CExpr::Kind::binary;
+      e.op = op->op;
+      e.a = lhs;
+      e.b = rhs;
+      lhs = add_expr(e);
+    }
+    return lhs;
+  }
+
+  std::uint32_t parse_unary(TokenStream& ts) {
+    if (ts.at_end()) fail(ts.offset(), "unexpected end of file in an expression");
+    const Token& t = ts.peek();
+    if (ts.sym("!") || ts.sym("-") || ts.sym("~") || ts.sym("+")) {
+      char c = ts.next().text[0];
+      std::uint32_t a = parse_unary(ts);
+      if (c == '+') return a;
+      CExpr e;
+      e.kind = CExpr::Kind::unary;
+      e.op = c == '!' ? CExpr::Op::lnot : c == '-' ? CExpr::Op::neg : CExpr::Op::bnot;
+      e.a = a;
+      return add_expr(e);
+    }
+    if (ts.sym("(")) {
+      ts.next();
+      std::uint32_t e = parse_expr(ts);
+      expect(ts, ")", "to close the parenthesis");
+      return e;
+    }
+    if (ts.sym("*")) {  // a plain load
+      ts.next();
+      Token name = ts.next();
+      std::uint32_t var = name.kind == Token::Kind::ident ? param_of(name.text) : kNoVar;
+      if (var == kNoVar)
+        fail(name.offset, fmt::format("undeclared location {} (not a parameter of P{})", shown_text(name),
+                                      test_.c_threads.size() - 1));
+      CExpr e;
+      e.kind = CExpr::Kind::load;
+      e.var = var;
+      e.plain = true;
+      e.order = std::memory_order_relaxed;
+      return add_expr(e);
+    }
+    if (t.kind == Token::Kind::number) {
+      CExpr e;
+      e.value = ts.next().number;
+      return add_expr(e);
+    }
+    if (t.kind == Token::Kind::ident && (ts.sym("(", 1) || ts.sym("{", 1))) return parse_call(ts);
+    if (t.kind == Token::Kind::ident) {
+      if (t.text == "true" || t.text == "false") {
+        CExpr e;
+        e.value = ts.next().text == "true" ? 1 : 0;
+        return add_expr(e);
+      }
+      std::uint32_t local = local_of(t);
+      if (local == kNoVar) {
+        if (param_of(t.text) != kNoVar)
+          fail(t.offset, fmt::format("'{}' is a location: write '*{}' or atomic_load to read it", t.text, t.text));
+        fail(t.offset, fmt::format("undeclared local '{}'", t.text));
+      }
+      ts.next();
+      CExpr e;
+      e.kind = CExpr::Kind::local;
+      e.local = local;
+      return add_expr(e);
+    }
+    fail(t.offset, fmt::format("expected an expression, found {}", shown_text(t)));
+  }
+
+  std::uint32_t parse_call(TokenStream& ts) {
+    const Token& t = ts.peek();
+    std::string name = t.text;
+    std::string base = name;
+    if (base.size() > 9 && base.compare(base.size() - 9, 9, "_explicit") == 0) base.resize(base.size() - 9);
+    static const std::map<std::string, CExpr::Rmw, std::less<>> kRmw = {
+        {"atomic_exchange", CExpr::Rmw::exchange}, {"atomic_fetch_add", CExpr::Rmw::add},
+        {"atomic_fetch_sub", CExpr::Rmw::sub},     {"atomic_fetch_and", CExpr::Rmw::band},
+        {"atomic_fetch_or", CExpr::Rmw::bor},      {"atomic_fetch_xor", CExpr::Rmw::bxor}};
+    bool known = base == "atomic_load" || kRmw.count(base) != 0 || base == "atomic_compare_exchange_strong" ||
+                 base == "atomic_compare_exchange_weak";
+    if (base == "atomic_store" || base == "atomic_thread_fence")
+      fail(t.offset, fmt::format("{} returns nothing: it is a statement of its own", name));
+    if (!known) fail(t.offset, fmt::format("unknown function '{}' ({})", name, kCalls));
+    std::string fn;
+    bool explicit_order = open_call(ts, fn);
+    CExpr e;
+    e.var = location_arg(ts, fn);
+    mark_atomic(e.var);
+    if (base == "atomic_load") {
+      e.kind = CExpr::Kind::load;
+      if (explicit_order) {
+        comma(ts, fn);
+        e.order = order_arg(ts, fn, "load");
+      }
+    } else if (kRmw.count(base) != 0) {
+      e.kind = CExpr::Kind::rmw;
+      e.rmw = kRmw.find(base)->second;
+      comma(ts, fn);
+      e.a = parse_expr(ts);
+      if (explicit_order) {
+        comma(ts, fn);
+        e.order = order_arg(ts, fn, "rmw");
+      }
+    } else {
+      e.kind = CExpr::Kind::cas;
+      comma(ts, fn);
+      if (ts.sym("&")) {  // &r: a local
+        ts.next();
+        Token r = ts.next();
+        e.local = local_of(r);
+        if (e.local == kNoVar) fail(r.offset, fmt::format("undeclared local {}", shown_text(r)));
+      } else {
+        e.expected_var = location_arg(ts, fn);
+      }
+      comma(ts, fn);
+      e.a = parse_expr(ts);
+      if (explicit_order) {
+        comma(ts, fn);
+        e.order = order_arg(ts, fn, "rmw");
+        comma(ts, fn);
+        e.failure_order = order_arg(ts, fn, "failure");
+      }
+    }
+    expect(ts, ")", fmt::format("to close {}", fn).c_str());
+    return add_expr(e);
+  }
+
+  CThread* thread_ = nullptr;  // the thread being parsed
+};
+
+// ---- running a thread ----
+
+// The locations of one execution: each an atomic or a plain shared variable.
+struct CMemory {
+  std::deque<atomic<std::int64_t>> atomics;
+  std::deque<shared<std::int64_t>> plains;
+  std::vector<std::pair<bool, std::size_t>> slot;  // per var: (atomic, index)
+
+  std::int64_t load(std::uint32_t var, std::memory_order mo) {
+    auto [is_atomic, i] = slot[var];
+    return is_atomic ? atomics[i].load(mo) : plains[i].get();
+  }
+  void store(std::uint32_t var, std::int64_t v, std::memory_order mo) {
+    auto [is_atomic, i] = slot[var];
+    if (is_atomic) atomics[i].store(v, mo);
+    else plains[i].set(v);
+  }
+  atomic<std::int64_t>& at(std::uint32_t var) { return atomics[slot[var].second]; }
+};
+
+class CRunner {
+ public:
+  CRunner(const CThread& code, CMemory& mem, std::vector<std::int64_t>& locals)
+      : code_(code), mem_(mem), locals_(locals) {}
+
+  void run(std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e;) {
+      const CStmt& s = code_.stmts[i];
+      switch (s.kind) {
+        case CStmt::Kind::assign: locals_[s.local] = eval(s.expr); break;
+        case CStmt::Kind::eval: eval(s.expr); break;
+        case CStmt::Kind::store: mem_.store(s.var, eval(s.expr), s.plain ? std::memory_order_relaxed : s.order); break;
+        case CStmt::Kind::fence: atomcheck::atomic_thread_fence(s.order); break;
+        case CStmt::Kind::branch: {
+          std::size_t then_b = i + 1, else_b = then_b + s.then_count;
+          if (eval(s.expr) != 0) run(then_b, else_b);
+          else run(else_b, else_b + s.else_count);
+          i = else_b + s.else_count;
+          continue;
+        }
+      }
+      ++i;
+    }
+  }
+
+ private:
+  std::int64_t eval(std::uint32_t i) {
+    const CExpr& x = code_.exprs[i];
+    switch (x.kind) {
+      case CExpr::Kind::constant: return x.value;
+      case CExpr::Kind::local: return locals_[x.local];
+      case CExpr::Kind::load: return mem_.load(x.var, x.plain ? std::memory_order_relaxed : x.order);
+      case CExpr::Kind::rmw: {
+        std::int64_t v = eval(x.a);
+        auto& a = mem_.at(x.var);
+        switch (x.rmw) {
+          case CExpr::Rmw::exchange: return a.exchange(v, x.order);
+          case CExpr::Rmw::add: return a.fetch_add(v, x.order);
+          case CExpr::Rmw::sub: return a.fetch_sub(v, x.order);
+          case CExpr::Rmw::band: return a.fetch_and(v, x.order);
+          case CExpr::Rmw::bor: return a.fetch_or(v, x.order);
+          case CExpr::Rmw::bxor: return a.fetch_xor(v, x.order);
+        }
+        return 0;
+      }
+      case CExpr::Kind::cas: {
+        std::int64_t expected = x.expected_var != kNoVar ? mem_.load(x.expected_var, std::memory_order_relaxed)
+                                                         : locals_[x.local];
+        std::int64_t desired = eval(x.a);
+        bool ok = mem_.at(x.var).compare_exchange_strong(expected, desired, x.order, x.failure_order);
+        if (!ok) {  // C writes what it found back to *expected
+          if (x.expected_var != kNoVar) mem_.store(x.expected_var, expected, std::memory_order_relaxed);
+          else locals_[x.local] = expected;
+        }
+        return ok ? 1 : 0;
+      }
+      case CExpr::Kind::unary: {
+        std::int64_t a = eval(x.a);
+        return x.op == CExpr::Op::neg ? -a : x.op == CExpr::Op::lnot ? (a == 0) : ~a;
+      }
+      case CExpr::Kind::binary: return binary(x);
+    }
+    return 0;
+  }
+
+  std::int64_t binary(const CExpr& x) {
+    using Op = CExpr::Op;
+    std::int64_t a = eval(x.a);
+    if (x.op == Op::land) return a != 0 && eval(x.b) != 0;
+    if (x.op == Op::lor) return a != 0 || eval(x.b) != 0;
+    std::int64_t b = eval(x.b);
+    switch (x.op) {
+      case Op::mul: return a * b;
+      case Op::div: return b == 0 ? 0 : a / b;
+      case Op::mod: return b == 0 ? 0 : a % b;
+      case Op::add: return a + b;
+      case Op::sub: return a - b;
+      case Op::shl: return b < 0 || b > 62 ? 0 : a << b;
+      case Op::shr: return b < 0 || b > 62 ? 0 : a >> b;
+      case Op::lt: return a < b;
+      case Op::le: return a <= b;
+      case Op::gt: return a > b;
+      case Op::ge: return a >= b;
+      case Op::eq: return a == b;
+      case Op::ne: return a != b;
+      case Op::band: return a & b;
+      case Op::bxor: return a ^ b;
+      case Op::bor: return a | b;
+      default: return 0;
+    }
+  }
+
+  const CThread& code_;
+  CMemory& mem_;
+  std::vector<std::int64_t>& locals_;
+};
+
+}  // namespace
+
+namespace detail {
+
+Test parse_c(std::string_view text, std::string_view file) {
+  Test t = CParser(text, file).parse();
+  t.var_atomic.resize(t.vars.size(), false);
+  return t;
+}
+
+Program c_program(const Test& test, std::vector<std::string> names) {
+  return [&test, names]() {
+    CMemory mem;
+    for (std::size_t v = 0; v < test.vars.size(); ++v) {
+      if (test.var_atomic[v]) {
+        mem.slot.emplace_back(true, mem.atomics.size());
+        mem.atomics.emplace_back(test.var_init[v], test.vars[v]);
+      } else {
+        mem.slot.emplace_back(false, mem.plains.size());
+        mem.plains.emplace_back(test.var_init[v], test.vars[v]);
+      }
+    }
+    std::vector<std::vector<std::int64_t>> locals(test.c_threads.size());
+    for (std::size_t t = 0; t < test.c_threads.size(); ++t) locals[t].assign(test.c_threads[t].locals.size(), 0);
+    std::vector<thread> threads;
+    threads.reserve(test.c_threads.size());
+    for (std::size_t t = 0; t < test.c_threads.size(); ++t)
+      threads.emplace_back([&test, &mem, &locals, t] {
+        CRunner(test.c_threads[t], mem, locals[t]).run(0, test.c_threads[t].stmts.size());
+      });
+    for (thread& t : threads) t.join();
+    for (std::size_t i = 0; i < test.observed.size(); ++i) {
+      const Location& l = test.observed[i];
+      std::int64_t v = l.is_reg ? locals[static_cast<std::size_t>(l.thread)][static_cast<std::size_t>(l.reg)]
+                                : mem.load(l.var, std::memory_order_seq_cst);
+      outcome(names[i], v);
+    }
+  };
+}
+
+}  // namespace detail
+
+}  // namespace atomcheck::litmus
