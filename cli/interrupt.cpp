@@ -8,12 +8,13 @@ namespace atomcheck::cli {
 namespace {
 std::atomic<bool> g_sigint{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "a signal handler may only touch a lock-free atomic");
-extern "C" void on_sigint(int) { g_sigint.store(true); }
+// C linkage for a signal handler, so its name must be unique in the program (the library has one too).
+extern "C" void atomcheck_cli_on_sigint(int) { g_sigint.store(true); }
 }  // namespace
 
 SigintScope::SigintScope() {
   g_sigint.store(false);
-  old_ = std::signal(SIGINT, on_sigint);
+  old_ = std::signal(SIGINT, atomcheck_cli_on_sigint);
 }
 SigintScope::~SigintScope() { std::signal(SIGINT, old_); }
 const std::atomic<bool>* SigintScope::flag() { return &g_sigint; }

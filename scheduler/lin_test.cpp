@@ -180,6 +180,37 @@ std::vector<Scenario> smaller_scenarios(const Scenario& s) {
   return out;
 }
 
+namespace {
+
+std::vector<std::unique_ptr<LinObjectInfo>>& lin_objects() {
+  static std::vector<std::unique_ptr<LinObjectInfo>> objects;  // filled at static initialisation
+  return objects;
+}
+
+}  // namespace
+
+bool register_lin_object(LinObjectInfo info) {
+  if (info.name.empty()) throw std::invalid_argument("register_lin_object: empty name");
+  if (find_lin_object(info.name)) throw std::invalid_argument("register_lin_object: '" + info.name + "' is taken");
+  if (!make_spec(info.spec))
+    throw std::invalid_argument(fmt::format("register_lin_object: {}: no specification named '{}'", info.name, info.spec));
+  lin_objects().push_back(std::make_unique<LinObjectInfo>(std::move(info)));
+  return true;
+}
+
+std::vector<const LinObjectInfo*> registered_lin_objects() {
+  std::vector<const LinObjectInfo*> out;
+  for (const auto& o : lin_objects()) out.push_back(o.get());
+  std::sort(out.begin(), out.end(), [](const LinObjectInfo* a, const LinObjectInfo* b) { return a->name < b->name; });
+  return out;
+}
+
+const LinObjectInfo* find_lin_object(std::string_view name) {
+  for (const auto& o : lin_objects())
+    if (o->name == name) return o.get();
+  return nullptr;
+}
+
 namespace detail {
 
 ScenarioReport scenario_report(const Scenario& failing, std::size_t original, std::size_t tried,

@@ -19,7 +19,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <source_location>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -224,4 +226,37 @@ ScenarioReport check_scenarios(std::string_view spec_name, const std::vector<Op<
   return check_scenarios(*spec, ops, options);
 }
 
+// A concurrent object registered for the command line (`atomcheck lincheck NAME`): its
+// name, the specification it is checked against, one line for the listing, and its
+// scenarios run with the options the command gives.
+struct LinObjectInfo {
+  std::string name;
+  std::string spec;
+  std::string description;
+  std::function<ScenarioReport(const ScenarioOptions&)> check;
+};
+
+// Adds an object to the registry (static initialisation, ATOMCHECK_LIN_OBJECT); throws
+// std::invalid_argument for an empty or taken name or an unknown specification.
+bool register_lin_object(LinObjectInfo info);
+// The registered objects, by name.
+std::vector<const LinObjectInfo*> registered_lin_objects();
+const LinObjectInfo* find_lin_object(std::string_view name);
+
+template <class Object>
+bool register_lin_object(std::string name, std::string spec, std::string description, std::vector<Op<Object>> ops) {
+  const std::string spec_name = spec;
+  return register_lin_object(LinObjectInfo{
+      std::move(name), std::move(spec), std::move(description),
+      [spec_name, ops = std::move(ops)](const ScenarioOptions& o) { return check_scenarios<Object>(spec_name, ops, o); }});
+}
+
 }  // namespace atomcheck::lin
+
+// Registers Object's operations under NAME for `atomcheck lincheck NAME`, checked against
+// the built-in specification SPEC: ATOMCHECK_LIN_OBJECT(treiber, "treiber-stack", "stack",
+// "a Treiber stack", Stack, {{"push", ..., 1, 3}, {"pop", ...}}); in a binary that calls
+// atomcheck::cli_main.
+#define ATOMCHECK_LIN_OBJECT(id, name, spec, description, Object, ...)                      \
+  static const bool atomcheck_lin_object_##id = ::atomcheck::lin::register_lin_object<Object>( \
+      name, spec, description, std::vector<::atomcheck::lin::Op<Object>> __VA_ARGS__)

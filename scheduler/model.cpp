@@ -322,14 +322,15 @@ ModelReport incomplete_report(ModelReport rep, const std::string& program) {
 // when the caller gave no interrupt flag of its own and SIGINT has no handler installed
 // (a test runner's or the program's own handler is left alone).
 std::atomic<bool> g_sigint{false};
-extern "C" void on_sigint(int) { g_sigint.store(true, std::memory_order_relaxed); }
+// C linkage for a signal handler, so its name must be unique in the program (the CLI has one too).
+extern "C" void atomcheck_model_on_sigint(int) { g_sigint.store(true, std::memory_order_relaxed); }
 
 class SigintScope {
  public:
   explicit SigintScope(ExploreOptions& o) {
     if (o.interrupt) return;
     struct sigaction sa {};
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = atomcheck_model_on_sigint;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGINT, nullptr, &old_) != 0 || old_.sa_handler != SIG_DFL) return;
     g_sigint.store(false, std::memory_order_relaxed);

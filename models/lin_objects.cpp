@@ -1,0 +1,80 @@
+// Concurrent objects registered for `atomcheck lincheck NAME` (scheduler/lin_test.hpp
+// ATOMCHECK_LIN_OBJECT): a Treiber stack, the same stack whose pop gives up when its CAS
+// fails, and a counter incremented by fetch_add and by a load and a store. lincheck
+// generates scenarios of their operations, explores each exhaustively and shrinks the
+// first that fails: the command-line form of EXPECT_LINEARIZABLE.
+#include <cstdint>
+
+#include "scheduler/api.hpp"
+#include "scheduler/lin_test.hpp"
+
+namespace {
+
+using atomcheck::lin::kNone;
+
+// Nodes from a bump allocator (never reused: no ABA), linked by index; -1 is null.
+template <bool kRetry>
+class TreiberStack {
+ public:
+  void push(int v) {
+    const int n = free_.fetch_add(1);
+    value_[n].store(v);
+    int h = head_.load();
+    do {
+      next_[n].store(h);
+    } while (!head_.compare_exchange_weak(h, n));
+  }
+  std::int64_t pop() {
+    int h = head_.load();
+    while (h >= 0) {
+      if (head_.compare_exchange_weak(h, next_[h].load())) return value_[h].load();
+      if (!kRetry) return kNone;  // gives up although the stack may still hold elements
+    }
+    return kNone;
+  }
+
+ private:
+  static constexpr int kNodes = 16;
+  atomcheck::atomic<int> head_{-1, "head"}, free_{0, "free"};
+  atomcheck::atomic<int> value_[kNodes]{}, next_[kNodes]{};
+};
+
+template <bool kAtomic>
+class Counter {
+ public:
+  std::int64_t increment() {
+    if (kAtomic) return value_.fetch_add(1);
+    const int v = value_.load();  // a load and a store: two increments may both return v
+    value_.store(v + 1);
+    return v;
+  }
+  std::int64_t get() { return value_.load(); }
+
+ private:
+  atomcheck::atomic<int> value_{0, "value"};
+};
+
+using Stack = TreiberStack<true>;
+using StackNoRetry = TreiberStack<false>;
+using AtomicCounter = Counter<true>;
+using RacyCounter = Counter<false>;
+
+}  // namespace
+
+ATOMCHECK_LIN_OBJECT(treiber, "treiber-stack", "stack", "Treiber stack: push and pop retry their CAS", Stack,
+                     {{"push", [](Stack& s, std::int64_t v) { return s.push(static_cast<int>(v)), kNone; }, 1, 3},
+                      {"pop", [](Stack& s, std::int64_t) { return s.pop(); }}});
+
+ATOMCHECK_LIN_OBJECT(treiber_no_retry, "treiber-stack-no-retry", "stack",
+                     "Treiber stack whose pop returns empty when its CAS fails: not linearizable", StackNoRetry,
+                     {{"push", [](StackNoRetry& s, std::int64_t v) { return s.push(static_cast<int>(v)), kNone; }, 1, 3},
+                      {"pop", [](StackNoRetry& s, std::int64_t) { return s.pop(); }}});
+
+ATOMCHECK_LIN_OBJECT(counter, "counter-fetch-add", "counter", "counter incremented by fetch_add", AtomicCounter,
+                     {{"increment", [](AtomicCounter& c, std::int64_t) { return c.increment(); }},
+                      {"get", [](AtomicCounter& c, std::int64_t) { return c.get(); }}});
+
+ATOMCHECK_LIN_OBJECT(racy_counter, "counter-load-store", "counter",
+                     "counter incremented by a load and a store: not linearizable", RacyCounter,
+                     {{"increment", [](RacyCounter& c, std::int64_t) { return c.increment(); }},
+                      {"get", [](RacyCounter& c, std::int64_t) { return c.get(); }}});
