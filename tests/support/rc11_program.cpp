@@ -1,0 +1,166 @@
+// Random straight-line programs for the naive RC11/SC judge, and the same programs run by
+// the explorer (rc11_program.hpp).
+#include "tests/support/rc11_program.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scheduler/api.hpp"
+
+namespace atomcheck::testing_support {
+namespace {
+
+using rc11naive::Instr;
+using rc11naive::Kind;
+using rc11naive::Order;
+
+int uniform(std::mt19937_64& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
+Order pick(std::mt19937_64& rng, std::initializer_list<Order> orders) {
+  return orders.begin()[uniform(rng, 0, static_cast<int>(orders.size()) - 1)];
+}
+
+std::memory_order memory_order_of(Order o) {
+  switch (o) {
+    case Order::rlx: return std::memory_order_relaxed;
+    case Order::acq: return std::memory_order_acquire;
+    case Order::rel: return std::memory_order_release;
+    case Order::acq_rel: return std::memory_order_acq_rel;
+    case Order::sc: return std::memory_order_seq_cst;
+  }
+  return std::memory_order_seq_cst;
+}
+
+// Built with += : GCC 12 reports a false -Wrestrict for "literal" + std::string at -O3.
+std::string reg_name(std::size_t t, std::size_t r) {
+  std::string s = "t";
+  s += std::to_string(t);
+  s += 'r';
+  s += std::to_string(r);
+  return s;
+}
+std::string var_name(std::size_t v) {
+  std::string s = "m";
+  s += std::to_string(v);
+  return s;
+}
+
+void run_thread(const rc11naive::Thread& th, std::deque<atomic<std::int64_t>>& mem,
+                std::vector<std::int64_t>& regs) {
+  for (const Instr& in : th.code) {
+    auto mo = memory_order_of(in.order);
+    if (in.kind == Kind::fence) {
+      atomic_thread_fence(mo);
+      continue;
+    }
+    auto& x = mem[static_cast<std::size_t>(in.var)];
+    std::int64_t v = in.operand.is_reg ? regs[static_cast<std::size_t>(in.operand.value)] : in.operand.value;
+    std::int64_t old = 0;
+    switch (in.kind) {
+      case Kind::load: old = x.load(mo); break;
+      case Kind::store: x.store(v, mo); break;
+      case Kind::fetch_add: old = x.fetch_add(v, mo); break;
+      case Kind::exchange: old = x.exchange(v, mo); break;
+      case Kind::cas: {
+        std::int64_t expected = in.expected;
+        x.compare_exchange_strong(expected, v, mo, memory_order_of(in.failure));
+        old = expected;
+        break;
+      }
+      case Kind::fence: break;
+    }
+    if (in.reg >= 0) regs[static_cast<std::size_t>(in.reg)] = old;
+  }
+}
+
+}  // namespace
+
+rc11naive::Program random_rc11_program(std::mt19937_64& rng, const Rc11Shape& shape) {
+  rc11naive::Program p;
+  p.init.assign(static_cast<std::size_t>(uniform(rng, 1, shape.max_vars)), 0);
+  int vars = static_cast<int>(p.init.size());
+  p.threads.resize(static_cast<std::size_t>(uniform(rng, shape.min_threads, shape.max_threads)));
+  for (auto& th : p.threads) {
+    int n = uniform(rng, 1, shape.max_instrs);
+    for (int i = 0; i < n; ++i) {
+      Instr in;
+      in.kind = static_cast<Kind>(uniform(rng, 0, 5));
+      in.var = uniform(rng, 0, vars - 1);
+      // A stored value is a register read before a quarter of the time (a data dependency).
+      if (th.regs > 0 && uniform(rng, 0, 3) == 0) {
+        in.operand = {true, uniform(rng, 0, th.regs - 1)};
+      } else {
+        in.operand = {false, uniform(rng, 1, 2)};
+      }
+      switch (in.kind) {
+        case Kind::load: in.order = pick(rng, {Order::rlx, Order::acq, Order::sc}); break;
+        case Kind::store: in.order = pick(rng, {Order::rlx, Order::rel, Order::sc}); break;
+        case Kind::fence: in.order = pick(rng, {Order::acq, Order::rel, Order::acq_rel, Order::sc}); break;
+        default:
+          in.order = pick(rng, {Order::rlx, Order::acq, Order::rel, Order::acq_rel, Order::sc});
+          in.failure = pick(rng, {Order::rlx, Order::acq, Order::sc});
+          in.expected = uniform(rng, 0, 2);
+          break;
+      }
+      if (in.kind != Kind::store && in.kind != Kind::fence) in.reg = th.regs++;
+      th.code.push_back(in);
+    }
+  }
+  return p;
+}
+
+Program scheduler_program(const rc11naive::Program& p) {
+  return [p]() {
+    std::deque<atomic<std::int64_t>> mem;
+    for (std::size_t v = 0; v < p.init.size(); ++v) mem.emplace_back(p.init[v], var_name(v));
+    std::vector<std::vector<std::int64_t>> regs(p.threads.size());
+    for (std::size_t t = 0; t < p.threads.size(); ++t)
+      regs[t].assign(static_cast<std::size_t>(p.threads[t].regs), 0);
+    std::vector<thread> threads;
+    threads.reserve(p.threads.size());
+    for (std::size_t t = 0; t < p.threads.size(); ++t)
+      threads.emplace_back([&p, &mem, &regs, t] { run_thread(p.threads[t], mem, regs[t]); });
+    for (thread& t : threads) t.join();
+    for (std::size_t t = 0; t < p.threads.size(); ++t)
+      for (std::size_t r = 0; r < regs[t].size(); ++r) outcome(reg_name(t, r), regs[t][r]);
+    for (std::size_t v = 0; v < p.init.size(); ++v) outcome(var_name(v), mem[v].load(std::memory_order_seq_cst));
+  };
+}
+
+rc11naive::Outcomes explored_outcomes(const rc11naive::Program& p, MemoryModelKind memory,
+                                      std::uint64_t* executions) {
+  // Where each name goes in the judge's outcome vector.
+  std::map<std::string, std::size_t> slot;
+  for (std::size_t t = 0; t < p.threads.size(); ++t)
+    for (std::size_t r = 0; r < static_cast<std::size_t>(p.threads[t].regs); ++r) slot.emplace(reg_name(t, r), slot.size());
+  for (std::size_t v = 0; v < p.init.size(); ++v) slot.emplace(var_name(v), slot.size());
+  ExploreOptions o;
+  o.memory = memory;
+  ExploreResult r = explore(scheduler_program(p), o);
+  EXPECT_TRUE(r.ok()) << rc11naive::describe(p);
+  EXPECT_TRUE(r.exhausted()) << rc11naive::describe(p);
+  if (executions) *executions += r.executions;
+  rc11naive::Outcomes out;
+  for (const auto& [named, count] : r.outcomes) {
+    rc11naive::Outcome v(slot.size(), 0);
+    for (const auto& [name, value] : named) {
+      auto it = slot.find(name);
+      if (it == slot.end()) {
+        ADD_FAILURE() << "unexpected outcome name " << name;
+        continue;
+      }
+      v[it->second] = value;
+    }
+    out.insert(v);
+  }
+  return out;
+}
+
+}  // namespace atomcheck::testing_support
