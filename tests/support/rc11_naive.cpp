@@ -356,39 +356,68 @@ bool sc_consistent(const Base& b, const Rel& mo) {
 
 using Check = std::function<bool(const Base&, const Rel&)>;
 
-// Calls `check` on every mo: per location a total order of its existing writes with the
-// initialisation write first (coherence forces that, since it is po-before them all).
-void each_mo(const Skeleton& s, const Values& v, const Base& b, Outcomes& out, Stats& st, const Check& check) {
-  std::vector<std::vector<int>> order(s.writes.size());
-  for (std::size_t l = 0; l < s.writes.size(); ++l)
+std::uint64_t factorial(std::size_t n) { return n <= 1 ? 1 : n * factorial(n - 1); }
+
+// The part of every completion's mo that is fixed once `placed[l]` are the first writes
+// of location l in mo order (after the initialisation write, which coherence puts first
+// since it is po-before them all): the placed ones in order, each before every write
+// not yet placed.
+Rel partial_mo(const Skeleton& s, const std::vector<std::vector<int>>& placed, const std::vector<std::vector<int>>& rest) {
+  Rel mo;
+  for (std::size_t l = 0; l < placed.size(); ++l) {
+    std::vector<int> chain{s.writes[l][0]};
+    chain.insert(chain.end(), placed[l].begin(), placed[l].end());
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      for (std::size_t j = i + 1; j < chain.size(); ++j) mo.add(chain[i], chain[j]);
+      for (int u : rest[l]) mo.add(chain[i], u);
+    }
+  }
+  return mo;
+}
+
+// Calls `check` on every mo: per location a total order of its existing writes, the
+// initialisation write first. With `prune`, mo is built one write at a time and `check`
+// also runs on each partial order: every axiom says that a relation monotone in mo
+// (eco, rb, scb, psc, po ∪ rf ∪ mo ∪ rb) is irreflexive, acyclic or disjoint from rmw,
+// so a partial mo that fails fails every completion, and its subtree is skipped. Leaves
+// are always checked with the complete mo.
+void each_mo(const Skeleton& s, const Values& v, const Base& b, bool prune, Outcomes& out, Stats& st,
+             const Check& check) {
+  std::size_t locs = s.writes.size();
+  std::vector<std::vector<int>> placed(locs), rest(locs);
+  std::uint64_t space = 1;
+  for (std::size_t l = 0; l < locs; ++l) {
     for (std::size_t i = 1; i < s.writes[l].size(); ++i)
-      if (v.exists[static_cast<std::size_t>(s.writes[l][i])]) order[l].push_back(s.writes[l][i]);
-  std::function<void(std::size_t)> go = [&](std::size_t l) {
-    if (l == order.size()) {
-      Rel mo;
-      for (std::size_t k = 0; k < order.size(); ++k) {
-        std::vector<int> chain{s.writes[k][0]};
-        chain.insert(chain.end(), order[k].begin(), order[k].end());
-        for (std::size_t i = 0; i < chain.size(); ++i)
-          for (std::size_t j = i + 1; j < chain.size(); ++j) mo.add(chain[i], chain[j]);
-      }
-      ++st.candidates;
-      if (!check(b, mo)) return;
+      if (v.exists[static_cast<std::size_t>(s.writes[l][i])]) rest[l].push_back(s.writes[l][i]);
+    space *= factorial(rest[l].size());
+  }
+  st.candidates += space;
+  std::function<void()> go = [&] {
+    std::size_t l = 0;
+    while (l < locs && rest[l].empty()) ++l;
+    if (l == locs || prune) {
+      ++st.checks;
+      if (!check(b, partial_mo(s, placed, rest))) return;
+    }
+    if (l == locs) {
       ++st.consistent;
       Outcome o;
       for (const auto& regs : v.regs) o.insert(o.end(), regs.begin(), regs.end());
-      for (std::size_t k = 0; k < order.size(); ++k) {
-        int last = order[k].empty() ? s.writes[k][0] : order[k].back();
-        o.push_back(v.val[static_cast<std::size_t>(last)]);
-      }
+      for (std::size_t k = 0; k < locs; ++k)
+        o.push_back(v.val[static_cast<std::size_t>(placed[k].empty() ? s.writes[k][0] : placed[k].back())]);
       out.insert(o);
       return;
     }
-    std::sort(order[l].begin(), order[l].end());
-    do go(l + 1);
-    while (std::next_permutation(order[l].begin(), order[l].end()));
+    for (std::size_t i = 0; i < rest[l].size(); ++i) {
+      int w = rest[l][i];
+      rest[l].erase(rest[l].begin() + static_cast<std::ptrdiff_t>(i));
+      placed[l].push_back(w);
+      go();
+      placed[l].pop_back();
+      rest[l].insert(rest[l].begin() + static_cast<std::ptrdiff_t>(i), w);
+    }
   };
-  go(0);
+  go();
 }
 
 // Every rf map (each read from any write of its location, the initialisation included),
@@ -412,7 +441,7 @@ Outcomes enumerate(const Program& p, const Axioms& ax, Stats* stats, bool sc_mod
     if (resolve(p, s, rf_of, v)) {
       Base b = base_relations(p, s, rf_of, v, ax);
       bool prune = (sc_model || ax.no_thin_air) && !acyclic(b.po | b.rf);
-      if (!prune) each_mo(s, v, b, out, st, check);
+      if (!prune) each_mo(s, v, b, ax.prune_mo_prefixes, out, st, check);
     }
     std::size_t i = 0;
     for (; i < s.reads.size(); ++i) {
@@ -425,6 +454,7 @@ Outcomes enumerate(const Program& p, const Axioms& ax, Stats* stats, bool sc_mod
   if (stats) {
     stats->rf_choices += st.rf_choices;
     stats->candidates += st.candidates;
+    stats->checks += st.checks;
     stats->consistent += st.consistent;
   }
   return out;
@@ -481,7 +511,11 @@ Outcomes outcomes_rc11(const Program& p, const Axioms& axioms, Stats* stats) {
   return enumerate(p, axioms, stats, false);
 }
 
-Outcomes outcomes_sc(const Program& p, Stats* stats) { return enumerate(p, Axioms{}, stats, true); }
+Outcomes outcomes_sc(const Program& p, Stats* stats, bool prune_mo_prefixes) {
+  Axioms ax;
+  ax.prune_mo_prefixes = prune_mo_prefixes;
+  return enumerate(p, ax, stats, true);
+}
 
 std::string describe(const Program& p) {
   std::string out;

@@ -19,12 +19,19 @@ struct Rc11Shape {
   int min_threads = 2, max_threads = 3;
   int max_instrs = 3;
   int max_vars = 2;
+  // Programs with more rf maps than this (the product over reads of the writes to their
+  // variable, initial one included) are drawn again: the naive judge's cost is
+  // exponential in them (docs/rc11-oracle.md), and a few single-variable programs with
+  // eight reads would take minutes each.
+  double max_rf_maps = 1e4;
 };
 
 // Loads, stores (of a constant or of a register read before), fetch_add, exchange,
 // compare-exchange (success and failure modes) and fences, every mode drawn at random
 // among those C++ allows for the operation; every value read goes to a fresh register.
-rc11naive::Program random_rc11_program(std::mt19937_64& rng, const Rc11Shape& shape = {});
+// `redrawn` counts the programs drawn again for max_rf_maps.
+rc11naive::Program random_rc11_program(std::mt19937_64& rng, const Rc11Shape& shape = {},
+                                       std::size_t* redrawn = nullptr);
 
 // The program as the explorer runs it: each thread interprets its instructions on
 // atomic<std::int64_t> variables with the same modes; after joining every thread the
@@ -37,5 +44,17 @@ Program scheduler_program(const rc11naive::Program& p);
 // search fails an execution or does not finish.
 rc11naive::Outcomes explored_outcomes(const rc11naive::Program& p, MemoryModelKind memory,
                                       std::uint64_t* executions = nullptr);
+
+// The properties of test_rc11_naive.cpp (CI-sized) and long_rc11_naive.cpp (10^4
+// programs and more), each printing a line with "random programs" and its figures.
+// SC ⊆ RC11 on `programs` random programs, and RC11 strictly larger on some.
+void check_sc_included_in_rc11(std::size_t programs, std::uint64_t seed, const Rc11Shape& shape = {});
+// The judge's outcome set equals the explorer's under `memory` on `programs` random
+// programs. For the RC11 explorer: judge = rc11_judge, memory = its MemoryModelKind.
+using Rc11Judge = rc11naive::Outcomes (*)(const rc11naive::Program&);
+rc11naive::Outcomes sc_judge(const rc11naive::Program& p);
+rc11naive::Outcomes rc11_judge(const rc11naive::Program& p);
+void check_judge_against_explorer(std::size_t programs, std::uint64_t seed, Rc11Judge judge, MemoryModelKind memory,
+                                  const Rc11Shape& shape = {});
 
 }  // namespace atomcheck::testing_support
