@@ -283,6 +283,10 @@ TEST(Rc11NaiveProperties, ScIsIncludedInRc11) {
   atomcheck::testing_support::check_sc_included_in_rc11(1000, 4304);
 }
 
+TEST(Rc11NaiveProperties, AllScProgramsHaveOnlyScOutcomes) {
+  atomcheck::testing_support::check_all_sc_programs_are_sc(1000, 4306);
+}
+
 // The agreement check can fail: the RC11 judge against the SC explorer finds a program
 // whose weak outcomes only the judge reaches.
 void rc11_judge_against_the_sc_explorer() {

@@ -138,6 +138,7 @@ rc11naive::Program draw(std::mt19937_64& rng, const Rc11Shape& shape) {
           in.expected = uniform(rng, 0, 2);
           break;
       }
+      if (shape.all_sc) in.order = in.failure = Order::sc;
       if (in.kind != Kind::store && in.kind != Kind::fence) in.reg = th.regs++;
       th.code.push_back(in);
     }
@@ -230,6 +231,25 @@ void check_sc_included_in_rc11(std::size_t programs, std::uint64_t seed, const R
               ull(rc11.checks), ull(rc11.consistent), ull(sc.candidates), ull(sc.checks), secs,
               static_cast<double>(rc11.checks + sc.checks) / secs,
               static_cast<double>(rc11.candidates + sc.candidates) / secs);
+}
+
+void check_all_sc_programs_are_sc(std::size_t programs, std::uint64_t seed, Rc11Shape shape) {
+  shape.all_sc = true;
+  std::mt19937_64 rng(seed);
+  std::size_t redrawn = 0, mutant_differs = 0;
+  rc11naive::Axioms mutant;
+  mutant.sc = false;
+  auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < programs; ++i) {
+    rc11naive::Program p = random_rc11_program(rng, shape, &redrawn);
+    rc11naive::Outcomes sc = rc11naive::outcomes_sc(p);
+    ASSERT_EQ(rc11naive::outcomes_rc11(p), sc) << rc11naive::describe(p);
+    if (rc11naive::outcomes_rc11(p, mutant) != sc) ++mutant_differs;
+  }
+  EXPECT_GT(mutant_differs, 0u);
+  std::printf("checked %zu random programs, all seq_cst (seed %llu, %zu redrawn): RC11 = SC; without psc "
+              "acyclicity %zu differ; %.1f s\n",
+              programs, ull(seed), redrawn, mutant_differs, seconds_since(t0));
 }
 
 void check_judge_against_explorer(std::size_t programs, std::uint64_t seed, Rc11Judge judge, MemoryModelKind memory,

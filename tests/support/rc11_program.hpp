@@ -24,6 +24,8 @@ struct Rc11Shape {
   // exponential in them (docs/rc11-oracle.md), and a few single-variable programs with
   // eight reads would take minutes each.
   double max_rf_maps = 1e4;
+  // Every mode seq_cst (a CAS's failure mode included).
+  bool all_sc = false;
 };
 
 // Loads, stores (of a constant or of a register read before), fetch_add, exchange,
@@ -49,6 +51,9 @@ rc11naive::Outcomes explored_outcomes(const rc11naive::Program& p, MemoryModelKi
 // programs and more), each printing a line with "random programs" and its figures.
 // SC ⊆ RC11 on `programs` random programs, and RC11 strictly larger on some.
 void check_sc_included_in_rc11(std::size_t programs, std::uint64_t seed, const Rc11Shape& shape = {});
+// RC11 = SC on programs whose every access and fence is seq_cst (the paper's guarantee
+// for SC-only programs), and the mutant without the SC axiom differs on some of them.
+void check_all_sc_programs_are_sc(std::size_t programs, std::uint64_t seed, Rc11Shape shape = {});
 // The judge's outcome set equals the explorer's under `memory` on `programs` random
 // programs. For the RC11 explorer: judge = rc11_judge, memory = its MemoryModelKind.
 using Rc11Judge = rc11naive::Outcomes (*)(const rc11naive::Program&);
