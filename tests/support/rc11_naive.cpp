@@ -128,7 +128,7 @@ Skeleton skeleton(const Program& p) {
         ids[2] = add(e);
       } else {
         e.loc = in.var;
-        // An RMW is two events, R then W, related by rmw and po (§3, "RMW events").
+        // An RMW is two events, R then W, related by rmw ⊆ po (§3, execution graphs).
         if (in.kind != Kind::store) {
           Event r = e;
           r.read = true;
@@ -285,20 +285,20 @@ Base base_relations(const Program& p, const Skeleton& s, const std::vector<int>&
       if (!(b.E & bit(a)) || !(b.E & bit(c)) || a == c) continue;
       const Event& x = s.ev[static_cast<std::size_t>(a)];
       const Event& y = s.ev[static_cast<std::size_t>(c)];
-      // Initialisation writes are po-before every other event (§3, "Executions").
+      // Initialisation writes are po-before every other event (§3, execution graphs).
       bool po = (x.thread < 0 && y.thread >= 0) ||
                 (x.thread >= 0 && x.thread == y.thread &&
                  (x.instr < y.instr || (x.instr == y.instr && x.read && y.write)));
       if (po) b.po.add(a, c);
       if (x.loc >= 0 && x.loc == y.loc) b.sameloc.add(a, c);
     }
-    if (b.E & bit(a)) b.sameloc.add(a, a);
+    if ((b.E & bit(a)) && s.ev[static_cast<std::size_t>(a)].loc >= 0) b.sameloc.add(a, a);
   }
   for (int r : s.reads) b.rf.add(rf_of[static_cast<std::size_t>(r)], r);
   for (const auto& thread : s.of)
     for (auto [r, w, f] : thread)
       if (r >= 0 && w >= 0 && (b.E & bit(w))) b.rmw.add(r, w);
-  // Fig. 3 / §3.1: rs = [W];po|loc?;[W⊒rlx];(rf;rmw)*  (every write is ⊒rlx here).
+  // §3, derived relations: rs = [W];po|loc?;[W⊒rlx];(rf;rmw)*  (every write is ⊒rlx here).
   Rel po_loc = b.po & b.sameloc;
   Rel rs = id(b.W) | seq(seq(id(b.W), po_loc), id(b.W));
   if (ax.cpp20_rs) rs = id(b.W);
@@ -312,7 +312,8 @@ Base base_relations(const Program& p, const Skeleton& s, const std::vector<int>&
   return b;
 }
 
-// ---- the axioms, given mo (§3.2, Fig. 4 / Definition 1 of RC11-consistency) ----
+// ---- the axioms, given mo (§3, the definition of RC11-consistency; the section numbers
+// are from memory, docs/rc11-oracle.md says what was checked against what) ----
 
 // kat/rc11.kat's psc without its fence-only parts (those are psc_F).
 Rel kater_psc_base(const Base& b, const Rel& mo, const Rel& rb) {
