@@ -35,14 +35,29 @@ void RaceDetector::reset() {
 }
 
 void RaceDetector::join_into(Clock& into, const Clock& from) {
-  if (into.size() < from.size()) into.resize(from.size(), 0);
   for (std::size_t i = 0; i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
 }
 
-void RaceDetector::tick(ThreadId t) {
-  Clock& c = threads_[t].now;
-  if (c.size() <= t) c.resize(t + 1, 0);
-  ++c[t];
+void RaceDetector::tick(ThreadId t) { ++threads_[t].now[t]; }
+
+// Every clock has width_ entries, the most threads any execution had so far: copies and
+// joins then never change a clock's size, so a warm execution never allocates (clocks of
+// varying sizes reallocated now and then, where a copy met a longer clock the first time).
+void RaceDetector::widen(std::size_t threads) {
+  if (threads <= width_) return;
+  width_ = threads;
+  auto grow = [this](Clock& c) { c.resize(width_, 0); };
+  for (ThreadClocks& c : threads_) {
+    grow(c.now);
+    grow(c.released);
+    grow(c.acquired);
+    for (Clock& m : c.pending) grow(m);
+  }
+  for (AtomicVar& a : atomics_) {
+    grow(a.message);
+    for (Clock& r : a.released_by) grow(r);
+  }
+  for (Clock& l : locks_) grow(l);
 }
 
 bool RaceDetector::ordered(const Epoch& e, ThreadId t) const {
@@ -52,10 +67,11 @@ bool RaceDetector::ordered(const Epoch& e, ThreadId t) const {
 void RaceDetector::start_thread(ThreadId t, ThreadId parent) {
   if (t >= threads_.size()) threads_.resize(t + 1);
   nthreads_ = std::max<std::size_t>(nthreads_, t + 1);
+  widen(t + 1);
   ThreadClocks& c = threads_[t];
-  c.now.clear();
-  c.released.clear();
-  c.acquired.clear();
+  zero(c.now);
+  zero(c.released);
+  zero(c.acquired);
   c.head = c.tail = 0;
   // The child starts with everything its creator did before the spawn.
   if (parent != kNoId) copy(c.now, threads_[parent].now);
@@ -82,7 +98,7 @@ void RaceDetector::add_var(VarId v, bool plain, ThreadId by) {
   } else {
     // The initial value is no release: reading it synchronises with nothing.
     AtomicVar& a = atomics_[v];
-    a.message.clear();
+    zero(a.message);
     std::fill(a.has_released.begin(), a.has_released.end(), 0);
   }
 }
@@ -90,7 +106,7 @@ void RaceDetector::add_var(VarId v, bool plain, ThreadId by) {
 void RaceDetector::add_lock(LockId l) {
   if (l >= locks_.size()) locks_.resize(l + 1);
   nlocks_ = std::max<std::size_t>(nlocks_, l + 1);
-  locks_[l].clear();
+  zero(locks_[l]);
 }
 
 void RaceDetector::acquire(ThreadId t, LockId l) { join_into(threads_[t].now, locks_[l]); }
@@ -109,8 +125,10 @@ void RaceDetector::add_relaxed_release(Clock& into, ThreadId t, VarId x) {
 void RaceDetector::note_release_write(ThreadId t, VarId x) {
   AtomicVar& a = atomics_[x];
   if (a.has_released.size() <= t) {
+    const std::size_t old = a.released_by.size();
     a.has_released.resize(t + 1, 0);
     a.released_by.resize(t + 1);
+    for (std::size_t u = old; u <= t; ++u) zero(a.released_by[u]);
   }
   a.has_released[t] = 1;
   copy(a.released_by[t], threads_[t].now);
@@ -127,7 +145,7 @@ void RaceDetector::atomic_store(ThreadId t, VarId x, std::memory_order mo, bool 
   Clock* m = &atomics_[x].message;
   if (buffered) {
     if (c.tail == c.pending.size()) {
-      c.pending.emplace_back();
+      c.pending.emplace_back(width_, 0);
       c.pending_var.push_back(kNoId);
     }
     m = &c.pending[c.tail];
@@ -138,7 +156,7 @@ void RaceDetector::atomic_store(ThreadId t, VarId x, std::memory_order mo, bool 
     note_release_write(t, x);
     tick(t);
   } else {
-    m->clear();
+    std::fill(m->begin(), m->end(), 0);
     add_relaxed_release(*m, t, x);
   }
 }

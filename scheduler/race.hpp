@@ -8,6 +8,7 @@
 // does not allocate.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -53,7 +54,7 @@ class RaceDetector {
   bool plain_write(ThreadId t, VarId x, EventIndex ev, Race& out);
 
  private:
-  // A vector clock; entries past its size are 0. Resized within kept capacity.
+  // A vector clock of width_ entries (see widen()).
   using Clock = std::vector<std::uint32_t>;
   struct Epoch {
     ThreadId thread = kNoId;
@@ -87,7 +88,9 @@ class RaceDetector {
 
   static void join_into(Clock& into, const Clock& from);
   static std::uint32_t at(const Clock& c, ThreadId t) { return t < c.size() ? c[t] : 0; }
-  static void copy(Clock& into, const Clock& from) { into.assign(from.begin(), from.end()); }
+  static void copy(Clock& into, const Clock& from) { std::copy(from.begin(), from.end(), into.begin()); }
+  void zero(Clock& c) const { c.assign(width_, 0); }
+  void widen(std::size_t threads);
   // An earlier access at epoch `e` happens before now in thread t.
   bool ordered(const Epoch& e, ThreadId t) const;
   void tick(ThreadId t);
@@ -96,6 +99,7 @@ class RaceDetector {
   void add_relaxed_release(Clock& into, ThreadId t, VarId x);
   void note_release_write(ThreadId t, VarId x);
 
+  std::size_t width_ = 0;
   std::vector<ThreadClocks> threads_;
   std::size_t nthreads_ = 0;
   std::vector<AtomicVar> atomics_;  // indexed by VarId (plain ones unused)
