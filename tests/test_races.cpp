@@ -360,6 +360,24 @@ TEST_P(Races, RaceCheckOffPassesDeliberatelyRacyPrograms) {
   EXPECT_TRUE(mp.ok()) << first_message(mp);  // under SC and TSO the value is always 42
 }
 
+TEST_P(Races, SameRacesWithTwoJobs) {
+  // The parallel search hands each execution's failure, race indices included, back as is.
+  const Program p = [] { message_passing(std::memory_order_relaxed, std::memory_order_relaxed); };
+  ExploreOptions o = under(GetParam());
+  o.keep_failures = 1000;
+  auto races = [&](unsigned jobs) {
+    o.jobs = jobs;
+    o.units_inline = jobs > 1 ? 1 : 0;
+    std::string s;
+    for (const Failure& f : explore(p, o).failures)
+      s += f.schedule + " " + std::to_string(f.race_first) + " " + std::to_string(f.race_second) + " " + f.message + "\n";
+    return s;
+  };
+  const std::string one = races(1);
+  EXPECT_FALSE(one.empty());
+  EXPECT_EQ(races(2), one);
+}
+
 TEST_P(Races, AtomicsNeverRace) {
   ExploreResult r = explore(
       [] {
