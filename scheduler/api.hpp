@@ -384,9 +384,11 @@ class atomic {
   detail::Handle h_;
 };
 
-// A plain (non-atomic) shared variable: racy data. Every read and write is a visible
-// operation (a plain load/store, buffered under TSO), so `x = x + 1` on a shared<int>
-// is two steps and can lose updates. In production code, alias it to T.
+// A plain (non-atomic) shared variable. Every read and write is a visible operation (a
+// plain load/store, buffered under TSO), so `x = x + 1` on a shared<int> is two steps and
+// can lose updates. Two accesses by different threads, one a write, not ordered by
+// happens-before fail the execution as a data race (ExploreOptions::race_check,
+// docs/data-races.md). In production code, alias it to T.
 template <class T>
 class shared {
  public:
