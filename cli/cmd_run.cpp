@@ -48,6 +48,7 @@ struct RunArgs {
   double step_timeout = kDefaultStepTimeout;
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
   bool no_spurious_wakeups = false;
+  bool no_race_check = false;
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
@@ -92,6 +93,7 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   o.step_timeout_seconds = a.step_timeout;
   o.spin_threshold = a.spin_threshold;
   o.spurious_wakeups = !a.no_spurious_wakeups;
+  o.race_check = !a.no_race_check;
   o.stack_size = a.stack_kib * 1024;
   o.pct_depth = a.pct_depth;
   o.preemption_bound = a.preemption_bound;
@@ -267,6 +269,7 @@ std::string replay_command(const RunArgs& a, const std::string& schedule) {
   if (a.max_steps_given) cmd += fmt::format(" --max-steps {}", a.max_steps);
   if (a.spin_threshold != kDefaultSpinThreshold) cmd += fmt::format(" --spin-threshold {}", a.spin_threshold);
   if (a.no_spurious_wakeups) cmd += " --no-spurious-wakeups";
+  if (a.no_race_check) cmd += " --no-race-check";
   return cmd;
 }
 
@@ -715,6 +718,7 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->each([a](const std::string&) { a->max_steps_given = true; });
   run->add_option("--spin-threshold", a->spin_threshold, kSpinThresholdHelp)->check(unsigned_integer);
   run->add_flag("--no-spurious-wakeups", a->no_spurious_wakeups, kNoSpuriousWakeupsHelp);
+  run->add_flag("--no-race-check", a->no_race_check, kNoRaceCheckHelp);
   run->add_option("--step-timeout", a->step_timeout,
                   "Seconds a test thread may run without a step before it is reported as hung with its "
                   "schedule, ending the run (exit 3); default 60, 0: never")

@@ -98,6 +98,9 @@ inline constexpr const char* kJobsHelp =
 inline constexpr const char* kSpinThresholdHelp =
     "Identical reads in a row (one thread, line, variable, value) after which a loop without yield() is "
     "taken to wait for a change there, as yield() would, and said so (exit 3); default 100, 0: never";
+inline constexpr const char* kNoRaceCheckHelp =
+    "Do not report data races (unordered accesses to a shared<T>, one a write) as failures: for "
+    "programs that race on purpose (docs/data-races.md)";
 inline constexpr const char* kNoSpuriousWakeupsHelp =
     "condition_variable waits block until a notify (default: a wait may return at any time, as the "
     "standard allows); finds forgotten and early notifies";

@@ -152,7 +152,16 @@ struct RmwFn {
   // A compare-exchange, so that a failing one is reported with what it expected.
   bool cas = false;
   std::int64_t expected = 0;
+  // A compare-exchange's failure order: a failing one is a load with it (race detection).
+  std::memory_order failure = std::memory_order_seq_cst;
 };
+
+// The failure order of a compare-exchange given one order ([atomics.types.operations]).
+constexpr std::memory_order cas_failure_order(std::memory_order mo) {
+  return mo == std::memory_order_acq_rel   ? std::memory_order_acquire
+         : mo == std::memory_order_release ? std::memory_order_relaxed
+                                           : mo;
+}
 
 struct RmwResult {
   std::int64_t old_value;
@@ -251,13 +260,13 @@ class atomic {
   }
 
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
-                               std::memory_order /*failure*/, Loc loc = Loc::current()) {
-    return cas_at(expected, desired, success, loc);
+                               std::memory_order failure, Loc loc = Loc::current()) {
+    return cas_at(expected, desired, success, loc, failure);
   }
   bool compare_exchange_strong(T& expected, T desired,
                                std::memory_order mo = std::memory_order_seq_cst,
                                Loc loc = Loc::current()) {
-    return compare_exchange_strong(expected, desired, mo, mo, loc);
+    return compare_exchange_strong(expected, desired, mo, detail::cas_failure_order(mo), loc);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success,
                              std::memory_order failure, Loc loc = Loc::current()) {
@@ -266,7 +275,7 @@ class atomic {
   bool compare_exchange_weak(T& expected, T desired,
                              std::memory_order mo = std::memory_order_seq_cst,
                              Loc loc = Loc::current()) {
-    return compare_exchange_strong(expected, desired, mo, mo, loc);
+    return compare_exchange_strong(expected, desired, mo, detail::cas_failure_order(mo), loc);
   }
 
   template <class U = T, class = std::enable_if_t<std::is_integral_v<U>>>
@@ -341,7 +350,8 @@ class atomic {
   T exchange_at(T v, const detail::CallSite& at) {
     return rmw([v](T) { return v; }, std::memory_order_seq_cst, at);
   }
-  bool cas_at(T& expected, T desired, std::memory_order success, const detail::CallSite& loc) {
+  bool cas_at(T& expected, T desired, std::memory_order success, const detail::CallSite& loc,
+              std::memory_order failure = std::memory_order_seq_cst) {
     struct Ctx {
       std::int64_t expected, desired;
     } ctx{detail::to_bits(expected), detail::to_bits(desired)};
@@ -351,7 +361,7 @@ class atomic {
                        out = x->desired;
                        return true;
                      },
-                     &ctx, true, ctx.expected};
+                     &ctx, true, ctx.expected, failure};
     detail::RmwResult r = detail::op_rmw(h_, fn, success, loc);
     if (!r.wrote) expected = detail::from_bits<T>(r.old_value);
     return r.wrote;
@@ -367,16 +377,18 @@ class atomic {
                        out = detail::to_bits((*static_cast<const F*>(c))(detail::from_bits<T>(old)));
                        return true;
                      },
-                     &f, false, 0};
+                     &f, false, 0, std::memory_order_seq_cst};
     return detail::from_bits<T>(detail::op_rmw(h_, fn, mo, loc).old_value);
   }
 
   detail::Handle h_;
 };
 
-// A plain (non-atomic) shared variable: racy data. Every read and write is a visible
-// operation (a plain load/store, buffered under TSO), so `x = x + 1` on a shared<int>
-// is two steps and can lose updates. In production code, alias it to T.
+// A plain (non-atomic) shared variable. Every read and write is a visible operation (a
+// plain load/store, buffered under TSO), so `x = x + 1` on a shared<int> is two steps and
+// can lose updates. Two accesses by different threads, one a write, not ordered by
+// happens-before fail the execution as a data race (ExploreOptions::race_check,
+// docs/data-races.md). In production code, alias it to T.
 template <class T>
 class shared {
  public:

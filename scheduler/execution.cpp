@@ -89,6 +89,7 @@ void Execution::reset() {
   running_ = kNoId;
   nvars_ = nlocks_ = nlabels_ = noutcome_ = 0;
   memory_->reset();
+  race_.reset();
   trace_.events.clear();
   history_.clear();
   choices_.clear();
@@ -117,6 +118,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.entry = entry;
   ts.arg = arg;
   ts.fake_stack = nullptr;
+  if (racing()) race_.start_thread(t, running_);
   start_fiber(t);
   return t;
 }
@@ -361,6 +363,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       Flushed f = memory_->flush(tr.thread);
       running_ = tr.thread;
       emit(Op::commit, f.var, f.value, 0, 0, false, f.issue);
+      if (racing() && vars_[f.var].kind == ObjKind::atomic_var) race_.commit(tr.thread);
       running_ = kNoId;
       note_write(tr.thread, obj_key(f.var, false), f.var);
     } else {
@@ -490,6 +493,28 @@ EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std:
   return i;
 }
 
+// "T1 writes 42 at mp.cpp:9": one access of a race, for its message.
+std::string Execution::access_text(EventIndex i) const {
+  const Event& e = trace_.events[i];
+  const std::string at = call_site_name(e.loc);
+  return fmt::format("T{} {} {}{}", e.thread, e.op == Op::read ? "reads" : "writes", e.value,
+                     at.empty() ? "" : " at " + at);
+}
+
+// A race fails the execution but stops no thread: what the program does next is still
+// a behaviour of the model, and DPOR sees the whole execution.
+void Execution::race_found(const Race& race, VarId var) {
+  std::string first = race.first == kNoEvent ? fmt::format("its initialisation ({})", var_name(var))
+                                             : access_text(race.first);
+  failure_ = Failure{FailureKind::data_race,
+                     fmt::format("data race on {}: {} and {}, not ordered by happens-before", var_name(var),
+                                 first, access_text(race.second)),
+                     running_, {}, 0};
+  failure_.race_first = race.first;
+  failure_.race_second = race.second;
+  failed_ = true;
+}
+
 Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_view name,
                                 std::uint32_t declared_at) {
   Handle h;
@@ -500,6 +525,7 @@ Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_
     locks_[h.id].owner = kNoId;
     locks_[h.id].name.assign(name);
     locks_[h.id].declared_at = declared_at;
+    if (racing()) race_.add_lock(h.id);
   } else {
     h.id = static_cast<std::uint32_t>(nvars_++);
     if (h.id == vars_.size()) vars_.push_back(VarInfo{kind, {}, 0});
@@ -507,6 +533,7 @@ Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_
     vars_[h.id].name.assign(name);
     vars_[h.id].declared_at = declared_at;
     memory_->add_var(initial);
+    if (racing()) race_.add_var(h.id, kind == ObjKind::plain_var, running_);
   }
   return h;
 }
@@ -542,15 +569,22 @@ Execution::LockInfo* Execution::lock_of(const Handle& h, const char* what) {
   return &locks_[h.id];
 }
 
-std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t site) {
-  if (!var_of(h, "load")) {
+std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_t site) {
+  const VarInfo* var = var_of(h, "load");
+  if (!var) {
     unwinding_skip();
     return 0;
   }
+  const bool plain = var->kind == ObjKind::plain_var;
   if (!announce(Action::read, h.id, false)) return 0;
   bool buffered = false;
   std::int64_t v = memory_->load(running_, h.id, buffered);
-  emit(Op::read, h.id, v, 0, site, buffered);
+  const EventIndex ev = emit(Op::read, h.id, v, 0, site, buffered);
+  if (racing()) {
+    Race race;
+    if (!plain) race_.atomic_load(running_, h.id, mo, buffered);
+    else if (race_.plain_read(running_, h.id, ev, race)) race_found(race, h.id);
+  }
   note_read(obj_key(h.id, false));
   if (spin_threshold_) repeated_read(site, h.id, v);
   return v;
@@ -558,13 +592,20 @@ std::int64_t Execution::load(const Handle& h, std::memory_order, std::uint32_t s
 
 void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
                       std::uint32_t site) {
-  if (!var_of(h, "store")) {
+  const VarInfo* var = var_of(h, "store");
+  if (!var) {
     unwinding_skip();
     return;
   }
+  const bool plain = var->kind == ObjKind::plain_var;
   if (!announce(Action::write, h.id, memory_->drains(Action::write, mo))) return;
   EventIndex issue = emit(Op::write, h.id, value, 0, site);
   ++self().effects;
+  if (racing()) {
+    Race race;
+    if (!plain) race_.atomic_store(running_, h.id, mo, memory_->store_is_buffered(mo));
+    else if (race_.plain_write(running_, h.id, issue, race)) race_found(race, h.id);
+  }
   if (memory_->store_is_buffered(mo)) {
     memory_->buffer_store(running_, h.id, value, issue);
     return;
@@ -585,6 +626,8 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
   std::int64_t next = old;
   bool wrote = fn.call(fn.ctx, old, next);
   note_read(obj_key(h.id, false));
+  // A failed compare-exchange is a load with its failure order.
+  if (racing()) race_.atomic_rmw(running_, h.id, wrote ? mo : fn.failure, wrote);
   if (wrote) {
     memory_->write_memory(h.id, next);
     emit(Op::rmw, h.id, old, next, site);
@@ -599,9 +642,15 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
 }
 
 void Execution::fence(std::memory_order mo, std::uint32_t site) {
-  if (mo != std::memory_order_seq_cst) return;
+  if (mo != std::memory_order_seq_cst) {
+    // No event and no step (a no-op on x86), but release/acquire fences synchronise.
+    if (unwinding_) return;
+    if (racing()) race_.fence(running_, mo);
+    return;
+  }
   if (!announce(Action::fence, kNoId, memory_->drains(Action::fence, mo))) return;
   emit(Op::fence, kNoId, 0, 0, site);
+  if (racing()) race_.fence(running_, mo);
 }
 
 void Execution::lock(const Handle& h, std::uint32_t site) {
@@ -621,6 +670,7 @@ void Execution::lock(const Handle& h, std::uint32_t site) {
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
+  if (racing()) race_.acquire(running_, h.id);
 }
 
 bool Execution::try_lock(const Handle& h, std::uint32_t site) {
@@ -643,6 +693,7 @@ bool Execution::try_lock(const Handle& h, std::uint32_t site) {
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
+  if (racing()) race_.acquire(running_, h.id);
   return true;
 }
 
@@ -664,6 +715,7 @@ void Execution::unlock(const Handle& h, std::uint32_t site) {
   if (unwinding_) return;
   locks_[h.id].owner = kNoId;
   emit(Op::release, h.id, 0, 0, site);
+  if (racing()) race_.release(running_, h.id);
   ++self().effects;
   note_write(running_, obj_key(h.id, true));
 }
@@ -715,6 +767,7 @@ void Execution::join(ThreadId child, std::uint32_t site) {
     }
   }
   emit(Op::join, child, 0, 0, site);
+  if (racing()) race_.join(running_, child);
   history_.edges.push_back({static_cast<std::uint32_t>(history_.steps()), child, running_, true});
 }
 

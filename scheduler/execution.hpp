@@ -19,6 +19,7 @@
 #include "api.hpp"
 #include "call_sites.hpp"
 #include "memory.hpp"
+#include "race.hpp"
 #include "stack_pool.hpp"
 #include "strategy.hpp"
 
@@ -57,6 +58,8 @@ class Execution {
   // Bounded search: executions stop (EndKind::depth_cut) once this many steps were
   // taken and another is enabled; 0: no bound.
   void set_depth_bound(std::uint64_t steps) { depth_bound_ = steps; }
+  // Data-race detection on shared<T> variables (ExploreOptions::race_check).
+  void set_race_check(bool on) { race_check_ = on; }
 
   // Results of the last run.
   const Trace& trace() const { return trace_; }  // events only; see materialize_names
@@ -216,6 +219,10 @@ class Execution {
   std::string var_name(VarId v) const;
   std::string lock_name(LockId l) const;
   std::string blocked_description();
+  // Records the race as the execution's failure; the threads run on.
+  void race_found(const Race& race, VarId var);
+  std::string access_text(EventIndex e) const;
+  bool racing() const { return race_check_ && !failed_; }
 
   MemoryModelKind memory_kind_;
   std::unique_ptr<MemoryModel> memory_;
@@ -265,6 +272,9 @@ class Execution {
                       const char* without = "notifier");
   bool spurious_wakeups_ = true;
   std::vector<Event> iter_scratch_;
+
+  RaceDetector race_;
+  bool race_check_ = true;
 
   bool failed_ = false;
   bool assumed_ = false;  // some thread is assume_blocked: the execution ends pruned

@@ -36,6 +36,7 @@ std::string_view failure_kind_name(FailureKind kind) {
     case FailureKind::deadlock: return "deadlock";
     case FailureKind::step_bound: return "step bound";
     case FailureKind::usage: return "usage";
+    case FailureKind::data_race: return "data race";
   }
   return "?";
 }
@@ -439,6 +440,7 @@ std::string wait_text(const History& h) {
 std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   auto x = std::make_unique<detail::Execution>(o.memory, o.stack_size, o.max_steps, o.spin_threshold);
   x->set_spurious_wakeups(o.spurious_wakeups);
+  x->set_race_check(o.race_check);
   x->set_depth_bound(o.depth_bound);
   return x;
 }

@@ -112,6 +112,11 @@ struct ExploreOptions {
   // a wait blocks until a notify, so a forgotten notify is found (a livelock report
   // naming the condition variable). README "Condition variables".
   bool spurious_wakeups = true;
+  // Two accesses to a shared<T> (non-atomic) variable by different threads, one a write,
+  // not ordered by happens-before (RC11's, from the memory orders given at the API) fail
+  // the execution as a "data race" (docs/data-races.md). Off: for programs that race on
+  // purpose (atomicity examples written with shared<T>).
+  bool race_check = true;
   // Wall-clock seconds without a step before a hung test thread is reported with its
   // schedule and the process ends (exit 3); 0: no watchdog (see crash_report.hpp).
   double step_timeout_seconds = kDefaultStepTimeout;
@@ -176,6 +181,7 @@ enum class FailureKind : std::uint8_t {
   deadlock,    // no thread enabled, some not finished (or all spinning in yield())
   step_bound,  // did not terminate within max_steps steps
   usage,       // misuse of the API detected at run time (unlock by a non-owner, ...)
+  data_race,   // two accesses to a shared<T>, one a write, not ordered by happens-before
 };
 std::string_view failure_kind_name(FailureKind kind);
 
@@ -189,6 +195,10 @@ struct Failure {
   // The number of trace events before the failure: the failing thread stopped there and
   // the other threads ran on to their end (kNoEvent: the failure ended the execution).
   EventIndex event = kNoEvent;
+  // data_race: the two accesses (trace indices, earlier first; race_first is kNoEvent
+  // when the earlier one is the variable's initialisation). No thread stops at a race.
+  EventIndex race_first = kNoEvent;
+  EventIndex race_second = kNoEvent;
 };
 
 // What one checker said over the whole search.

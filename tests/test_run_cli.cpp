@@ -45,6 +45,30 @@ TEST(RunCli, LostUpdateFailsAndItsScheduleReplays) {
   EXPECT_NE(table.out.find("--replay '" + schedule + "'"), std::string::npos) << table.out;
 }
 
+// dcl-init passes its checks under SC but races on its payload (docs/data-races.md): a
+// failure naming both accesses, whose replay command carries --no-race-check only when
+// it was given; with it the run passes.
+TEST(RunCli, DataRaceFailsAndNoRaceCheckTurnsItOff) {
+  auto r = run_cli({"run", "dcl-init", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["failures"].empty()) << r.out;
+  const std::string message = j["failures"][0]["message"];
+  EXPECT_NE(message.find("data race on payload: T1 writes 42 at data_structures.cpp:"), std::string::npos)
+      << message;
+  auto rep = run_cli({"run", "dcl-init", "--replay", j["failures"][0]["schedule"], "--json"});
+  EXPECT_EQ(rep.exit_code, 1) << rep.err;
+  auto jr = nlohmann::json::parse(rep.out);
+  EXPECT_EQ(jr["failure"]["kind"], "data race");
+  EXPECT_EQ(jr["failure"]["message"], message);
+  auto off = run_cli({"run", "dcl-init", "--no-race-check"});
+  EXPECT_EQ(off.exit_code, 0) << off.out << off.err;
+  EXPECT_EQ(off.out.find("data race"), std::string::npos) << off.out;
+  auto racy_off = run_cli({"run", "lock-tas-broken", "--no-race-check"});
+  EXPECT_EQ(racy_off.exit_code, 1);
+  EXPECT_NE(racy_off.out.find("--no-race-check"), std::string::npos) << racy_off.out;
+}
+
 TEST(RunCli, LockInversionDeadlockReplays) {
   auto r = run_cli({"run", "lock-inversion", "--json"});
   EXPECT_EQ(r.exit_code, 1);

@@ -26,11 +26,12 @@ struct Seen {
   std::string first_failure;
 };
 
-Seen run(const Program& p, StrategyKind s, MemoryModelKind m, bool spurious = true) {
+Seen run(const Program& p, StrategyKind s, MemoryModelKind m, bool spurious = true, bool race_check = true) {
   ExploreOptions o = testing_support::every_schedule();
   o.strategy = s;
   o.memory = m;
   o.spurious_wakeups = spurious;
+  o.race_check = race_check;
   ExploreResult r = explore(p, o);
   EXPECT_TRUE(r.error.empty()) << r.error;
   EXPECT_FALSE(r.reduction_incomplete);  // spin_until awaits: DPOR covers them
@@ -220,14 +221,17 @@ TEST(Sync, ConditionVariableBlockingQueue) {
     for (const char* name : {"cv-queue", "cv-queue-broken"}) {
       SCOPED_TRACE(name);
       const bool broken = std::string(name) == "cv-queue-broken";
-      const Seen ref = run(model(name), spurious ? StrategyKind::dfs : StrategyKind::dpor, MemoryModelKind::sc, spurious);
+      // The broken queue also races (it publishes after the unlock; tests/test_models_library.cpp
+      // asserts it): its lost wake-up is what this test is about, found with races off.
+      const bool races = !broken;
+      const Seen ref = run(model(name), spurious ? StrategyKind::dfs : StrategyKind::dpor, MemoryModelKind::sc, spurious, races);
       for (StrategyKind s : {StrategyKind::dpor, StrategyKind::optimal}) {
-        const Seen other = run(model(name), s, MemoryModelKind::sc, spurious);
+        const Seen other = run(model(name), s, MemoryModelKind::sc, spurious, races);
         EXPECT_EQ(other.outcomes, ref.outcomes);
         EXPECT_EQ(other.failed, ref.failed);
       }
-      const Seen tso_dpor = run(model(name), StrategyKind::dpor, MemoryModelKind::tso, spurious);
-      const Seen tso_opt = run(model(name), StrategyKind::optimal, MemoryModelKind::tso, spurious);
+      const Seen tso_dpor = run(model(name), StrategyKind::dpor, MemoryModelKind::tso, spurious, races);
+      const Seen tso_opt = run(model(name), StrategyKind::optimal, MemoryModelKind::tso, spurious, races);
       EXPECT_EQ(tso_dpor.outcomes, tso_opt.outcomes);
       for (const Seen* seen : {&ref, &tso_opt}) {
         EXPECT_EQ(seen->failed, broken) << seen->first_failure;
