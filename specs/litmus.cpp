@@ -49,7 +49,7 @@ std::string_view dialect_word(std::string_view text) {
 }
 
 // The race detector reports a race as a failure whose message says "data race".
-bool is_data_race(const Failure& f) { return f.message.find("data race") != std::string::npos; }
+bool is_data_race(const Failure& f) { return f.kind == FailureKind::data_race; }
 
 }  // namespace
 

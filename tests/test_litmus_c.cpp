@@ -345,6 +345,37 @@ TEST(LitmusC, RacyResultPrintsUndef) {
       << racy;
 }
 
+// Message passing of plain data with a relaxed flag is a data race (herd7 answers Undef);
+// with release/acquire it is not, and the answer is herd's No.
+TEST(LitmusC, ARacyTestIsUndef) {
+  const std::string racy = R"(C MP+plain+rlx
+{ [x] = 0; [y] = 0; }
+P0 (int* x, atomic_int* y) {
+  *x = 1;
+  atomic_store_explicit(y, 1, memory_order_relaxed);
+}
+P1 (int* x, atomic_int* y) {
+  int r0 = atomic_load_explicit(y, memory_order_relaxed);
+  int r1 = -1;
+  if (r0 == 1) { r1 = *x; }
+}
+exists (1:r0=1 /\ 1:r1=0)
+)";
+  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso}) {
+    LitmusTest t = parse_litmus(racy, "mp.litmus");
+    RunResult r = run_litmus(t, m);
+    EXPECT_TRUE(r.racy);
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_NE(format_herd(t, r).find("\nUndef\n"), std::string::npos) << format_herd(t, r);
+    LitmusTest ra = parse_litmus(replaced(replaced(racy, "memory_order_relaxed);\n}", "memory_order_release);\n}"),
+                                          "(y, memory_order_relaxed)", "(y, memory_order_acquire)"),
+                                 "mp.litmus");
+    RunResult rr = run_litmus(ra, m);
+    EXPECT_FALSE(rr.racy) << format_herd(ra, rr);
+    EXPECT_NE(format_herd(ra, rr).find("\nNo\n"), std::string::npos) << format_herd(ra, rr);
+  }
+}
+
 // ---- the command ----
 
 TEST(LitmusCCli, RunsWithScByDefaultBothAndJson) {
