@@ -18,7 +18,7 @@
 
 #include <fmt/core.h>
 
-#include "specs/litmus.hpp"
+#include "litmus.hpp"
 
 namespace atomcheck::litmus::detail {
 
