@@ -39,6 +39,12 @@ constexpr auto acq_rel = std::memory_order_acq_rel;
 constexpr int kNull = -1;
 constexpr int kEmpty = -1;
 
+// An operation returns v, recorded as kNone (the specifications' "empty") for kEmpty.
+int returned(operation& op, int v) {
+  op.returns(v == kEmpty ? atomcheck::lin::kNone : v);
+  return v;
+}
+
 // Michael–Scott queue over nodes 0..2: node 0 is the initial dummy; thread i enqueues
 // node i+1 (value i+1) and then dequeues once. No node is reused, so there is no ABA and
 // the consistency re-reads of `tail` in enqueue are left out (they only save work);
@@ -78,25 +84,21 @@ void ms_queue(bool cas_link) {
   };
   auto dequeue = [&]() -> int {
     operation b("queue", "dequeue");
-    auto done = [&](int v) {
-      b.returns(v == kEmpty ? atomcheck::lin::kNone : v);
-      return v;
-    };
     for (;;) {
       int h = head.load(acq);
       int t = tail.load(acq);
       int n = next[static_cast<std::size_t>(h)].load(acq);
       if (h != head.load(acq)) continue;
       if (h == t) {
-        if (n == kNull) return done(kEmpty);
+        if (n == kNull) return returned(b, kEmpty);
         tail.compare_exchange_strong(t, n, rel, rlx);
         continue;
       }
       // Only the broken enqueue can leave head short of tail with no successor (the
       // node tail points to was unlinked); a real queue would follow a null pointer.
-      if (n == kNull) return done(kEmpty);
+      if (n == kNull) return returned(b, kEmpty);
       const int v = value[static_cast<std::size_t>(n)].get();
-      if (head.compare_exchange_strong(h, n, acq_rel, rlx)) return done(v);
+      if (head.compare_exchange_strong(h, n, acq_rel, rlx)) return returned(b, v);
     }
   };
   auto worker = [&](int i) {
@@ -137,39 +139,31 @@ void chase_lev(bool fenced) {
   }
   auto take = [&]() -> int {
     operation blk("deque", "pop_bottom");
-    auto done = [&](int v) {
-      blk.returns(v == kEmpty ? atomcheck::lin::kNone : v);
-      return v;
-    };
     const int b = bottom.load(rlx) - 1;
     bottom.store(b, rlx);
     if (fenced) atomcheck::atomic_thread_fence(std::memory_order_seq_cst);
     int t = top.load(rlx);
     if (t > b) {  // empty: restore bottom
       bottom.store(b + 1, rlx);
-      return done(kEmpty);
+      return returned(blk, kEmpty);
     }
     int x = buf[static_cast<std::size_t>(b)].get();
     if (t == b) {  // the last task: race the thieves for it
       if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) x = kEmpty;
       bottom.store(b + 1, rlx);
     }
-    return done(x);
+    return returned(blk, x);
   };
   // A steal that loses its CAS returns empty (Chase and Lev's ABORT): the task went to
   // the owner or another thief, so the deque was empty of it when the steal took effect.
   auto steal = [&]() -> int {
     operation blk("deque", "steal");
-    auto done = [&](int v) {
-      blk.returns(v == kEmpty ? atomcheck::lin::kNone : v);
-      return v;
-    };
     int t = top.load(acq);
     const int b = bottom.load(acq);
-    if (t >= b) return done(kEmpty);
+    if (t >= b) return returned(blk, kEmpty);
     const int x = buf[static_cast<std::size_t>(t)].get();
-    if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) return done(kEmpty);
-    return done(x);
+    if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) return returned(blk, kEmpty);
+    return returned(blk, x);
   };
 
   thread owner([&] { owner_took = take(); });

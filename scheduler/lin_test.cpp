@@ -2,6 +2,7 @@
 #include "scheduler/lin_test.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <mutex>
 #include <stdexcept>
 
@@ -18,9 +19,11 @@ namespace {
 // The operation code of "OBJECT.METHOD" labels. Object ids come from one process-wide
 // table, so that every exploring thread gives an object the same id: the parallel search
 // replays an execution's prefix on another thread and must see the same events. Each
-// thread keeps the codes it resolved, to take the lock once per label.
+// thread keeps what it resolved, so an operation of a warm execution neither allocates
+// nor takes the lock.
 struct Resolved {
-  std::string label;
+  std::string object, method;
+  std::string label;  // "OBJECT.METHOD"
   std::int64_t code = 0;
   std::string error;  // why the label names no operation
 };
@@ -34,26 +37,28 @@ std::uint32_t object_id(std::string_view object) {
   return static_cast<std::uint32_t>(o - objects.begin());
 }
 
-Resolved resolve(std::string_view object, std::string_view method) {
-  thread_local std::vector<Resolved> cache;
-  std::string label = fmt::format("{}.{}", object, method);
+// A reference into this thread's cache, which only grows (a deque: entries never move).
+const Resolved& resolve(std::string_view object, std::string_view method) {
+  thread_local std::deque<Resolved> cache;
   for (const Resolved& r : cache)
-    if (r.label == label) return r;
+    if (r.object == object && r.method == method) return r;
   Resolved r;
-  r.label = label;
+  r.object = object;
+  r.method = method;
+  r.label = fmt::format("{}.{}", object, method);
   const std::size_t colon = object.find(':');
   const std::string_view spec_name = colon == std::string_view::npos ? object : object.substr(colon + 1);
   const std::vector<std::string>& names = spec_names();
   auto spec_it = std::find(names.begin(), names.end(), spec_name);
   std::unique_ptr<Spec> spec = spec_it == names.end() ? nullptr : make_spec(spec_name);
   if (!spec) {
-    r.error = fmt::format("operation {}: no specification named '{}' (built in: {})", label, spec_name,
+    r.error = fmt::format("operation {}: no specification named '{}' (built in: {})", r.label, spec_name,
                           fmt::join(names, ", "));
   } else {
     auto m = std::find(spec->methods().begin(), spec->methods().end(), method);
     if (m == spec->methods().end()) {
-      r.error = fmt::format("operation {}: the {} specification has no method '{}' (it has: {})", label, spec_name,
-                            method, fmt::join(spec->methods(), ", "));
+      r.error = fmt::format("operation {}: the {} specification has no method '{}' (it has: {})", r.label,
+                            spec_name, method, fmt::join(spec->methods(), ", "));
     } else {
       OperationCode code;
       code.spec = static_cast<std::uint32_t>(spec_it - names.begin());
@@ -62,8 +67,8 @@ Resolved resolve(std::string_view object, std::string_view method) {
       r.code = encode_operation(code);
     }
   }
-  cache.push_back(r);
-  return r;
+  cache.push_back(std::move(r));
+  return cache.back();
 }
 
 }  // namespace
@@ -71,7 +76,7 @@ Resolved resolve(std::string_view object, std::string_view method) {
 operation::operation(std::string_view object, std::string_view method, std::int64_t arg, std::int64_t arg2,
                      std::source_location loc)
     : at_(loc), arg2_(arg2) {
-  const Resolved r = resolve(object, method);
+  const Resolved& r = resolve(object, method);
   atomcheck::detail::Execution& e = atomcheck::detail::Execution::current_or_throw("lin::operation");
   if (!r.error.empty()) atomcheck::check(false, r.error, loc);
   label_ = e.begin_block(r.label, e.site(at_), arg, r.code);
