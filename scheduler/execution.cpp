@@ -47,6 +47,7 @@ Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64
       pool_(stack_size ? stack_size : default_stack_size()),
       max_steps_(max_steps),
       spin_threshold_(spin_threshold) {
+  race_.keep_messages(memory_->chooses());
   // Room for typical executions up front, so that even the first deep execution of a
   // search does not grow these vectors step by step.
   constexpr std::size_t kSteps = 1024;
@@ -94,6 +95,7 @@ void Execution::reset() {
   history_.clear();
   choices_.clear();
   failed_ = assumed_ = unwinding_ = false;
+  choice_aborted_ = false;
   failure_ = Failure{};
 }
 
@@ -119,6 +121,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.arg = arg;
   ts.fake_stack = nullptr;
   if (racing()) race_.start_thread(t, running_);
+  if (running_ != kNoId) memory_->sync_spawn(running_, t);
   start_fiber(t);
   return t;
 }
@@ -298,10 +301,15 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
     ~Idle() { h.store(beat + 1, std::memory_order_relaxed); }
   } idle{heartbeat_, beat};
   program_ = &program;
+  strategy_ = &strategy;
   ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
   run_thread(main);
   EndKind end;
   for (;;) {
+    if (choice_aborted_) {
+      end = EndKind::aborted;
+      break;
+    }
     if (waiting_ > 0 && settle()) continue;
     compute_enabled();
     if (enabled_.empty()) {
@@ -386,6 +394,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
   }
   abandon();
   program_ = nullptr;
+  strategy_ = nullptr;
   strategy.end_execution(history_);
   return end;
 }
@@ -569,6 +578,36 @@ Execution::LockInfo* Execution::lock_of(const Handle& h, const char* what) {
   return &locks_[h.id];
 }
 
+// A choice of the memory model (which write a load reads, where a store goes): the
+// strategy picks among `n` pseudo-transitions of the running thread (Transition::choice),
+// recorded in the schedule like a thread choice so that replay and DFS see it.
+std::size_t Execution::choose_option(std::size_t n, Action a, VarId var) {
+  if (n <= 1 || !strategy_) return 0;
+  options_scratch_.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    Transition t{running_, a, var};
+    t.choice = true;
+    t.seq = static_cast<std::uint32_t>(i);
+    options_scratch_.push_back(t);
+  }
+  const std::size_t pick = strategy_->choose(options_scratch_, history_);
+  if (!strategy_->error().empty() || pick >= n) {
+    choice_aborted_ = true;
+    return 0;
+  }
+  choices_.push_back(options_scratch_[pick]);
+  const std::size_t step = history_.steps();
+  history_.options.emplace_back(static_cast<std::uint32_t>(step ? step - 1 : 0), static_cast<std::uint32_t>(pick));
+  return pick;
+}
+
+// The memory model found no consistent value (RC11 rules it out: every consistent graph
+// extends by a read of the mo-maximal write): said as an internal error, never hidden.
+void Execution::no_choice(VarId var) {
+  fail(FailureKind::usage, fmt::format("T{}: internal error: the memory model has no consistent "
+                                       "choice for {} (please report)", running_, var_name(var)));
+}
+
 std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_t site) {
   const VarInfo* var = var_of(h, "load");
   if (!var) {
@@ -578,11 +617,19 @@ std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_
   const bool plain = var->kind == ObjKind::plain_var;
   if (!announce(Action::read, h.id, false)) return 0;
   bool buffered = false;
-  std::int64_t v = memory_->load(running_, h.id, buffered);
+  std::int64_t v = 0;
+  if (memory_->chooses()) {
+    const std::size_t n = memory_->load_options(running_, h.id, mo, plain);
+    if (n == 0) return no_choice(h.id), 0;
+    v = memory_->take_load(choose_option(n, Action::read, h.id));
+  } else {
+    v = memory_->load(running_, h.id, buffered);
+  }
   const EventIndex ev = emit(Op::read, h.id, v, 0, site, buffered);
   if (racing()) {
     Race race;
-    if (!plain) race_.atomic_load(running_, h.id, mo, buffered);
+    if (!plain && memory_->chooses()) race_.atomic_load_from(running_, h.id, mo, memory_->read_serial());
+    else if (!plain) race_.atomic_load(running_, h.id, mo, buffered);
     else if (race_.plain_read(running_, h.id, ev, race)) race_found(race, h.id);
   }
   note_read(obj_key(h.id, false));
@@ -606,6 +653,13 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
     if (!plain) race_.atomic_store(running_, h.id, mo, memory_->store_is_buffered(mo));
     else if (race_.plain_write(running_, h.id, issue, race)) race_found(race, h.id);
   }
+  if (memory_->chooses()) {
+    const std::size_t n = memory_->store_options(running_, h.id, value, mo, plain);
+    if (n == 0) return no_choice(h.id);
+    memory_->take_store(choose_option(n, Action::write, h.id));
+    note_write(running_, obj_key(h.id, false), h.id);
+    return;
+  }
   if (memory_->store_is_buffered(mo)) {
     memory_->buffer_store(running_, h.id, value, issue);
     return;
@@ -622,14 +676,27 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     return {0, false};
   }
   if (!announce(Action::rmw, h.id, memory_->drains(Action::rmw, mo))) return {0, false};
-  std::int64_t old = memory_->read_memory(h.id);
-  std::int64_t next = old;
-  bool wrote = fn.call(fn.ctx, old, next);
+  std::int64_t old = 0, next = 0;
+  bool wrote = false;
+  if (memory_->chooses()) {
+    const std::size_t n = memory_->rmw_options(running_, h.id, fn, mo);
+    if (n == 0) return no_choice(h.id), RmwResult{0, false};
+    const MemoryModel::RmwTaken taken = memory_->take_rmw(choose_option(n, Action::rmw, h.id));
+    old = taken.old_value;
+    next = taken.new_value;
+    wrote = taken.wrote;
+  } else {
+    old = next = memory_->read_memory(h.id);
+    wrote = fn.call(fn.ctx, old, next);
+  }
   note_read(obj_key(h.id, false));
   // A failed compare-exchange is a load with its failure order.
-  if (racing()) race_.atomic_rmw(running_, h.id, wrote ? mo : fn.failure, wrote);
+  if (racing() && memory_->chooses())
+    race_.atomic_rmw_from(running_, h.id, wrote ? mo : fn.failure, wrote, memory_->read_serial());
+  else if (racing())
+    race_.atomic_rmw(running_, h.id, wrote ? mo : fn.failure, wrote);
   if (wrote) {
-    memory_->write_memory(h.id, next);
+    if (!memory_->chooses()) memory_->write_memory(h.id, next);
     emit(Op::rmw, h.id, old, next, site);
     ++self().effects;
     note_write(running_, obj_key(h.id, false), h.id);
@@ -646,9 +713,11 @@ void Execution::fence(std::memory_order mo, std::uint32_t site) {
     // No event and no step (a no-op on x86), but release/acquire fences synchronise.
     if (unwinding_) return;
     if (racing()) race_.fence(running_, mo);
+    memory_->sync_fence(running_, mo);
     return;
   }
   if (!announce(Action::fence, kNoId, memory_->drains(Action::fence, mo))) return;
+  memory_->sync_fence(running_, mo);
   emit(Op::fence, kNoId, 0, 0, site);
   if (racing()) race_.fence(running_, mo);
 }
@@ -670,6 +739,7 @@ void Execution::lock(const Handle& h, std::uint32_t site) {
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
+  memory_->sync_lock(running_, h.id);
   if (racing()) race_.acquire(running_, h.id);
 }
 
@@ -693,6 +763,7 @@ bool Execution::try_lock(const Handle& h, std::uint32_t site) {
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
+  memory_->sync_lock(running_, h.id);
   if (racing()) race_.acquire(running_, h.id);
   return true;
 }
@@ -715,6 +786,7 @@ void Execution::unlock(const Handle& h, std::uint32_t site) {
   if (unwinding_) return;
   locks_[h.id].owner = kNoId;
   emit(Op::release, h.id, 0, 0, site);
+  memory_->sync_unlock(running_, h.id);
   if (racing()) race_.release(running_, h.id);
   ++self().effects;
   note_write(running_, obj_key(h.id, true));
@@ -767,6 +839,7 @@ void Execution::join(ThreadId child, std::uint32_t site) {
     }
   }
   emit(Op::join, child, 0, 0, site);
+  memory_->sync_join(running_, child);
   if (racing()) race_.join(running_, child);
   history_.edges.push_back({static_cast<std::uint32_t>(history_.steps()), child, running_, true});
 }

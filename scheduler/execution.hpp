@@ -78,6 +78,8 @@ class Execution {
     std::swap(trace_.events, events);
   }
   std::size_t stacks_allocated() const { return pool_.allocated(); }
+  // The execution graph's identity under a memory model with choices (RC11), else 0.
+  std::uint64_t graph_hash() const { return memory_->graph_hash(); }
 
   // ---- called from the API (inside fibers) ----
   static Execution& current_or_throw(const char* what);
@@ -223,6 +225,11 @@ class Execution {
   void race_found(const Race& race, VarId var);
   std::string access_text(EventIndex e) const;
   bool racing() const { return race_check_ && !failed_; }
+  std::size_t choose_option(std::size_t n, Action a, VarId var);
+  void no_choice(VarId var);
+  Strategy* strategy_ = nullptr;     // the running execution's
+  bool choice_aborted_ = false;      // the strategy refused a memory model's choice
+  std::vector<Transition> options_scratch_;
 
   MemoryModelKind memory_kind_;
   std::unique_ptr<MemoryModel> memory_;

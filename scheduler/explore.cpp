@@ -148,6 +148,22 @@ std::optional<StrategyKind> strategy_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<MemoryModelKind> memory_model_from_name(std::string_view name) {
+  if (name == "sc") return MemoryModelKind::sc;
+  if (name == "tso") return MemoryModelKind::tso;
+  if (name == "rc11") return MemoryModelKind::rc11;
+  return std::nullopt;
+}
+
+std::string_view memory_model_name(MemoryModelKind kind) {
+  switch (kind) {
+    case MemoryModelKind::sc: return "sc";
+    case MemoryModelKind::tso: return "tso";
+    case MemoryModelKind::rc11: return "rc11";
+  }
+  return "?";
+}
+
 std::string format_outcome(const Outcome& outcome) {
   std::string out;
   for (const auto& [name, value] : outcome) {
@@ -202,6 +218,7 @@ std::string compare_with_previous(const History& prev, const std::vector<Event>&
     for (const Transition& t : ts) out += (out.empty() ? "" : ", ") + transition_text(t);
     return out;
   };
+  std::size_t po = 0, no = 0;  // into prev.options, now.options
   for (std::size_t i = 0; i < n; ++i) {
     auto a = prev.enabled_at(i), b = now.enabled_at(i);
     if (!std::equal(a.begin(), a.end(), b.begin(), b.end()))
@@ -210,6 +227,11 @@ std::string compare_with_previous(const History& prev, const std::vector<Event>&
                          "(does some state outlive an execution?)",
                          i, text_of(a), text_of(b));
     if (!(prev.chosen[i] == now.chosen[i])) break;
+    // The memory model's choices in this step must agree too (RC11).
+    bool same_options = true;
+    for (; po < prev.options.size() && prev.options[po].first == i; ++po, ++no)
+      same_options = same_options && no < now.options.size() && now.options[no] == prev.options[po];
+    if (!same_options || (no < now.options.size() && now.options[no].first == i)) break;
     std::size_t pa = i ? prev.step_events_end[i - 1] : 0, pb = prev.step_events_end[i];
     std::size_t na = i ? now.step_events_end[i - 1] : 0, nb = now.step_events_end[i];
     bool same = pb - pa == nb - na;
@@ -282,6 +304,8 @@ bool failed_end(detail::EndKind end) {
 // The class keys of the execution `exec` holds (count_classes).
 std::pair<std::uint64_t, std::uint64_t> class_keys_of(const detail::Execution& exec, bool tso,
                                                       Equivalence eq) {
+  // Under RC11 the interleaving decides neither rf nor mo: the graph is the class.
+  if (const std::uint64_t g = exec.graph_hash()) return {g, g};
   const std::uint64_t rf_co_hash = rf_co_key(exec.trace());
   // Under SC the reductions keep Mazurkiewicz's classes over dependent(), which are the
   // rf+co classes but for where a failed try_lock falls: count what they keep.
@@ -883,8 +907,26 @@ ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_cl
 }
 }  // namespace
 
-ExploreResult explore(const Program& program, const ExploreOptions& given,
+namespace {
+// RC11's choices are no thread's steps, which the DPOR strategies reduce over: they
+// explore with DFS (docs/rc11.md). The atomicity checkers read SC and TSO traces.
+ExploreOptions for_memory_model(const ExploreOptions& o) {
+  if (o.memory != MemoryModelKind::rc11) return o;
+  if (!o.checkers.empty())
+    throw std::invalid_argument(fmt::format(
+        "checker '{}' judges SC and TSO executions; under rc11 the search reports failures, data "
+        "races and outcomes only",
+        o.checkers.front()));
+  ExploreOptions out = o;
+  if (out.strategy == StrategyKind::optimal || out.strategy == StrategyKind::dpor) out.strategy = StrategyKind::dfs;
+  if (out.strategy == StrategyKind::dfs) out.jobs = 1;
+  return out;
+}
+}  // namespace
+
+ExploreResult explore(const Program& program, const ExploreOptions& asked,
                       const std::function<void(const ExecutionView&)>& on_execution) {
+  const ExploreOptions given = for_memory_model(asked);
   // Samples split across cores; optimal takes `jobs` below (Units).
   if (given.jobs > 1 && (given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct))
     return detail::explore_split_samples(program, given, on_execution);

@@ -144,6 +144,7 @@ class TsoMemory final : public MemoryModel {
 
 std::unique_ptr<MemoryModel> make_memory_model(MemoryModelKind kind) {
   if (kind == MemoryModelKind::tso) return std::make_unique<TsoMemory>();
+  if (kind == MemoryModelKind::rc11) return make_rc11_memory();
   return std::make_unique<ScMemory>();
 }
 

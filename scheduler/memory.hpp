@@ -1,12 +1,15 @@
 // The memory model behind the API objects: what a load returns, where a store goes, and
 // (under TSO) the store buffers whose flushes are extra transitions. One small interface,
-// SC and x86-TSO implementations; variables and threads are dense ids.
+// SC, x86-TSO and RC11 implementations; variables and threads are dense ids. RC11 is the
+// one model with choices (which write a load reads, where a store goes in modification
+// order): the Execution asks the strategy to pick among the options it counts.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "api.hpp"
 #include "explore.hpp"
 #include "strategy.hpp"
 #include "../trace/event.hpp"
@@ -53,8 +56,48 @@ class MemoryModel {
   // The index, among t's buffered stores of this execution, that t's next buffered store
   // gets (Transition::seq); a flush's seq is the index of the store it commits.
   virtual std::uint32_t next_store_seq(ThreadId t) const = 0;
+
+  // ---- models with choices (chooses() true: RC11) ------------------------------------
+  // The Execution calls *_options, lets the strategy pick one of the n (n >= 1; 0 only
+  // if the model has no consistent way on, which RC11 rules out) and calls take_* with
+  // it before any other call. `plain`: a shared<T> (non-atomic) access.
+  virtual bool chooses() const { return false; }
+  virtual std::size_t load_options(ThreadId t, VarId v, std::memory_order mo, bool plain) {
+    (void)t, (void)v, (void)mo, (void)plain;
+    return 1;
+  }
+  virtual std::int64_t take_load(std::size_t pick) { (void)pick; return 0; }
+  virtual std::size_t store_options(ThreadId t, VarId v, std::int64_t value, std::memory_order mo, bool plain) {
+    (void)t, (void)v, (void)value, (void)mo, (void)plain;
+    return 1;
+  }
+  virtual void take_store(std::size_t pick) { (void)pick; }
+  // A read-modify-write; an option that does not write is a failed compare-exchange,
+  // a load with fn.failure.
+  virtual std::size_t rmw_options(ThreadId t, VarId v, const RmwFn& fn, std::memory_order mo) {
+    (void)t, (void)v, (void)fn, (void)mo;
+    return 1;
+  }
+  struct RmwTaken {
+    std::int64_t old_value = 0, new_value = 0;
+    bool wrote = false;
+  };
+  virtual RmwTaken take_rmw(std::size_t pick) { (void)pick; return {}; }
+  // The write the last take_load or take_rmw read, numbered per variable in the order
+  // the writes were made (the initial value is 0): what the race detector synchronises on.
+  virtual std::uint32_t read_serial() const { return 0; }
+  // Synchronisation the model's happens-before needs (RC11's sw and thread edges).
+  virtual void sync_fence(ThreadId t, std::memory_order mo) { (void)t, (void)mo; }
+  virtual void sync_spawn(ThreadId parent, ThreadId child) { (void)parent, (void)child; }
+  virtual void sync_join(ThreadId joiner, ThreadId child) { (void)joiner, (void)child; }
+  virtual void sync_lock(ThreadId t, LockId l) { (void)t, (void)l; }
+  virtual void sync_unlock(ThreadId t, LockId l) { (void)t, (void)l; }
+  // The execution graph's identity (rf of every read, mo of every variable), for counting
+  // distinct graphs; 0 where the interleaving decides them.
+  virtual std::uint64_t graph_hash() const { return 0; }
 };
 
 std::unique_ptr<MemoryModel> make_memory_model(MemoryModelKind kind);
+std::unique_ptr<MemoryModel> make_rc11_memory();  // memory_rc11.cpp
 
 }  // namespace atomcheck::detail

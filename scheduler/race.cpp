@@ -100,6 +100,8 @@ void RaceDetector::add_var(VarId v, bool plain, ThreadId by) {
     AtomicVar& a = atomics_[v];
     zero(a.message);
     std::fill(a.has_released.begin(), a.has_released.end(), 0);
+    a.nmessages = 0;
+    if (keep_messages_) keep_message(a);
   }
 }
 
@@ -159,6 +161,24 @@ void RaceDetector::atomic_store(ThreadId t, VarId x, std::memory_order mo, bool 
     std::fill(m->begin(), m->end(), 0);
     add_relaxed_release(*m, t, x);
   }
+  if (keep_messages_ && !buffered) keep_message(atomics_[x]);
+}
+
+void RaceDetector::keep_message(AtomicVar& a) {
+  if (a.nmessages == a.messages.size()) a.messages.emplace_back();
+  a.messages[a.nmessages++] = a.message;
+}
+
+void RaceDetector::atomic_load_from(ThreadId t, VarId x, std::memory_order mo, std::uint32_t write) {
+  ThreadClocks& c = threads_[t];
+  join_into(acquires(mo) ? c.now : c.acquired, atomics_[x].messages[write]);
+}
+
+void RaceDetector::atomic_rmw_from(ThreadId t, VarId x, std::memory_order mo, bool wrote, std::uint32_t write) {
+  AtomicVar& a = atomics_[x];
+  zero(a.message);  // (a kept message may be narrower than the clocks are now)
+  join_into(a.message, a.messages[write]);
+  atomic_rmw(t, x, mo, wrote);
 }
 
 void RaceDetector::commit(ThreadId t) {
@@ -185,6 +205,7 @@ void RaceDetector::atomic_rmw(ThreadId t, VarId x, std::memory_order mo, bool wr
   } else {
     add_relaxed_release(m, t, x);
   }
+  if (keep_messages_) keep_message(atomics_[x]);
 }
 
 void RaceDetector::fence(ThreadId t, std::memory_order mo) {

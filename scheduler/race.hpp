@@ -47,6 +47,12 @@ class RaceDetector {
   // A read-modify-write; `wrote` false: a failed compare-exchange, a load with `mo`.
   void atomic_rmw(ThreadId t, VarId x, std::memory_order mo, bool wrote);
   void fence(ThreadId t, std::memory_order mo);
+  // Memory models where a load may read an older write (RC11): every atomic write's
+  // message is kept, numbered per variable in the order made (the initial value is 0),
+  // and a load or rmw names the write it read.
+  void keep_messages(bool on) { keep_messages_ = on; }
+  void atomic_load_from(ThreadId t, VarId x, std::memory_order mo, std::uint32_t write);
+  void atomic_rmw_from(ThreadId t, VarId x, std::memory_order mo, bool wrote, std::uint32_t write);
 
   // Non-atomic accesses, event `ev` of the trace. True when the access races with an
   // earlier one (the first is named in `out`).
@@ -78,7 +84,11 @@ class RaceDetector {
     Clock message;                  // what a read of the write in memory synchronises with
     std::vector<Clock> released_by;  // per thread: C_t at its last release write to here
     std::vector<std::uint8_t> has_released;
+    std::vector<Clock> messages;  // keep_messages: per write, in the order made
+    std::size_t nmessages = 0;
   };
+  void keep_message(AtomicVar& a);
+  bool keep_messages_ = false;
   struct PlainVar {
     Epoch write;
     Epoch read;                    // exclusive reads (FastTrack's epoch)

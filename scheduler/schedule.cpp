@@ -57,9 +57,11 @@ std::size_t write_schedule(std::span<const Transition> choices, char* out, std::
     do d[k++] = static_cast<char>('0' + v % 10); while ((v /= 10) != 0);
     while (k > 0) put(d[--k]);
   };
-  auto token_size = [&](ThreadId t, bool flush) { return (flush ? 1 : 0) + (t < 36 ? 1 : digits(t) + 2); };
-  auto put_token = [&](ThreadId t, bool flush) {
-    if (flush) put('!');
+  // kind: 0 a thread, 1 a flush ('!'), 2 a memory model's choice ('=', numbered by seq).
+  auto token_size = [&](ThreadId t, int kind) { return (kind ? 1 : 0) + (t < 36 ? 1 : digits(t) + 2); };
+  auto put_token = [&](ThreadId t, int kind) {
+    if (kind == 1) put('!');
+    if (kind == 2) put('=');
     if (t < 10) {
       put(static_cast<char>('0' + t));
     } else if (t < 36) {
@@ -72,18 +74,21 @@ std::size_t write_schedule(std::span<const Transition> choices, char* out, std::
   };
   std::size_t i = 0;
   while (i < choices.size()) {
+    auto kind_of = [](const Transition& t) { return t.choice ? 2 : t.action == Action::flush ? 1 : 0; };
+    auto id_of = [](const Transition& t) { return t.choice ? t.seq : t.thread; };
     const Transition& c = choices[i];
-    bool flush = c.action == Action::flush;
+    const int kind = kind_of(c);
+    const ThreadId id = id_of(c);
     std::size_t j = i + 1;
-    while (j < choices.size() && choices[j].thread == c.thread && (choices[j].action == Action::flush) == flush) ++j;
-    const std::size_t run = j - i, token = token_size(c.thread, flush);
+    while (j < choices.size() && id_of(choices[j]) == id && kind_of(choices[j]) == kind) ++j;
+    const std::size_t run = j - i, token = token_size(id, kind);
     if (run * token > token + digits(run) + 2) {
-      put_token(c.thread, flush);
+      put_token(id, kind);
       put('[');
       put_number(run);
       put(']');
     } else {
-      for (std::size_t k = 0; k < run; ++k) put_token(c.thread, flush);
+      for (std::size_t k = 0; k < run; ++k) put_token(id, kind);
     }
     i = j;
   }
@@ -119,11 +124,11 @@ bool parse_schedule(std::string_view text, std::vector<ScheduleChoice>& out, std
     }
     std::size_t at = i;
     ScheduleChoice choice;
-    if (c == '!') {
-      choice.flush = true;
+    if (c == '!' || c == '=') {
+      (c == '!' ? choice.flush : choice.option) = true;
       ++i;
       if (i >= text.size()) {
-        error = fmt::format("schedule ends after '!' at character {}", at + 1);
+        error = fmt::format("schedule ends after '{}' at character {}", c, at + 1);
         return false;
       }
       c = text[i];

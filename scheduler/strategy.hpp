@@ -50,6 +50,9 @@ struct Transition {
   // (the buffer may hold an older store of it). Fixed by the thread's own past, like
   // the operation itself; left out of == all the same.
   std::uint32_t seq = 0;
+  // A memory model's choice (RC11), not a thread's step: option `seq` of the running
+  // thread's operation (which write a load reads, where a store goes in mo).
+  bool choice = false;
   bool operator==(const Transition& o) const {
     return thread == o.thread && action == o.action && target == o.target && drains == o.drains;
   }
@@ -91,6 +94,9 @@ struct History {
   // Per step: the number of trace events once the step (and the eager operations after
   // it) ran; the events of step i are [step_events_end[i-1], step_events_end[i]).
   std::vector<std::uint32_t> step_events_end;
+  // A memory model's choices (RC11): (step, option taken), in order. Two executions that
+  // took the same steps may differ here, and then in what those steps did.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> options;
   // Some thread waited in a yield() loop whose repeated iteration stores: its wake-up is
   // no transition, so DPOR's races cannot see what it waits for.
   bool spins = false;
@@ -114,6 +120,7 @@ struct History {
     pending.clear();
     edges.clear();
     step_events_end.clear();
+    options.clear();
     spins = false;
     wait_site = 0;
     wait_construct = "";
@@ -242,16 +249,19 @@ std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);
 // Schedules: the sequence of choices made at choice points (steps with at least two
 // enabled transitions), printed compactly. A choice of thread t's operation prints t in
 // base 36 ("0"-"9", "a"-"z"; larger ids as "{123}"); a flush of t's buffer prints "!"
-// followed by t. A run of one choice is printed once followed by "[count]" when that
+// followed by t; a memory model's choice (RC11: which write a load reads, where a store
+// goes) prints "=" followed by the option's number. A run of one choice is printed once followed by "[count]" when that
 // is shorter ("0000001" -> "0[6]1").
 std::string format_schedule(std::span<const Transition> choices);
 // The same into out[0, cap) without allocating (for a signal handler); returns the full
 // length, which may exceed cap (the rest is cut).
 std::size_t write_schedule(std::span<const Transition> choices, char* out, std::size_t cap);
 // Parses a schedule into (thread, is_flush) choices; false with `error` set on bad syntax.
+// An option ("=k") has its number in `thread`.
 struct ScheduleChoice {
   ThreadId thread = 0;
   bool flush = false;
+  bool option = false;
 };
 bool parse_schedule(std::string_view text, std::vector<ScheduleChoice>& out, std::string& error);
 

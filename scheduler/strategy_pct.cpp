@@ -41,6 +41,8 @@ class PctStrategy final : public Strategy {
   }
 
   std::size_t choose(std::span<const Transition> enabled, const History& history) override {
+    // A memory model's choice is no process's: priorities say nothing, so it is uniform.
+    if (enabled.front().choice) return next() % enabled.size();
     const std::uint64_t step = history.steps() + 1;  // 1-based number of this step
     // Change points that fell on steps with one enabled process demote the process
     // that took the step.

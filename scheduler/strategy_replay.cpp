@@ -10,7 +10,12 @@ namespace atomcheck {
 namespace {
 
 std::string describe(const ScheduleChoice& c) {
+  if (c.option) return fmt::format("option {}", c.thread);
   return fmt::format("{}T{}", c.flush ? "flush of " : "", c.thread);
+}
+ScheduleChoice as_choice(const Transition& t) {
+  if (t.choice) return ScheduleChoice{t.seq, false, true};
+  return ScheduleChoice{t.thread, t.action == Action::flush, false};
 }
 
 class ReplayStrategy final : public Strategy {
@@ -35,15 +40,14 @@ class ReplayStrategy final : public Strategy {
     }
     const ScheduleChoice& c = choices_[next_];
     for (std::size_t i = 0; i < enabled.size(); ++i) {
-      if (enabled[i].thread == c.thread && (enabled[i].action == Action::flush) == c.flush) {
+      const ScheduleChoice e = as_choice(enabled[i]);
+      if (e.thread == c.thread && e.flush == c.flush && e.option == c.option) {
         ++next_;
         return i;
       }
     }
     std::string options;
-    for (const Transition& t : enabled)
-      options += (options.empty() ? "" : ", ") +
-                 describe(ScheduleChoice{t.thread, t.action == Action::flush});
+    for (const Transition& t : enabled) options += (options.empty() ? "" : ", ") + describe(as_choice(t));
     error_ = fmt::format(
         "schedule does not fit the program: choice {} is {}, which is not enabled (enabled: {})",
         next_ + 1, describe(c), options);
