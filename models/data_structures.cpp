@@ -55,8 +55,8 @@ int read_payload(const atomic<int>& cell, Loc loc = Loc::current()) { return cel
 // write, so it synchronises with nothing: T2's stores to value[2] and next[2] do not
 // happen before T1's reads of them, which may read their initial values, 0 and kNull
 // (coherence allows it). A value 0 fails "pop returned a node's value before its push
-// published it"; next[2] = kNull instead drops node 1 from the stack (a later check
-// fails). The missing pair: the push CAS (release) -> the pop's head.load or CAS
+// published it"; next[2] = kNull makes T1's CAS set head 2 -> kNull, dropping nodes 1
+// and 0 ("stack lost or duplicated an element"). The missing pair: the push CAS (release) -> the pop's head.load or CAS
 // (acquire) reading it or a later CAS of its release sequence. Under SC and TSO a
 // load reads the latest store, so value[2] = 2 is seen: every execution passes.
 enum class Push { cas, racy, weak };
