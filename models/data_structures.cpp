@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <mutex>
+#include <source_location>
 
 #include "scheduler/api.hpp"
 #include "scheduler/lin_test.hpp"
@@ -27,6 +28,18 @@ constexpr auto acq = std::memory_order_acquire;
 constexpr auto rel = std::memory_order_release;
 constexpr int kNull = -1;
 
+// A node's or slot's payload. The correct models keep it a shared<T>, so the race detector
+// proves that their release/acquire pairs publish it. The -weak- variants drop one of
+// those pairs; a shared<T> payload would then race under every memory model, so there it
+// is a relaxed atomic<T> instead: race-free, and a stale value read under RC11 is what
+// the variant's check sees.
+// The caller's location is passed on, so that traces and race reports name the model's line.
+using Loc = std::source_location;
+void write_payload(shared<int>& cell, int v, Loc loc = Loc::current()) { cell.set(v, loc); }
+int read_payload(const shared<int>& cell, Loc loc = Loc::current()) { return cell.get(loc); }
+void write_payload(atomic<int>& cell, int v, Loc loc = Loc::current()) { cell.store(v, rlx, loc); }
+int read_payload(const atomic<int>& cell, Loc loc = Loc::current()) { return cell.load(rlx, loc); }
+
 // Treiber stack over nodes 0..2: node 0 (value 100) is on the stack initially; thread i
 // pushes node i+1 (value i+1) and then pops once. No node is pushed twice, so there is
 // no ABA here. At the end the two popped values and the one left on the stack must be
@@ -34,9 +47,25 @@ constexpr int kNull = -1;
 // blocks the linearizability checker reads as a stack's history) are linearizable but not conflict
 // serializable: a CAS that fails (or succeeds after head went 0 -> 1 -> 0) read a head
 // another block wrote after this block's first read, a cycle the "oracle" flags.
-void treiber(bool cas_push) {
-  std::array<shared<int>, 3> value{shared<int>(100, "val0"), shared<int>(0, "val1"),
-                                   shared<int>(0, "val2")};
+//
+// treiber-stack-weak-push: the push's successful CAS is relaxed instead of release, so
+// nothing on `head` is a release write (the pops' CASes are acquire only). Fails under
+// RC11 only: T1 pushes node 1 (head 0 -> 1); T2 pushes node 2 (value[2] = 2, next[2] = 1,
+// CAS head 1 -> 2, relaxed); T1's pop reads head = 2 with acquire, but from a relaxed
+// write, so it synchronises with nothing: T2's stores to value[2] and next[2] do not
+// happen before T1's reads of them, which may read their initial values, 0 and kNull
+// (coherence allows it). A value 0 fails "pop returned a node's value before its push
+// published it"; next[2] = kNull makes T1's CAS set head 2 -> kNull, dropping nodes 1
+// and 0 ("stack lost or duplicated an element"). The missing pair: the push CAS (release) -> the pop's head.load or CAS
+// (acquire) reading it or a later CAS of its release sequence. Under SC and TSO a
+// load reads the latest store, so value[2] = 2 is seen: every execution passes.
+enum class Push { cas, racy, weak };
+
+template <class Cell>
+void treiber(Push kind) {
+  const bool cas_push = kind != Push::racy;
+  const auto push_order = kind == Push::weak ? rlx : rel;
+  std::array<Cell, 3> value{Cell(100, "val0"), Cell(0, "val1"), Cell(0, "val2")};
   std::array<atomic<int>, 3> next{atomic<int>(kNull, "next0"), atomic<int>(kNull, "next1"),
                                    atomic<int>(kNull, "next2")};
   atomic<int> head(0, "head");
@@ -45,12 +74,12 @@ void treiber(bool cas_push) {
   { operation init("stack", "push", 100); }
   auto push = [&](int node) {
     operation op("stack", "push", node);
-    value[node].set(node);
+    write_payload(value[node], node);
     int h = head.load(rlx);
     if (cas_push) {
       do {
         next[node].store(h, rlx);
-      } while (!head.compare_exchange_weak(h, node, rel, rlx));
+      } while (!head.compare_exchange_weak(h, node, push_order, rlx));
     } else {
       next[node].store(h, rlx);
       head.store(node, rel);  // a lost push when another thread moved head meanwhile
@@ -61,8 +90,10 @@ void treiber(bool cas_push) {
     int h = head.load(acq);
     while (h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq)) {
     }
-    const int v = h == kNull ? kNull : value[h].get();
+    const int v = h == kNull ? kNull : read_payload(value[h]);
     op.returns(v == kNull ? atomcheck::lin::kNone : v);
+    // Every pushed value is nonzero: 0 is a node's value before its push.
+    if (kind == Push::weak) check(v != 0, "pop returned a node's value before its push published it");
     return v;
   };
   std::array<int, 2> popped{kNull, kNull};
@@ -130,7 +161,13 @@ void treiber_aba() {
 }  // namespace
 
 ATOMCHECK_PROGRAM("treiber-stack", "Treiber stack, 2 threads each push (CAS) then pop") {
-  treiber(true);
+  treiber<shared<int>>(Push::cas);
+}
+
+ATOMCHECK_PROGRAM("treiber-stack-weak-push",
+                  "Treiber stack whose push CAS is relaxed, not release: a pop reads the node's value "
+                  "before the push's store (fails under rc11 only)") {
+  treiber<atomic<int>>(Push::weak);
 }
 
 ATOMCHECK_PROGRAM("treiber-stack-aba",
@@ -141,7 +178,7 @@ ATOMCHECK_PROGRAM("treiber-stack-aba",
 
 ATOMCHECK_PROGRAM("treiber-stack-racy-push",
                   "Treiber stack whose push stores the head without CAS: lost element") {
-  treiber(false);
+  treiber<shared<int>>(Push::racy);
 }
 
 // Double-checked lazy initialisation with relaxed accesses: a fast-path read of the
@@ -174,7 +211,27 @@ ATOMCHECK_PROGRAM("dcl-init", "double-checked lazy init with relaxed flag (broke
 // consistent pair. The reader's block "snapshot" spans its retries. As an object, the
 // seqlock-protected pair is a register: the writer writes 1, the reader reads the pair's
 // value, and a torn pair (never written) would read as kTorn.
-ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consistent snapshot") {
+//
+// Under RC11 this seqlock is not correct as written, with every order as it is: the
+// reader's relaxed loads of a and b may read the writer's stores while its acquire loads
+// of seq read the initial 0 (an acquire load orders the loads after it, not before; a
+// relaxed load that reads a=1 synchronises with nothing). s1 = 0, a = 1, b = 0, s2 = 0
+// is RC11-consistent and fails "inconsistent snapshot". Boehm's fix (a release fence
+// after the writer's seq = 1 and an acquire fence before the reader's second seq load)
+// is not applied here, so that the SC and TSO figures stay those of the classic code.
+//
+// seqlock-weak-reader: the reader's first seq load is relaxed instead of acquire. It may
+// then read seq = 2, the writer's last (release) store, without synchronising with it,
+// and read a = 0 (initial, stale) and b = 1; the second seq load reads 2 with acquire and
+// does synchronise, but only loads after it are ordered, so the torn pair (0, 1) is
+// taken with s1 = s2 = 2. The missing pair: the writer's seq.store(2, release) -> the
+// reader's first seq.load (acquire) reading it. The original cannot fail this way under
+// RC11 (an acquire load reading 2 makes both data stores happen before the data loads),
+// so the variant checks it with a message of its own before the torn-pair check. Under
+// SC and TSO, seq = 2 is read only after the stores to a and b reached memory.
+namespace {
+
+void seqlock(bool weak_reader) {
   constexpr int kTorn = -1;
   atomic<int> seq(0, "seq");
   atomic<int> a(0, "a"), b(0, "b");
@@ -191,7 +248,7 @@ ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consiste
     // not conflict serializable: a yield() loop, not a spin_until await (whose failed
     // attempts are discarded). A retry that repeats the previous one blocks the reader.
     for (;;) {
-      const int s1 = seq.load(acq);
+      const int s1 = seq.load(weak_reader ? rlx : acq);
       if (s1 % 2 != 0) {
         atomcheck::this_thread::yield();
         continue;
@@ -199,6 +256,7 @@ ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consiste
       const int ra = a.load(rlx), rb = b.load(rlx);
       if (seq.load(acq) == s1) {
         blk.returns(ra == rb ? ra : kTorn);
+        if (weak_reader) check(s1 != 2 || (ra == 1 && rb == 1), "read seq = 2 but not the pair written before it");
         check(ra == rb, "inconsistent snapshot");
         atomcheck::outcome("snapshot", ra);
         return;
@@ -210,6 +268,18 @@ ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consiste
   reader.join();
 }
 
+}  // namespace
+
+ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consistent snapshot") { seqlock(false); }
+
+ATOMCHECK_PROGRAM("seqlock-weak-reader",
+                  "seqlock whose reader loads seq first relaxed, not acquire: it reads seq = 2 and a stale pair "
+                  "(fails under rc11 only)") {
+  seqlock(true);
+}
+
+namespace {
+
 // Single-producer single-consumer ring buffer of capacity 1; two items go through it, in
 // order, so the slot is reused: the producer may overwrite it only after the consumer
 // has read it and moved `head`. Indices grow without wrapping (slot = index % capacity).
@@ -217,17 +287,29 @@ ATOMCHECK_PROGRAM("seqlock", "seqlock: one writer, one retrying reader, consiste
 // publishes it (stores stay in order under SC and TSO). Capacity 2 with 3 items has the
 // same shapes but ~10^5 DPOR executions under TSO, too many for an exhaustive test. As an
 // object it is a queue: each push and pop is an operation.
-ATOMCHECK_PROGRAM("spsc-ring", "SPSC ring buffer, capacity 1, 2 items (slot reused), FIFO order checked") {
+//
+// spsc-ring-weak-tail: the producer publishes `tail` with a relaxed store instead of a
+// release one, so no write to `tail` is a release write. Fails under RC11 only: the
+// consumer's tail.load (acquire) reads tail = 1 from the relaxed store, synchronises
+// with nothing, and its slot load may read the slot's initial 0 rather than item 1 (the
+// producer's slot store does not happen before it); with item 2 it may read the stale 1.
+// Either way "ring buffer delivered out of order". The missing pair: the producer's
+// tail.store(t + 1, release) -> the consumer's tail.load (acquire) reading it. (The
+// consumer's head.store release -> the producer's head.load acquire, which keeps the
+// producer from overwriting a slot not yet read, is intact.) Under SC and TSO the slot
+// store reaches memory before the tail store: every execution passes.
+template <class Cell>
+void spsc_ring(bool weak_tail) {
   constexpr int kCapacity = 1, kItems = 2;
-  std::array<shared<int>, kCapacity> slot{shared<int>(0, "slot0")};
+  std::array<Cell, kCapacity> slot{Cell(0, "slot0")};
   atomic<int> head(0, "head"), tail(0, "tail");
   thread producer([&] {
     for (int item = 1; item <= kItems; ++item) {
       operation op("queue", "enqueue", item);
       const int t = tail.load(rlx);
       atomcheck::spin_until([&] { return t - head.load(acq) != kCapacity; });
-      slot[static_cast<std::size_t>(t % kCapacity)].set(item);
-      tail.store(t + 1, rel);
+      write_payload(slot[static_cast<std::size_t>(t % kCapacity)], item);
+      tail.store(t + 1, weak_tail ? rlx : rel);
     }
   });
   thread consumer([&] {
@@ -237,7 +319,7 @@ ATOMCHECK_PROGRAM("spsc-ring", "SPSC ring buffer, capacity 1, 2 items (slot reus
         operation op("queue", "dequeue");
         const int h = head.load(rlx);
         atomcheck::spin_until([&] { return tail.load(acq) != h; });
-        got = slot[static_cast<std::size_t>(h % kCapacity)].get();
+        got = read_payload(slot[static_cast<std::size_t>(h % kCapacity)]);
         head.store(h + 1, rel);
         op.returns(got);
       }
@@ -246,6 +328,18 @@ ATOMCHECK_PROGRAM("spsc-ring", "SPSC ring buffer, capacity 1, 2 items (slot reus
   });
   producer.join();
   consumer.join();
+}
+
+}  // namespace
+
+ATOMCHECK_PROGRAM("spsc-ring", "SPSC ring buffer, capacity 1, 2 items (slot reused), FIFO order checked") {
+  spsc_ring<shared<int>>(false);
+}
+
+ATOMCHECK_PROGRAM("spsc-ring-weak-tail",
+                  "SPSC ring whose producer stores tail relaxed, not release: the consumer reads the slot "
+                  "before the item (fails under rc11 only)") {
+  spsc_ring<atomic<int>>(true);
 }
 
 namespace {

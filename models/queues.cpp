@@ -12,6 +12,8 @@
 //   TSO; the blocks are not conflict serializable (a CAS that fails read a value another
 //   block wrote after this block's earlier reads), so the "oracle" flags executions.
 // - ms-queue-racy-link: same blocks; an element is lost under SC and TSO.
+// - ms-queue-weak-link, chase-lev-weak-push: one release weakened to relaxed, the payload a
+//   relaxed atomic: every execution passes under SC and TSO; fails under RC11 only.
 // - chase-lev: blocks "deque.pop_bottom" (take) and "deque.steal". Every element is taken exactly once, under SC
 //   and TSO.
 // - chase-lev-unfenced: correct under SC; under TSO the owner's `bottom` store sits in
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <source_location>
 
 #include "scheduler/api.hpp"
 #include "scheduler/lin_test.hpp"
@@ -45,15 +48,44 @@ int returned(operation& op, int v) {
   return v;
 }
 
+// A node's or slot's payload. The correct models keep it a shared<T>, so the race detector
+// proves that their release/acquire pairs publish it. The -weak- variants drop one of
+// those pairs; a shared<T> payload would then race under every memory model, so there it
+// is a relaxed atomic<T> instead: race-free, and a stale value read under RC11 is what
+// the variant's check sees.
+// The caller's location is passed on, so that traces and race reports name the model's line.
+using Loc = std::source_location;
+void write_payload(shared<int>& cell, int v, Loc loc = Loc::current()) { cell.set(v, loc); }
+int read_payload(const shared<int>& cell, Loc loc = Loc::current()) { return cell.get(loc); }
+void write_payload(atomic<int>& cell, int v, Loc loc = Loc::current()) { cell.store(v, rlx, loc); }
+int read_payload(const atomic<int>& cell, Loc loc = Loc::current()) { return cell.load(rlx, loc); }
+
 // Michael–Scott queue over nodes 0..2: node 0 is the initial dummy; thread i enqueues
 // node i+1 (value i+1) and then dequeues once. No node is reused, so there is no ABA and
 // the consistency re-reads of `tail` in enqueue are left out (they only save work);
 // dequeue keeps its re-read of `head`, which makes (head, tail, next) a consistent
 // snapshot. Each dequeue follows its own thread's enqueue, so neither may find the queue
 // empty, and together they must return exactly {1, 2}.
-void ms_queue(bool cas_link) {
-  std::array<shared<int>, 3> value{shared<int>(0, "val0"), shared<int>(0, "val1"),
-                                   shared<int>(0, "val2")};
+//
+// ms-queue-weak-link: the CAS that links a node into next[t] is relaxed instead of
+// release. Fails under RC11 only, when the other thread moves the tail: T1 stores
+// value[1] = 1 and links node 1 (next[0]: kNull -> 1, relaxed) and stops before it moves
+// the tail. T2 enqueues: it reads next[0] = 1 (acquire, from the relaxed CAS: no
+// synchronisation), helps the tail 0 -> 1, links node 2 and moves the tail 1 -> 2. T2
+// dequeues: head = 0, tail = 2 (its own CAS), next[0] = 1, again read from T1's relaxed
+// CAS. T1 has made no release write yet, so nothing of T1 happens before T2's load of
+// value[1], which may read the initial 0: "dequeued a node's value before its enqueue
+// published it". The missing pair: T1's link CAS (release) -> T2's next[0].load
+// (acquire) reading it. (Had T1 moved the tail itself, its tail CAS, a release, read by
+// T2's acquire tail load, would publish value[1]: the helping path is the one exposed.)
+// Under SC and TSO value[1] = 1 reaches memory before the link: every execution passes.
+enum class Link { cas, racy, weak };
+
+template <class Cell>
+void ms_queue(Link kind) {
+  const bool cas_link = kind != Link::racy;
+  const auto link_order = kind == Link::weak ? rlx : rel;
+  std::array<Cell, 3> value{Cell(0, "val0"), Cell(0, "val1"), Cell(0, "val2")};
   std::array<atomic<int>, 3> next{atomic<int>(kNull, "next0"), atomic<int>(kNull, "next1"),
                                    atomic<int>(kNull, "next2")};
   atomic<int> head(0, "head"), tail(0, "tail");
@@ -61,13 +93,13 @@ void ms_queue(bool cas_link) {
 
   auto enqueue = [&](int node) {
     operation b("queue", "enqueue", node);
-    value[static_cast<std::size_t>(node)].set(node);
+    write_payload(value[static_cast<std::size_t>(node)], node);
     for (;;) {
       int t = tail.load(acq);
       int n = next[static_cast<std::size_t>(t)].load(acq);
       if (n == kNull) {
         if (cas_link) {
-          if (next[static_cast<std::size_t>(t)].compare_exchange_strong(n, node, rel, rlx)) {
+          if (next[static_cast<std::size_t>(t)].compare_exchange_strong(n, node, link_order, rlx)) {
             tail.compare_exchange_strong(t, node, rel, rlx);
             return;
           }
@@ -97,8 +129,12 @@ void ms_queue(bool cas_link) {
       // Only the broken enqueue can leave head short of tail with no successor (the
       // node tail points to was unlinked); a real queue would follow a null pointer.
       if (n == kNull) return returned(b, kEmpty);
-      const int v = value[static_cast<std::size_t>(n)].get();
-      if (head.compare_exchange_strong(h, n, acq_rel, rlx)) return returned(b, v);
+      const int v = read_payload(value[static_cast<std::size_t>(n)]);
+      if (head.compare_exchange_strong(h, n, acq_rel, rlx)) {
+        // Every enqueued value is nonzero: 0 is a node's value before its enqueue.
+        if (kind == Link::weak) check(v != 0, "dequeued a node's value before its enqueue published it");
+        return returned(b, v);
+      }
     }
   };
   auto worker = [&](int i) {
@@ -124,19 +160,51 @@ void ms_queue(bool cas_link) {
 // mfence the owner reads top = 0 and takes slot 1 without a CAS (two tasks left, as far
 // as it knows), while the thief, still seeing bottom = 2, steals slot 0 and then slot 1.
 // The thief's two loads need no fence on x86 (loads are not reordered with loads).
-void chase_lev(bool fenced) {
-  std::array<shared<int>, 2> buf{shared<int>(10, "buf0"), shared<int>(11, "buf1")};
-  atomic<int> top(0, "top"), bottom(2, "bottom");
+//
+// Under RC11 the deque is not correct as written, fence and all: Lê et al.'s steal has a
+// seq_cst fence between its loads of top and bottom, and this one (enough for x86) has
+// none. The owner's "bottom = 1; fence; read top = 0" and the thief's "CAS top 0 -> 1;
+// read bottom = 2 (initial)" is store buffering with an SC event on one side only, which
+// RC11's psc does not forbid, so owner and thief both take task 11 ("a task was taken
+// twice"). The fence is not added, so that the SC and TSO figures stay those of the code.
+//
+// chase-lev-weak-push: here nothing is published while the threads run (both tasks are
+// in the buffer before they start), so this variant has the owner push task 11 itself,
+// then take, with Chase and Lev's push: write the slot, then `bottom = b + 1` as a
+// release store, weakened to relaxed. Fails under RC11 only: the owner pushes (buf[1] =
+// 11, bottom 1 -> 2, relaxed); the thief steals task 10 (slot 0, filled before it
+// started), then reads top = 1 and bottom = 2 (acquire, from the relaxed store: no
+// synchronisation), loads buf[1], which may read its initial 0 (the owner's store does
+// not happen before it), and wins its CAS (top 1 -> 2) while the owner's take has not
+// run: "stole a task before its push was visible". The missing pair: the push's
+// bottom.store(b + 1, release) -> the steal's bottom.load (acquire) reading it or a
+// later store of the owner to bottom (RC11's release sequence). This variant also has
+// the store-buffering failure above. Under SC and TSO the slot store reaches memory
+// before the bottom store: every execution passes.
+enum class Deque { fenced, unfenced, weak_push };
+
+template <class Cell>
+void chase_lev(Deque kind) {
+  const bool fenced = kind != Deque::unfenced;
+  const bool owner_pushes = kind == Deque::weak_push;
+  std::array<Cell, 2> buf{Cell(10, "buf0"), Cell(owner_pushes ? 0 : 11, "buf1")};
+  atomic<int> top(0, "top"), bottom(owner_pushes ? 1 : 2, "bottom");
   int owner_took = kEmpty;                      // ghost results
   std::array<int, 2> thief_took{kEmpty, kEmpty};
 
-  // The two tasks were pushed at the bottom before the threads start.
+  // The two tasks were pushed at the bottom before the threads start (weak_push: task 10).
   {
     operation p0("deque", "push_bottom", 10);
   }
-  {
+  if (!owner_pushes) {
     operation p1("deque", "push_bottom", 11);
   }
+  auto push = [&](int x) {
+    operation blk("deque", "push_bottom", x);
+    const int b = bottom.load(rlx);
+    write_payload(buf[static_cast<std::size_t>(b)], x);
+    bottom.store(b + 1, rlx);  // Chase and Lev: release
+  };
   auto take = [&]() -> int {
     operation blk("deque", "pop_bottom");
     const int b = bottom.load(rlx) - 1;
@@ -147,7 +215,7 @@ void chase_lev(bool fenced) {
       bottom.store(b + 1, rlx);
       return returned(blk, kEmpty);
     }
-    int x = buf[static_cast<std::size_t>(b)].get();
+    int x = read_payload(buf[static_cast<std::size_t>(b)]);
     if (t == b) {  // the last task: race the thieves for it
       if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) x = kEmpty;
       bottom.store(b + 1, rlx);
@@ -161,12 +229,17 @@ void chase_lev(bool fenced) {
     int t = top.load(acq);
     const int b = bottom.load(acq);
     if (t >= b) return returned(blk, kEmpty);
-    const int x = buf[static_cast<std::size_t>(t)].get();
+    const int x = read_payload(buf[static_cast<std::size_t>(t)]);
     if (!top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, rlx)) return returned(blk, kEmpty);
+    // Every pushed task is nonzero: 0 is a slot before its push.
+    if (owner_pushes) check(x != 0, "stole a task before its push was visible");
     return returned(blk, x);
   };
 
-  thread owner([&] { owner_took = take(); });
+  thread owner([&] {
+    if (owner_pushes) push(11);
+    owner_took = take();
+  });
   thread thief([&] {
     thief_took[0] = steal();
     thief_took[1] = steal();
@@ -187,20 +260,32 @@ void chase_lev(bool fenced) {
 }  // namespace
 
 ATOMCHECK_PROGRAM("ms-queue", "Michael-Scott queue, 2 threads each enqueue (CAS) then dequeue") {
-  ms_queue(true);
+  ms_queue<shared<int>>(Link::cas);
+}
+
+ATOMCHECK_PROGRAM("ms-queue-weak-link",
+                  "Michael-Scott queue whose link CAS is relaxed, not release: a dequeue reads the node's value "
+                  "before the enqueue's store (fails under rc11 only)") {
+  ms_queue<atomic<int>>(Link::weak);
 }
 
 ATOMCHECK_PROGRAM("ms-queue-racy-link",
                   "Michael-Scott queue whose enqueue links the node with a store, not a CAS: lost element") {
-  ms_queue(false);
+  ms_queue<shared<int>>(Link::racy);
 }
 
 ATOMCHECK_PROGRAM("chase-lev",
                   "Chase-Lev deque, owner take || thief steals twice, mfence in take: holds under TSO") {
-  chase_lev(true);
+  chase_lev<shared<int>>(Deque::fenced);
+}
+
+ATOMCHECK_PROGRAM("chase-lev-weak-push",
+                  "Chase-Lev deque, owner push then take || thief steals twice, push stores bottom relaxed, not "
+                  "release: the thief steals the slot before the task (fails under rc11 only)") {
+  chase_lev<atomic<int>>(Deque::weak_push);
 }
 
 ATOMCHECK_PROGRAM("chase-lev-unfenced",
                   "Chase-Lev deque without the mfence in take: under TSO owner and thief take the same task") {
-  chase_lev(false);
+  chase_lev<shared<int>>(Deque::unfenced);
 }

@@ -33,16 +33,22 @@ constexpr MemoryModelKind SC = MemoryModelKind::sc, TSO = MemoryModelKind::tso;
 const Row kRows[] = {
     {"treiber-stack",           SC,  true},  {"treiber-stack",           TSO, true},
     {"treiber-stack-racy-push", SC,  false}, {"treiber-stack-racy-push", TSO, false},
+    // The -weak- variants: a stale payload exists under RC11 only.
+    {"treiber-stack-weak-push", SC,  true},  {"treiber-stack-weak-push", TSO, true},
     {"treiber-stack-aba",       SC,  false}, {"treiber-stack-aba",       TSO, false},
     {"ms-queue",                SC,  true},  {"ms-queue",                TSO, true},
     {"ms-queue-racy-link",      SC,  false}, {"ms-queue-racy-link",      TSO, false},
+    {"ms-queue-weak-link",      SC,  true},  {"ms-queue-weak-link",      TSO, true},
     {"chase-lev",               SC,  true},  {"chase-lev",               TSO, true},
+    {"chase-lev-weak-push",     SC,  true},  {"chase-lev-weak-push",     TSO, true},
     // The steal/take race of the missing fence exists under TSO only.
     {"chase-lev-unfenced",      SC,  true},  {"chase-lev-unfenced",      TSO, false},
     // A seqlock-protected pair as a register: under TSO the write returns when its last
     // store leaves the buffer, so a read after the write's block ended may still see 0.
     {"seqlock",                 SC,  true},  {"seqlock",                 TSO, true},
+    {"seqlock-weak-reader",     SC,  true},  {"seqlock-weak-reader",     TSO, true},
     {"spsc-ring",               SC,  true},  {"spsc-ring",               TSO, true},
+    {"spsc-ring-weak-tail",     SC,  true},  {"spsc-ring-weak-tail",     TSO, true},
     // The blocking queue: a consumer that waits with `if` takes from an empty slot.
     {"cv-queue",                SC,  true},  {"cv-queue",                TSO, true},
     {"cv-queue-broken",         SC,  false}, {"cv-queue-broken",         TSO, false},
