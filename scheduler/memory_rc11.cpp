@@ -187,6 +187,13 @@ class Rc11Memory final : public MemoryModel {
   }
 
   std::uint32_t read_serial() const override { return writes_[last_read_].serial; }
+  bool read_latest() const override {
+    const std::vector<std::uint32_t>& order = vars_[writes_[last_read_].var].mo;
+    // An RMW's own write now follows what it read.
+    const std::size_t pos = writes_[last_read_].pos;
+    return pos + 1 == order.size() || (pos + 2 == order.size() && writes_[last_read_].taken &&
+                                       events_[writes_[order.back()].event].t == pending_.t);
+  }
 
   // ---- synchronisation ----
   void sync_fence(ThreadId t, std::memory_order mo) override {
@@ -232,12 +239,18 @@ class Rc11Memory final : public MemoryModel {
       const Event& e = events_[wr.event];
       return (std::uint64_t{e.t} << 32) | e.n;
     };
+    // Reads are added in the interleaving's order, which the graph does not fix: their
+    // (read, write) pairs are summed, an order-free combination.
+    std::uint64_t reads = 0;
     for (std::size_t i = 0; i < nevents_; ++i) {
       const Event& e = events_[i];
       if (e.kind != Kind::read) continue;
-      mix((std::uint64_t{e.t} << 32) | e.n);
-      mix(id(e.write));
+      std::uint64_t x = (((std::uint64_t{e.t} << 32) | e.n) * 0x9e3779b97f4a7c15ull) ^ id(e.write);
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+      reads += x ^ (x >> 31);
     }
+    mix(reads);
     for (std::size_t v = 0; v < nvars_; ++v) {
       mix(0xfeedull + v);
       for (std::uint32_t w : vars_[v].mo) mix(id(w));
