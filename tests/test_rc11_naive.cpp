@@ -345,7 +345,7 @@ TEST(Rc11Explorer, AgreesWithTheJudgeOnRandomPrograms) {
 TEST(Rc11Explorer, AllScProgramsGiveScOutcomes) {
   atomcheck::testing_support::Rc11Shape shape;
   shape.all_sc = true;
-  atomcheck::testing_support::check_judge_against_explorer(scaled(3000), 4318,
+  atomcheck::testing_support::check_judge_against_explorer(scaled(1000), 4318,
                                                           atomcheck::testing_support::sc_judge,
                                                           atomcheck::MemoryModelKind::rc11, shape);
 }
