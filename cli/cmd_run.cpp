@@ -638,15 +638,6 @@ int run_command(RunArgs a) {
                        "failures, data races and outcomes only\n");
     return kExitBadInput;
   }
-  // RC11's choices are no thread's steps, which DPOR reduces over: DFS explores them.
-  if (o.memory == MemoryModelKind::rc11 && (a.strategy == "optimal" || a.strategy == "dpor")) {
-    if (a.strategy_given) {
-      fmt::print(stderr, "atomcheck: --memory rc11 explores with dfs, random or pct (--strategy {} reduces SC and "
-                         "TSO interleavings only)\n", a.strategy);
-      return kExitBadInput;
-    }
-    a.strategy = "dfs";
-  }
   apply_search_args(a, o, true);
   o.stop_on_failure = a.stop_on_failure;
   if (a.replay_given) return do_replay(a, *p, o);
@@ -756,7 +747,8 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--memory", a->memory,
                   "Memory model: sc (sequential consistency), tso (x86-TSO store buffers) or rc11 (the C++ "
                   "memory model, RC11: every memory order honoured, no load buffering, consume = acquire; "
-                  "explored by dfs, no checkers); both = sc and tso, for .litmus and .json files. "
+                  "one execution per graph under optimal; no checkers); both = sc and tso, for .litmus "
+                  "and .json files. "
                   "Default: sc for programs; a .litmus file's dialect (tso for X86/X86_64, rc11 for C, as "
                   "herd7); a .json spec's expectations")
       ->check(CLI::IsMember({"sc", "tso", "both", "rc11"}))

@@ -245,6 +245,21 @@ void Execution::compute_enabled() {
   memory_->append_flushes(enabled_);
 }
 
+// The graph reduction cuts a step when a step of a greater thread lies between its last
+// predecessor and it (memory_rc11.cpp). A store, fence or unlock has no predecessor but
+// its thread's last step (and, for an unlock, the lock's operations, which no other
+// thread can make while it holds the lock), and it cannot block: once it is enabled,
+// every step of a greater thread taken before it dooms the execution, which ends there
+// instead of running its branch only to be cut. (The choice stays offered, so that a
+// schedule replays the same under every strategy.)
+bool Execution::doomed(const Transition& chosen) const {
+  for (const Transition& t : enabled_)
+    if (t.thread < chosen.thread &&
+        (t.action == Action::write || t.action == Action::fence || t.action == Action::release))
+      return true;
+  return false;
+}
+
 std::string Execution::thread_name(ThreadId t) { return fmt::format("T{}", t); }
 
 // Unnamed objects are named after their declaration: in code templated on its types the
@@ -364,6 +379,10 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       choices_.push_back(enabled_[pick]);
     }
     const Transition tr = enabled_[pick];
+    if (graph_reduction_ && doomed(tr)) {
+      end = EndKind::redundant;
+      break;
+    }
     heartbeat_.store(beat += 2, std::memory_order_relaxed);
     history_.enabled_begin.push_back(static_cast<std::uint32_t>(history_.enabled.size()));
     history_.enabled.insert(history_.enabled.end(), enabled_.begin(), enabled_.end());
@@ -376,11 +395,19 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       running_ = kNoId;
       note_write(tr.thread, obj_key(f.var, false), f.var);
     } else {
+      const std::size_t from = memory_->event_count();
+      memory_->set_forced(false);
       run_thread(tr.thread);
+      memory_->set_forced(true);
+      if (graph_reduction_ && memory_->redundant_step(tr.thread, from)) {
+        history_.step_events_end.push_back(static_cast<std::uint32_t>(trace_.events.size()));
+        end = EndKind::redundant;
+        break;
+      }
     }
     history_.step_events_end.push_back(static_cast<std::uint32_t>(trace_.events.size()));
   }
-  if (end != EndKind::completed && end != EndKind::aborted) {
+  if (end != EndKind::completed && end != EndKind::aborted && end != EndKind::redundant) {
     for (ThreadId t = 0; t < nthreads_; ++t) {
       const ThreadState& ts = *threads_[t];
       if (ts.status != Status::announced) continue;
@@ -762,7 +789,10 @@ bool Execution::try_lock(const Handle& h, std::uint32_t site) {
                 memory_->drains(Action::try_acquire, std::memory_order_seq_cst)))
     return false;
   note_read(obj_key(h.id, true));
-  if (locks_[h.id].owner != kNoId) return false;
+  if (locks_[h.id].owner != kNoId) {
+    memory_->sync_try_lock_failed(running_, h.id);
+    return false;
+  }
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);

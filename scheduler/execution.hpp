@@ -35,8 +35,10 @@ struct Unwind {};
 // thread had changed what its attempt read (an execution where it read later is explored
 // too): not a failure.
 // pruned: some assume() failed (its thread blocked; the others ran on): not a failure.
+// redundant: RC11's graph reduction cut it, another execution makes its graph
+// (set_graph_reduction): not a failure, counted with the sleep-set-blocked ones.
 enum class EndKind : std::uint8_t {
-  completed, failed, deadlock, step_bound, pruned, aborted, depth_cut, spin_blocked
+  completed, failed, deadlock, step_bound, pruned, aborted, depth_cut, spin_blocked, redundant
 };
 
 class Execution {
@@ -60,6 +62,8 @@ class Execution {
   void set_depth_bound(std::uint64_t steps) { depth_bound_ = steps; }
   // Data-race detection on shared<T> variables (ExploreOptions::race_check).
   void set_race_check(bool on) { race_check_ = on; }
+  // RC11 under `optimal`: one execution per execution graph (memory_rc11.cpp).
+  void set_graph_reduction(bool on) { graph_reduction_ = on; }
 
   // Results of the last run.
   const Trace& trace() const { return trace_; }  // events only; see materialize_names
@@ -207,6 +211,7 @@ class Execution {
   bool joinable_now(ThreadId child) const;
   bool spin_stale() const;
   void compute_enabled();
+  bool doomed(const Transition& chosen) const;  // graph reduction: every extension is cut
   void abandon();                    // unwinds every unfinished thread
   void fiber_main(ThreadId t);
 
@@ -232,6 +237,7 @@ class Execution {
   void no_choice(VarId var);
   Strategy* strategy_ = nullptr;     // the running execution's
   bool choice_aborted_ = false;      // the strategy refused a memory model's choice
+  bool graph_reduction_ = false;
   std::vector<Transition> options_scratch_;
 
   MemoryModelKind memory_kind_;

@@ -294,7 +294,7 @@ struct alignas(64) Judges {
 // A depth-cut execution is a prefix, a pruned one is discarded: no checker judges them.
 bool judged_end(detail::EndKind end) {
   return end != detail::EndKind::pruned && end != detail::EndKind::depth_cut &&
-         end != detail::EndKind::spin_blocked;
+         end != detail::EndKind::spin_blocked && end != detail::EndKind::redundant;
 }
 bool failed_end(detail::EndKind end) {
   return end == detail::EndKind::failed || end == detail::EndKind::deadlock ||
@@ -382,7 +382,7 @@ class KeySet {
 // Adds one execution to the result. `counted` keeps the class keys seen.
 void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index, RunFacts& f,
            KeySet& class_set, KeySet& rf_co_set) {
-  if (options.count_classes && f.end != detail::EndKind::aborted) {
+  if (options.count_classes && f.end != detail::EndKind::aborted && f.end != detail::EndKind::redundant) {
     class_set.insert(f.class_hash);
     rf_co_set.insert(f.rf_co_hash);
     r.classes = class_set.size();
@@ -398,6 +398,7 @@ void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index,
     case detail::EndKind::pruned:
     case detail::EndKind::spin_blocked: ++r.pruned; break;
     case detail::EndKind::aborted: break;
+    case detail::EndKind::redundant: ++r.sleep_blocked; break;
     case detail::EndKind::depth_cut:
       ++r.bound_cut;
       r.bounded = true;
@@ -466,6 +467,7 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   x->set_spurious_wakeups(o.spurious_wakeups);
   x->set_race_check(o.race_check);
   x->set_depth_bound(o.depth_bound);
+  x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal);
   return x;
 }
 
@@ -908,8 +910,9 @@ ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_cl
 }  // namespace
 
 namespace {
-// RC11's choices are no thread's steps, which the DPOR strategies reduce over: they
-// explore with DFS (docs/rc11.md). The atomicity checkers read SC and TSO traces.
+// RC11's choices are no thread's steps, which the DPOR strategies reduce over: DFS
+// explores them, with the graph reduction under `optimal` (docs/rc11.md). The atomicity
+// checkers read SC and TSO traces.
 ExploreOptions for_memory_model(const ExploreOptions& o) {
   if (o.memory != MemoryModelKind::rc11) return o;
   if (!o.checkers.empty())
@@ -918,8 +921,10 @@ ExploreOptions for_memory_model(const ExploreOptions& o) {
         "races and outcomes only",
         o.checkers.front()));
   ExploreOptions out = o;
-  if (out.strategy == StrategyKind::optimal || out.strategy == StrategyKind::dpor) out.strategy = StrategyKind::dfs;
-  if (out.strategy == StrategyKind::dfs) out.jobs = 1;
+  // `optimal` is DFS over the choices with one execution per graph (the graph
+  // reduction, memory_rc11.cpp); `dpor` is the same; `dfs` runs every interleaving.
+  if (out.strategy == StrategyKind::dpor) out.strategy = StrategyKind::optimal;
+  if (out.strategy == StrategyKind::optimal || out.strategy == StrategyKind::dfs) out.jobs = 1;
   return out;
 }
 }  // namespace
@@ -975,13 +980,18 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
       break;
     case StrategyKind::replay: strategy = make_replay_strategy(options.replay); break;
     case StrategyKind::dpor: strategy = make_dpor_strategy(); break;
+    case StrategyKind::optimal:
+      if (options.memory == MemoryModelKind::rc11) {
+        strategy = make_dfs_strategy(-1);  // with the Execution's graph reduction
+        break;
+      }
+      strategy = make_optimal_strategy(r.equivalence, tso, options.units_inline > 0);
+      break;
     case StrategyKind::pct:
       strategy = make_pct_strategy(options.seed, options.pct_depth, samples ? samples : no_end);
       limit = 0;
       break;
-    case StrategyKind::optimal:
-      strategy = make_optimal_strategy(r.equivalence, tso, options.units_inline > 0);
-      break;
+
   }
   // A preemption bound prunes DPOR's backtrack sets unsoundly (a bounded execution may
   // be the only representative of its class; Coons et al., OOPSLA 2013), so it is a
@@ -1249,7 +1259,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
     r.stop = StopReason::bad_schedule;
   }
   if (estimator && estimator->walks() == 0 && r.executions == 1 && r.error.empty()) walk(4);
-  r.sleep_blocked = strategy->sleep_blocked();
+  r.sleep_blocked += strategy->sleep_blocked();
   r.bounded = r.bounded || strategy->bounded();
   r.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;

@@ -97,6 +97,14 @@ class MemoryModel {
   // The execution graph's identity (rf of every read, mo of every variable), for counting
   // distinct graphs; 0 where the interleaving decides them.
   virtual std::uint64_t graph_hash() const { return 0; }
+  // One execution per graph (RC11 under `optimal`): events made outside a chosen step
+  // (a waiting thread resumed, the program's first run) are `forced`; redundant_step(t,
+  // from) says whether the step of thread t that made events [from, end) leaves the
+  // execution off the one interleaving kept per graph (docs/rc11.md).
+  virtual std::size_t event_count() const { return 0; }
+  virtual void set_forced(bool forced) { (void)forced; }
+  virtual bool redundant_step(ThreadId t, std::size_t from) const { (void)t, (void)from; return false; }
+  virtual void sync_try_lock_failed(ThreadId t, LockId l) { (void)t, (void)l; }
 };
 
 std::unique_ptr<MemoryModel> make_memory_model(MemoryModelKind kind);

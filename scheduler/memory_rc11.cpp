@@ -65,6 +65,9 @@ class Rc11Memory final : public MemoryModel {
     nthreads_ = 0;  // each thread is cleared when it first appears (thread())
     sc_fences_ = 0;
     for (Clock& c : lock_clocks_) c.clear();
+    std::fill(lock_last_.begin(), lock_last_.end(), kNone);
+    forced_ = true;
+    block_end_.assign(1, 0);
     thread(0);
   }
   void add_var(std::int64_t initial) override {
@@ -210,20 +213,53 @@ class Rc11Memory final : public MemoryModel {
     add_event(parent, Kind::other, kNoId, false, kNone);
     const Clock c = thread(parent).now;
     thread(child).now = c;
+    thread(child).spawned_at = static_cast<std::uint32_t>(nevents_ - 1);
   }
   void sync_join(ThreadId joiner, ThreadId child) override {
     const Clock c = thread(child).now;
     join_into(thread(joiner).now, c);
-    add_event(joiner, Kind::other, kNoId, false, kNone);
+    const std::vector<std::uint32_t>& done = thread(child).events;
+    add_event(joiner, Kind::other, kNoId, false, kNone).pred = done.empty() ? kNone : done.back();
   }
   void sync_lock(ThreadId t, LockId l) override {
     if (l < lock_clocks_.size()) join_into(thread(t).now, lock_clocks_[l]);
-    add_event(t, Kind::other, kNoId, false, kNone);
+    lock_event(t, l);
   }
   void sync_unlock(ThreadId t, LockId l) override {
-    Event& e = add_event(t, Kind::other, kNoId, false, kNone);
+    Event& e = lock_event(t, l);
     if (l >= lock_clocks_.size()) lock_clocks_.resize(l + 1);
     lock_clocks_[l] = e.clock;
+  }
+  void sync_try_lock_failed(ThreadId t, LockId l) override { lock_event(t, l); }
+
+  // ---- one execution per graph ----
+  // The kept interleaving of a graph is the least one, reading thread ids as letters, of
+  // the steps ordered by their events' edges (po, rf, thread start and join, the order
+  // of one lock's operations). A step belongs to it iff no step of a greater thread sits
+  // between its last predecessor and it (the normal form of Anisimov and Knuth): such a
+  // step could have gone first, and the execution where it did makes the same graph.
+  std::size_t event_count() const override { return nevents_; }
+  void set_forced(bool forced) override {
+    forced_ = forced;
+    block_end_.push_back(static_cast<std::uint32_t>(nevents_));  // a new block of events
+  }
+  bool redundant_step(ThreadId t, std::size_t from) const override {
+    // The end of the step (or forced run) holding the step's last predecessor: the
+    // scheduler moves steps, not events.
+    std::size_t last = 0;
+    auto before = [&](std::uint32_t pos) {
+      if (pos != kNone && pos < from) last = std::max<std::size_t>(last, block_end_[events_[pos].block]);
+    };
+    for (std::size_t i = from; i < nevents_; ++i) {
+      const Event& e = events_[i];
+      const std::vector<std::uint32_t>& list = threads_[e.t].events;
+      before(e.n >= 2 ? list[e.n - 2] : threads_[e.t].spawned_at);
+      before(e.pred);
+      if (e.kind == Kind::read) before(writes_[e.write].event);
+    }
+    for (std::size_t p = from; p-- > last;)
+      if (!events_[p].forced && events_[p].t > t) return true;
+    return false;
   }
 
   std::uint64_t graph_hash() const override {
@@ -266,6 +302,9 @@ class Rc11Memory final : public MemoryModel {
     bool sc = false;
     VarId var = kNoId;
     bool rmw_write = false;       // the write half of an RMW
+    bool forced = false;          // made outside a chosen step (redundant_step)
+    std::uint32_t block = 0;      // the step or forced run that made it
+    std::uint32_t pred = kNone;   // join: the child's last event; lock ops: the lock's last
     std::uint32_t write = kNone;  // a write's own write id, a read's rf
     Clock clock;                  // hb-predecessors (and itself)
   };
@@ -292,6 +331,7 @@ class Rc11Memory final : public MemoryModel {
     bool has_released = false;
     Clock acquired;  // messages of relaxed reads, for the next acquire fence
     std::uint32_t n = 0;
+    std::uint32_t spawned_at = kNone;  // the parent's spawn event
     std::vector<std::uint32_t> events;
     std::vector<std::vector<Seen>> seen;     // per variable
     std::vector<Clock> released_to;          // per variable: clock at the last release write
@@ -309,6 +349,7 @@ class Rc11Memory final : public MemoryModel {
       has_released = false;
       acquired.clear();
       n = 0;
+      spawned_at = kNone;
       events.clear();
       for (VarId v : touched) {
         seen[v].clear();
@@ -381,8 +422,20 @@ class Rc11Memory final : public MemoryModel {
     e.var = var;
     e.write = write;
     e.rmw_write = false;
+    e.forced = forced_;
+    e.block = static_cast<std::uint32_t>(block_end_.size() - 1);
+    block_end_.back() = static_cast<std::uint32_t>(nevents_ + 1);
+    e.pred = kNone;
     e.clock = th.now;
     th.events.push_back(static_cast<std::uint32_t>(nevents_++));
+    return e;
+  }
+
+  Event& lock_event(ThreadId t, LockId l) {
+    if (l >= lock_last_.size()) lock_last_.resize(l + 1, kNone);
+    Event& e = add_event(t, Kind::other, kNoId, false, kNone);
+    e.pred = lock_last_[l];
+    lock_last_[l] = static_cast<std::uint32_t>(nevents_ - 1);
     return e;
   }
 
@@ -464,6 +517,7 @@ class Rc11Memory final : public MemoryModel {
   void pop_events(std::size_t k) {
     for (; k > 0; --k) {
       Event& e = events_[--nevents_];
+      block_end_.back() = static_cast<std::uint32_t>(nevents_);
       Thread& th = threads_[e.t];
       th.events.pop_back();
       --th.n;
@@ -629,6 +683,9 @@ class Rc11Memory final : public MemoryModel {
   std::vector<Thread> threads_;
   std::size_t nthreads_ = 0;
   std::vector<Clock> lock_clocks_;
+  std::vector<std::uint32_t> lock_last_;  // per lock: its last operation's event
+  bool forced_ = true;
+  std::vector<std::uint32_t> block_end_;  // per block (a step or a forced run): its end
   std::size_t sc_fences_ = 0;
   Pending pending_;
   std::uint32_t last_read_ = 0;

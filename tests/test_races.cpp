@@ -119,7 +119,7 @@ TEST_P(Races, ReleaseAcquireMessagePassingIsRaceFree) {
                             under(GetParam()));
   EXPECT_TRUE(r.exhausted());
   EXPECT_TRUE(r.ok()) << first_message(r);
-  EXPECT_EQ(r.completed, r.executions);
+  EXPECT_EQ(r.completed + r.sleep_blocked, r.executions);  // rc11: redundant ones cut
 }
 
 TEST_P(Races, SeqCstCountsAsReleaseAcquire) {
@@ -386,7 +386,7 @@ void same_value_writers() {
 TEST_P(Races, RaceIsReportedWhereTheOutcomeIsFine) {
   ExploreResult r = explore(same_value_writers, under(GetParam()));
   EXPECT_TRUE(r.exhausted());
-  EXPECT_EQ(r.failed, r.executions);  // every execution races; none fails its check
+  EXPECT_EQ(r.failed + r.sleep_blocked, r.executions);  // every execution races (rc11: but the cut)
   ASSERT_FALSE(r.failures.empty());
   EXPECT_EQ(r.failures[0].kind, FailureKind::data_race);
   EXPECT_NE(r.failures[0].message.find("T1 writes 1"), std::string::npos) << r.failures[0].message;
