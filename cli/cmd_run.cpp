@@ -639,6 +639,10 @@ int run_command(RunArgs a) {
     return kExitBadInput;
   }
   apply_search_args(a, o, true);
+  if (o.memory == MemoryModelKind::rc11 && o.jobs > 1) {
+    if (a.jobs > 1) fmt::print(stderr, "note: --memory rc11 explores on one thread; --jobs {} ignored\n", a.jobs);
+    o.jobs = 1;
+  }
   o.stop_on_failure = a.stop_on_failure;
   if (a.replay_given) return do_replay(a, *p, o);
 
