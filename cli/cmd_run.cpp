@@ -163,6 +163,11 @@ SearchIdentity search_identity(const RunArgs& a) {
                 {"--spin-threshold", std::to_string(a.spin_threshold)},
                 {"--no-spurious-wakeups", flag(a.no_spurious_wakeups)},
                 {"--no-race-check", flag(a.no_race_check)},
+                // random, pct: the sample count is where the strategy ends, and a sample
+                // that ran its course is a finished checkpoint.
+                {"--max-executions", sampling(a.strategy) ? std::to_string(a.max_executions_given ? a.max_executions
+                                                                                                    : kDefaultSamples)
+                                                          : ""},
                 {"--checker", checkers},
                 {"--stop-on-failure", flag(a.stop_on_failure)}};
   return id;

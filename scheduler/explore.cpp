@@ -1017,17 +1017,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   }
   if (options.resume) {
     const SearchState& from = *options.resume;
-    if (from.finished) {  // the search had ended: its result, again (and in the new file)
-      if (options.checkpoint) options.checkpoint(from);
-      ExploreResult done = from.result;
-      done.elapsed_seconds = 0;
-      return done;
-    }
     if (from.result.checkers.size() != options.checkers.size())
       throw std::invalid_argument("the checkpoint's checkers are not the search's");
-    if (!strategy->load(from.strategy))
-      throw std::invalid_argument(fmt::format("the checkpoint's {} state does not fit the search (damaged?)",
-                                              strategy_name(options.strategy)));
     // Tallies from the state; what follows from the options from the options.
     const Equivalence eq = r.equivalence;
     const bool sampled = r.sampled;
@@ -1036,10 +1027,17 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
     r.equivalence = eq;
     r.sampled = sampled;
     r.preemption_bound = bound;
-    r.stop = StopReason::none;
-    r.error.clear();
     r.elapsed_seconds = 0;
     r.parallel = {};
+    if (from.finished) {  // the search had ended: its result, again (and in the new file)
+      if (options.checkpoint) options.checkpoint(from);
+      return r;
+    }
+    if (!strategy->load(from.strategy))
+      throw std::invalid_argument(fmt::format("the checkpoint's {} state does not fit the search (damaged?)",
+                                              strategy_name(options.strategy)));
+    r.stop = StopReason::none;
+    r.error.clear();
   }
 
   const std::unique_ptr<detail::Execution> search_exec = execution_for(options);
