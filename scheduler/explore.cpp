@@ -1012,7 +1012,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   if (checkpointing) {
     std::vector<std::uint64_t> probe;
     if (!strategy->save(probe))
-      throw std::invalid_argument(fmt::format("the {} strategy cannot be checkpointed (dfs, random and pct can)",
+      throw std::invalid_argument(fmt::format("the {} strategy cannot be checkpointed (dfs, optimal, random and pct can)",
                                               strategy_name(options.strategy)));
   }
   if (options.resume) {
@@ -1098,7 +1098,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   };
   bool checkpointed_stop = false;  // a stop it can resume from was saved
   auto last_checkpoint = start;
-  std::uint64_t blocked_before = 0;
+  std::uint64_t blocked_before = strategy->sleep_blocked();  // a resumed DPOR's count
   // The previous execution, for the determinism check.
   History previous;
   std::vector<Event> previous_events;
