@@ -154,6 +154,41 @@ TEST(Checkpoint, PreemptionBoundAndDepthBoundResume) {
   for (std::uint64_t k : std::vector<std::uint64_t>{1, n / 3, n - 1}) stop_and_resume(cmd, k, full, whole.exit_code);
 }
 
+// The default strategy, optimal DPOR: its wakeup trees and sleep sets along the path are
+// the state. Under SC and TSO, with checkers that need the issue order.
+TEST(Checkpoint, OptimalBudgetStopsResumeToTheUninterruptedSummary) {
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"run", "lastzero-8", "--jobs", "1", "--json", "--quiet"},
+        std::vector<std::string>{"run", "lastzero-8", "--memory", "tso", "--jobs", "1", "--json", "--quiet"},
+        std::vector<std::string>{"run", "hammer-account-unlocked", "--checker", "velodrome,tso-exec", "--jobs", "1", "--memory",
+                                 "tso", "--json", "--quiet"}}) {
+    SCOPED_TRACE(cmd[1] + " " + cmd[3]);
+    const CliResult whole = run_cli(cmd);
+    const nlohmann::json full = summary(whole);
+    ASSERT_EQ(full.value("stop", ""), "exhausted") << whole.out << whole.err;
+    ASSERT_EQ(full.value("strategy", ""), "optimal");
+    const std::uint64_t n = full.value("executions", 0ull);
+    ASSERT_GT(n, 300u);
+    for (std::uint64_t k : std::vector<std::uint64_t>{0, 1, 2, 3, 64, 65, n / 3, n / 2, n - 1, n})
+      stop_and_resume(cmd, k, full, whole.exit_code);
+  }
+}
+
+TEST(Checkpoint, OptimalChainOfResumes) {
+  const std::vector<std::string> cmd = {"run", "lastzero-10", "--memory", "tso", "--jobs", "1", "--json", "--quiet"};
+  const CliResult whole = run_cli(cmd);
+  const std::string file = testing::temp_dir() + "/optimal.ckpt";
+  CliResult r = run_cli(with(cmd, {"--max-executions", "333", "--checkpoint", file}));
+  ASSERT_EQ(summary(r).value("executions", 0ull), 333u) << r.err;
+  for (const char* budget : {"1000", "2000", "3000"}) {
+    r = run_cli(with(cmd, {"--max-executions", budget, "--resume", file, "--checkpoint", file}));
+    ASSERT_EQ(summary(r).value("executions", 0ull), std::stoull(budget)) << r.err;
+  }
+  r = run_cli(with(cmd, {"--resume", file, "--checkpoint", file}));
+  EXPECT_EQ(r.exit_code, whole.exit_code) << r.err;
+  EXPECT_EQ(summary(r), summary(whole));
+}
+
 // Ctrl-C and SIGTERM stop a search at some execution, whichever: the resumed summary
 // does not depend on where.
 TEST(Checkpoint, CtrlCAndSigtermStopsResume) {
@@ -241,10 +276,10 @@ TEST(Checkpoint, AnotherProgramOrOtherSearchOptionsAreRefused) {
 
 TEST(Checkpoint, UnsupportedCombinationsAreRefusedInOneLine) {
   const std::string file = testing::temp_dir() + "/x.ckpt";
-  expect_refused(run_cli({"run", "lost-update", "--checkpoint", file}), "add --strategy dfs");
   expect_refused(run_cli({"run", "lost-update", "--strategy", "dpor", "--checkpoint", file}), "not dpor");
   expect_refused(run_cli({"run", "lost-update", "--strategy", "random", "--jobs", "2", "--checkpoint", file}),
                  "needs one job");
+  expect_refused(run_cli({"run", "lost-update", "--jobs", "2", "--resume", file}), "needs one job");
   expect_refused(run_cli({"run", "lost-update", "--strategy", "dfs", "--checkpoint-every", "5"}), "needs --checkpoint");
   expect_refused(run_cli({"run", "lost-update", "--replay", "0", "--checkpoint", file}), "--replay");
   EXPECT_FALSE(std::filesystem::exists(file));
