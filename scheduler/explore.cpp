@@ -1012,7 +1012,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   if (checkpointing) {
     std::vector<std::uint64_t> probe;
     if (!strategy->save(probe))
-      throw std::invalid_argument(fmt::format("the {} strategy cannot be checkpointed (dfs, optimal, random and pct can)",
+      throw std::invalid_argument(fmt::format("the {} strategy cannot be checkpointed",
                                               strategy_name(options.strategy)));
   }
   if (options.resume) {

@@ -58,6 +58,7 @@
 
 #include "scheduler/strategy.hpp"
 #include "scheduler/splitmix.hpp"
+#include "scheduler/strategy_words.hpp"
 
 namespace atomcheck {
 
@@ -142,18 +143,14 @@ class alignas(64) OptimalStrategy final : public Strategy {
   // rebuilds from the next execution's history. Layout: started, spins, blocked, node
   // count, then per node: enabled (count, transitions), sleep (likewise), wakeup tree
   // (count of roots, then each subtree in preorder: transition, count of children).
-  // A transition is two words (transition_words). Units are not saved: explore() refuses
+  // A transition is two words (strategy_words.hpp). Units are not saved: explore() refuses
   // checkpoints with more than one job.
   bool save(std::vector<std::uint64_t>& out) const override {
     if (unit_root_ != kNone || !carved_.empty() || !error_.empty()) return false;
     out.insert(out.end(), {started_ ? 1u : 0u, spins_ ? 1u : 0u, blocked_, stack_.size()});
-    auto list = [&out](const std::vector<Transition>& ts) {
-      out.push_back(ts.size());
-      for (const Transition& t : ts) push_transition(out, t);
-    };
     for (const Node& n : stack_) {
-      list(n.enabled);
-      list(n.sleep);
+      detail::push_transitions(out, n.enabled);
+      detail::push_transitions(out, n.sleep);
       out.push_back(n.wut.size());
       for (const WNode& w : n.wut) push_tree(out, w);
     }
@@ -163,19 +160,19 @@ class alignas(64) OptimalStrategy final : public Strategy {
   // checked by the search itself, which compares each replayed step with the node's
   // enabled set and stops with an error on a mismatch (as for a nondeterministic program).
   bool load(std::span<const std::uint64_t> in) override {
-    Reader r{in};
+    detail::WordReader r{in};
     std::uint64_t started = 0, spins = 0, blocked = 0, nodes = 0;
     if (!r.word(started) || !r.word(spins) || !r.word(blocked) || !r.word(nodes) || started > 1 || spins > 1)
       return false;
     std::vector<Node> stack;
     for (std::uint64_t i = 0; i < nodes; ++i) {
       Node n;
-      if (!r.list(n.enabled) || n.enabled.empty() || !r.list(n.sleep)) return false;
+      if (!r.transitions(n.enabled) || n.enabled.empty() || !r.transitions(n.sleep)) return false;
       std::uint64_t roots = 0;
       if (!r.word(roots) || roots > r.left()) return false;
       n.wut.resize(roots);
       for (WNode& w : n.wut)
-        if (!r.tree(w, 0)) return false;
+        if (!read_tree(r, w, 0)) return false;
       stack.push_back(std::move(n));
     }
     if (r.left() != 0 || (started == 0 && nodes != 0)) return false;
@@ -340,59 +337,21 @@ class alignas(64) OptimalStrategy final : public Strategy {
     std::vector<WNode> wut;  // front(): the child being explored
   };
 
-  // A transition as two words: thread and target; action, flags and seq.
-  static void push_transition(std::vector<std::uint64_t>& out, const Transition& t) {
-    out.push_back(std::uint64_t{t.thread} | std::uint64_t{t.target} << 32);
-    const std::uint64_t flags = (t.drains ? 1u : 0u) | (t.local ? 2u : 0u) | (t.failed ? 4u : 0u) | (t.choice ? 8u : 0u);
-    out.push_back(static_cast<std::uint64_t>(t.action) | flags << 8 | std::uint64_t{t.seq} << 32);
-  }
   static void push_tree(std::vector<std::uint64_t>& out, const WNode& w) {
-    push_transition(out, w.t);
+    detail::push_transition(out, w.t);
     out.push_back(w.kids.size());
     for (const WNode& k : w.kids) push_tree(out, k);
   }
-  struct Reader {
-    std::span<const std::uint64_t> in;
-    std::size_t at = 0;
-    std::size_t left() const { return in.size() - at; }
-    bool word(std::uint64_t& w) {
-      if (at >= in.size()) return false;
-      w = in[at++];
-      return true;
-    }
-    bool transition(Transition& t) {
-      std::uint64_t a = 0, b = 0;
-      if (!word(a) || !word(b)) return false;
-      if ((b & 0xff) > static_cast<std::uint64_t>(Action::flush) || ((b >> 8) & 0xffffff) > 15) return false;
-      t.thread = static_cast<ThreadId>(a & 0xffffffffu);
-      t.target = static_cast<std::uint32_t>(a >> 32);
-      t.action = static_cast<Action>(b & 0xff);
-      t.drains = (b >> 8) & 1;
-      t.local = (b >> 9) & 1;
-      t.failed = (b >> 10) & 1;
-      t.choice = (b >> 11) & 1;
-      t.seq = static_cast<std::uint32_t>(b >> 32);
-      return true;
-    }
-    bool list(std::vector<Transition>& ts) {
-      std::uint64_t n = 0;
-      if (!word(n) || n > left() / 2) return false;
-      ts.resize(n);
-      for (Transition& t : ts)
-        if (!transition(t)) return false;
-      return true;
-    }
-    // Depth-capped: a tree is a path of the search, never deeper than an execution's
-    // steps, and a forged one must not exhaust the stack.
-    bool tree(WNode& w, std::size_t depth) {
-      std::uint64_t kids = 0;
-      if (depth > 100000 || !transition(w.t) || !word(kids) || kids > left() / 3) return false;
-      w.kids.resize(kids);
-      for (WNode& k : w.kids)
-        if (!tree(k, depth + 1)) return false;
-      return true;
-    }
-  };
+  // Depth-capped: a tree is a path of the search, never deeper than an execution's
+  // steps, and a forged one must not exhaust the stack.
+  static bool read_tree(detail::WordReader& r, WNode& w, std::size_t depth) {
+    std::uint64_t kids = 0;
+    if (depth > 100000 || !r.transition(w.t) || !r.word(kids) || kids > r.left() / 3) return false;
+    w.kids.resize(kids);
+    for (WNode& k : w.kids)
+      if (!read_tree(r, k, depth + 1)) return false;
+    return true;
+  }
 
   std::size_t nondeterministic(std::size_t step) {
     if (!error_.empty()) return 0;
