@@ -122,9 +122,6 @@ std::string search_args_error(const RunArgs& a) {
     if (a.replay_given) return fmt::format("{} saves a search; --replay runs one execution", flag);
     if (ends_with(a.name, ".litmus") || ends_with(a.name, ".json"))
       return fmt::format("{} applies to registered programs, not to files", flag);
-    // dpor's backtrack and sleep sets have no saved form yet.
-    if (a.strategy != "dfs" && a.strategy != "optimal" && a.strategy != "random" && a.strategy != "pct")
-      return fmt::format("{} supports --strategy optimal, dfs, random and pct, not {}", flag, a.strategy);
     // A parallel search's state is spread over its threads.
     if (a.jobs > 1) return fmt::format("{} needs one job; drop --jobs {}", flag, a.jobs);
   }
@@ -835,7 +832,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_option("--checkpoint", a->checkpoint,
                   "Save the search's state in FILE when it stops (a limit, Ctrl-C, SIGTERM) and every "
-                  "--checkpoint-every seconds (optimal, dfs, random, pct; one job; docs/checkpoint.md)");
+                  "--checkpoint-every seconds (one job; docs/checkpoint.md)");
   run->add_option("--checkpoint-every", a->checkpoint_every, "With --checkpoint: also save every SECONDS")
       ->check(non_negative_seconds)
       ->each([a](const std::string&) { a->checkpoint_every_given = true; });
