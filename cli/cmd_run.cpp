@@ -696,6 +696,7 @@ int run_command(RunArgs a) {
   }
   // The last write failed: said once on stderr, and the run ends with exit 2.
   bool checkpoint_failed = false;
+  bool saved_resumable = false;  // the last write was a state to go on from
   if (!a.checkpoint.empty()) {
     if (std::string e = probe_checkpoint_path(a.checkpoint); !e.empty()) {
       fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
@@ -703,10 +704,11 @@ int run_command(RunArgs a) {
     }
     o.jobs = 1;
     o.checkpoint_every = a.checkpoint_every;
-    o.checkpoint = [&a, &identity, &checkpoint_failed](const SearchState& st) {
+    o.checkpoint = [&a, &identity, &checkpoint_failed, &saved_resumable](const SearchState& st) {
       std::string e = write_checkpoint_file(a.checkpoint, checkpoint_text(identity, st));
       if (!e.empty() && !checkpoint_failed) fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
       checkpoint_failed = !e.empty();
+      saved_resumable = e.empty() && !st.finished;
     };
   }
   if (o.resume) o.jobs = 1;
@@ -746,6 +748,10 @@ int run_command(RunArgs a) {
     fmt::print(stderr, "{}: {}\n", a.name, r.error);
     return kExitBadInput;
   }
+  // Where the user stopped a long search, the one thing to know is how to go on.
+  if (saved_resumable && cut_short(r))
+    fmt::print(stderr, "{}: {}: search saved after {} executions; go on with --resume {} and the same options\n",
+               tool_name(), a.checkpoint, r.executions, a.checkpoint);
   if (!write_search_reports(a, *p, o, r)) return kExitBadInput;
   if (checkpoint_failed) return kExitBadInput;
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;

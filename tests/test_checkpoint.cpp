@@ -83,6 +83,9 @@ void stop_and_resume(const std::vector<std::string>& cmd, std::uint64_t k, const
   ASSERT_EQ(part.value("stop", ""), k == 0 ? "time" : "budget");
   ASSERT_TRUE(std::filesystem::exists(file));
   EXPECT_FALSE(std::filesystem::exists(file + ".tmp"));
+  EXPECT_NE(stopped.err.find(file + ": search saved after " + std::to_string(k) + " executions; go on with --resume"),
+            std::string::npos)
+      << stopped.err;
   CliResult resumed = run_cli(with(cmd, {"--resume", file}));
   EXPECT_EQ(resumed.exit_code, full_exit) << resumed.err;
   EXPECT_EQ(summary(resumed), full) << "resumed:\n" << resumed.out << "\nuninterrupted:\n" << full.dump(2);
