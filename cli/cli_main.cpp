@@ -34,8 +34,11 @@ int cli_main(int argc, char** argv) {
   // A user's binary calling cli_main prints commands that re-run itself.
   if (argc > 0 && argv[0]) set_tool_name(argv[0]);
   CLI::App app{
-      "atomcheck: explores the interleavings of small concurrent programs under SC and "
-      "x86-TSO and checks every execution for atomicity violations."};
+      "atomcheck: explores the executions of small concurrent programs and checks each for "
+      "failures, data races, atomicity and linearizability violations.\n"
+      "Memory models (--memory): sc, sequential consistency (every order seq_cst); tso, "
+      "x86-TSO store buffers (C++ orders mapped as compilers do); rc11, the C++ memory model "
+      "(RC11: every order honoured, no load buffering, consume = acquire; dfs, no checkers)."};
   app.require_subcommand(1);
   int rc = kExitOk;
   add_trace_info_command(app, rc);

@@ -36,7 +36,7 @@ std::string shell_quote(const std::string& s) {
 std::string Target::replay_command(const std::string& schedule, MemoryModelKind memory) const {
   std::string cmd = fmt::format("{} {} {} --replay '{}'", tool_name(), kind == "litmus" ? "validate" : "run",
                                 shell_quote(name), schedule);
-  if (memory == MemoryModelKind::tso) cmd += " --memory tso";
+  if (memory != MemoryModelKind::sc) cmd += fmt::format(" --memory {}", memory_model_name(memory));
   else if (kind == "spec" || kind == "litmus") cmd += " --memory sc";
   return cmd;
 }

@@ -144,7 +144,7 @@ struct MemoryRun {
   std::vector<Row> rows;
 };
 
-inline std::string_view memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
+inline std::string_view memory_name(MemoryModelKind m) { return memory_model_name(m); }
 
 inline bool positive(const Instance& in, Question q) {
   return q == Question::serializability ? !in.verdict.serializable : !in.verdict.blamed.empty();

@@ -3,6 +3,7 @@
 // update on an unlocked x++, a lock-order inversion, and a correctly locked counter.
 // Each runs as `atomcheck run NAME`. Litmus registers are recorded with outcome(), so
 // the set of reachable outcomes is the answer (under SC and, with --memory tso, x86-TSO).
+#include <array>
 #include "scheduler/api.hpp"
 
 namespace {
@@ -64,6 +65,45 @@ ATOMCHECK_PROGRAM("mp", "message passing: x=1; y=1 || r0=y; r1=x (r0=1, r1=0 unr
   });
   t1.join();
   t2.join();
+}
+
+// Message passing of an atomic datum through a relaxed flag: no data race (both are
+// atomics), and SC and TSO never show the flag without the data; RC11 does (nothing
+// orders the reader's two loads after the writer's two stores), so the check fails under
+// --memory rc11 only. With release on the flag store and acquire on its load it passes.
+ATOMCHECK_PROGRAM("mp-relaxed", "message passing with relaxed atomics: the stale datum fails under rc11 only") {
+  atomic<int> data(0, "data"), flag(0, "flag");
+  thread t1([&] {
+    data.store(42, rlx);
+    flag.store(1, rlx);
+  });
+  thread t2([&] {
+    if (flag.load(rlx) == 1) check(data.load(rlx) == 42, "saw the flag but not the data");
+  });
+  t1.join();
+  t2.join();
+}
+
+// A ring of four release/acquire message passings (the relaxed-heavy shape of the RC11
+// speed figure, bench/rc11_speed.sh): thread i publishes data[i] (relaxed) with flag[i]
+// (release) and reads its neighbour's flag (acquire), then data (relaxed), which must be
+// published. Correct under every model; under RC11 each relaxed load may read stale
+// values wherever the orders allow it, which is what the choices cost.
+ATOMCHECK_PROGRAM("mp-ring-4", "a ring of 4 release/acquire message passings: every published datum is seen") {
+  constexpr int n = 4;
+  std::array<atomic<int>, n> data{atomic<int>(0, "d0"), atomic<int>(0, "d1"), atomic<int>(0, "d2"), atomic<int>(0, "d3")};
+  std::array<atomic<int>, n> flag{atomic<int>(0, "f0"), atomic<int>(0, "f1"), atomic<int>(0, "f2"), atomic<int>(0, "f3")};
+  auto body = [&](int i) {
+    data[static_cast<std::size_t>(i)].store(1, rlx);
+    flag[static_cast<std::size_t>(i)].store(1, std::memory_order_release);
+    const auto j = static_cast<std::size_t>((i + 1) % n);
+    if (flag[j].load(std::memory_order_acquire) == 1) check(data[j].load(rlx) == 1, "saw a flag without its datum");
+  };
+  thread t0(body, 0), t1(body, 1), t2(body, 2), t3(body, 3);
+  t0.join();
+  t1.join();
+  t2.join();
+  t3.join();
 }
 
 // Load buffering: r0=r1=1 would need a load to see a later store (never under SC/TSO).

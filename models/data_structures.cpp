@@ -212,18 +212,18 @@ ATOMCHECK_PROGRAM("dcl-init", "double-checked lazy init with relaxed flag (broke
 // seqlock-protected pair is a register: the writer writes 1, the reader reads the pair's
 // value, and a torn pair (never written) would read as kTorn.
 //
-// Under RC11 this seqlock is not correct as written, with every order as it is: the
-// reader's relaxed loads of a and b may read the writer's stores while its acquire loads
-// of seq read the initial 0 (an acquire load orders the loads after it, not before; a
-// relaxed load that reads a=1 synchronises with nothing). s1 = 0, a = 1, b = 0, s2 = 0
-// is RC11-consistent and fails "inconsistent snapshot". Boehm's fix (a release fence
-// after the writer's seq = 1 and an acquire fence before the reader's second seq load)
-// is not applied here, so that the SC and TSO figures stay those of the classic code.
+// The fences are Boehm's ("Can seqlocks get along with programming language memory
+// models?", MSPC 2012), needed under RC11 only (x86 orders loads with loads and stores
+// with stores; neither fence is an instruction there): without them the reader's
+// relaxed loads of a and b may read the writer's stores while its loads of seq read the
+// initial 0 (an acquire load orders the loads after it, not before), and s1 = 0, a = 1,
+// b = 0, s2 = 0 fails "inconsistent snapshot". The release fence after seq = 1 and the
+// acquire fence before the second seq load make a read of a = 1 imply s2 = 1 or 2.
 //
 // seqlock-weak-reader: the reader's first seq load is relaxed instead of acquire. It may
 // then read seq = 2, the writer's last (release) store, without synchronising with it,
-// and read a = 0 (initial, stale) and b = 1; the second seq load reads 2 with acquire and
-// does synchronise, but only loads after it are ordered, so the torn pair (0, 1) is
+// and read a = 0 (initial, stale) and b = 1; the acquire fence then synchronises with
+// that release, but it orders only the loads after it, so the torn pair (0, 1) is
 // taken with s1 = s2 = 2. The missing pair: the writer's seq.store(2, release) -> the
 // reader's first seq.load (acquire) reading it. The original cannot fail this way under
 // RC11 (an acquire load reading 2 makes both data stores happen before the data loads),
@@ -238,6 +238,7 @@ void seqlock(bool weak_reader) {
   thread writer([&] {
     operation blk("register", "write", 1);
     seq.store(1, rlx);
+    atomcheck::atomic_thread_fence(rel);
     a.store(1, rlx);
     b.store(1, rlx);
     seq.store(2, rel);
@@ -254,7 +255,8 @@ void seqlock(bool weak_reader) {
         continue;
       }
       const int ra = a.load(rlx), rb = b.load(rlx);
-      if (seq.load(acq) == s1) {
+      atomcheck::atomic_thread_fence(acq);
+      if (seq.load(rlx) == s1) {
         blk.returns(ra == rb ? ra : kTorn);
         if (weak_reader) check(s1 != 2 || (ra == 1 && rb == 1), "read seq = 2 but not the pair written before it");
         check(ra == rb, "inconsistent snapshot");

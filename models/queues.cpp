@@ -161,12 +161,11 @@ void ms_queue(Link kind) {
 // as it knows), while the thief, still seeing bottom = 2, steals slot 0 and then slot 1.
 // The thief's two loads need no fence on x86 (loads are not reordered with loads).
 //
-// Under RC11 the deque is not correct as written, fence and all: Lê et al.'s steal has a
-// seq_cst fence between its loads of top and bottom, and this one (enough for x86) has
-// none. The owner's "bottom = 1; fence; read top = 0" and the thief's "CAS top 0 -> 1;
-// read bottom = 2 (initial)" is store buffering with an SC event on one side only, which
-// RC11's psc does not forbid, so owner and thief both take task 11 ("a task was taken
-// twice"). The fence is not added, so that the SC and TSO figures stay those of the code.
+// Under RC11 the steal needs Lê et al.'s seq_cst fence between its loads of top and
+// bottom (x86 does not: loads are not reordered with loads). Without it the owner's
+// "bottom = 1; fence; read top = 0" and the thief's "CAS top 0 -> 1; read bottom = 2
+// (initial)" is store buffering with an SC fence on one side only, which RC11's psc
+// allows, and owner and thief both take task 11 ("a task was taken twice").
 //
 // chase-lev-weak-push: here nothing is published while the threads run (both tasks are
 // in the buffer before they start), so this variant has the owner push task 11 itself,
@@ -178,8 +177,7 @@ void ms_queue(Link kind) {
 // not happen before it), and wins its CAS (top 1 -> 2) while the owner's take has not
 // run: "stole a task before its push was visible". The missing pair: the push's
 // bottom.store(b + 1, release) -> the steal's bottom.load (acquire) reading it or a
-// later store of the owner to bottom (RC11's release sequence). This variant also has
-// the store-buffering failure above. Under SC and TSO the slot store reaches memory
+// later store of the owner to bottom (RC11's release sequence). Under SC and TSO the slot store reaches memory
 // before the bottom store: every execution passes.
 enum class Deque { fenced, unfenced, weak_push };
 
@@ -227,6 +225,7 @@ void chase_lev(Deque kind) {
   auto steal = [&]() -> int {
     operation blk("deque", "steal");
     int t = top.load(acq);
+    atomcheck::atomic_thread_fence(std::memory_order_seq_cst);  // RC11 (comment above)
     const int b = bottom.load(acq);
     if (t >= b) return returned(blk, kEmpty);
     const int x = read_payload(buf[static_cast<std::size_t>(t)]);

@@ -115,6 +115,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.spin_how = "";
   ts.waits_on.clear();
   ts.repeats = 0;
+  ts.read_old = false;
   ts.effects = ts.effects_at_spin = 0;
   ts.depth = 0;
   ts.entry = entry;
@@ -622,6 +623,7 @@ std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_
     const std::size_t n = memory_->load_options(running_, h.id, mo, plain);
     if (n == 0) return no_choice(h.id), 0;
     v = memory_->take_load(choose_option(n, Action::read, h.id));
+    if (!memory_->read_latest()) self().read_old = true;
   } else {
     v = memory_->load(running_, h.id, buffered);
   }
@@ -682,6 +684,7 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     const std::size_t n = memory_->rmw_options(running_, h.id, fn, mo);
     if (n == 0) return no_choice(h.id), RmwResult{0, false};
     const MemoryModel::RmwTaken taken = memory_->take_rmw(choose_option(n, Action::rmw, h.id));
+    if (!memory_->read_latest()) self().read_old = true;
     old = taken.old_value;
     next = taken.new_value;
     wrote = taken.wrote;
@@ -980,6 +983,7 @@ void Execution::new_spin_iteration(ThreadState& ts) {
   ts.outer_touched.clear();
   ts.stale = false;
   ts.outer_stale = false;
+  ts.read_old = false;
 }
 
 // A yield() loop under the spin-assume of GenMC (Kokologiannakis et al., "Dynamic
@@ -1062,6 +1066,7 @@ void Execution::spin_begin() {
   ts.spin_touched.clear();
   ts.outer_stale = ts.outer_stale || ts.stale;
   ts.stale = false;
+  ts.read_old = false;
   ts.effects_at_spin = ts.effects;
 }
 
@@ -1104,6 +1109,10 @@ void Execution::block_spinning(std::uint32_t site, const char* how, std::string_
                                const char* without) {
   ThreadState& ts = self();
   ts.status = Status::spin_blocked;
+  // Under RC11 a wait that read an older write than the latest is no livelock: the
+  // execution where it read the latest is explored, so this one is discarded (GenMC's
+  // spin-assume does the same).
+  if (ts.read_old) ts.stale = true;
   ts.spin_site = site;
   ts.spin_how = how;
   ts.waits_on.assign(waits_on);

@@ -152,6 +152,9 @@ class Execution {
     std::vector<std::uint8_t> spin_marks;
     std::vector<std::uint32_t> spin_touched;
     bool stale = false;
+    // RC11: a read of the current iteration or attempt read a write older than the
+    // mo-latest one (block_spinning).
+    bool read_old = false;
     // spin_until inside a yield() loop: the iteration's reads before the attempt (their
     // spin_marks are 2 while it runs) and whether a write changed one of them since.
     std::vector<std::uint32_t> outer_touched;

@@ -86,6 +86,8 @@ class MemoryModel {
   // The write the last take_load or take_rmw read, numbered per variable in the order
   // the writes were made (the initial value is 0): what the race detector synchronises on.
   virtual std::uint32_t read_serial() const { return 0; }
+  // Did it read the mo-latest write of its variable?
+  virtual bool read_latest() const { return true; }
   // Synchronisation the model's happens-before needs (RC11's sw and thread edges).
   virtual void sync_fence(ThreadId t, std::memory_order mo) { (void)t, (void)mo; }
   virtual void sync_spawn(ThreadId parent, ThreadId child) { (void)parent, (void)child; }

@@ -62,8 +62,7 @@ class Rc11Memory final : public MemoryModel {
   void reset() override {
     nevents_ = nwrites_ = 0;
     nvars_ = 0;
-    for (Thread& th : threads_) th.clear();
-    nthreads_ = 0;
+    nthreads_ = 0;  // each thread is cleared when it first appears (thread())
     sc_fences_ = 0;
     for (Clock& c : lock_clocks_) c.clear();
     thread(0);
@@ -114,7 +113,7 @@ class Rc11Memory final : public MemoryModel {
     const std::size_t lowest = writes_[floor].pos;
     for (std::size_t i = order.size(); i-- > lowest;) {
       const std::uint32_t w = order[i];
-      if (needs_sc_check(t, mo == std::memory_order_seq_cst)) {
+      if (needs_sc_check(t, v, mo == std::memory_order_seq_cst)) {
         add_read(t, v, mo, w);
         const bool ok = psc_acyclic();
         pop_events(1);
@@ -143,7 +142,7 @@ class Rc11Memory final : public MemoryModel {
     for (std::size_t i = order.size() + 1; i-- > lowest;) {
       // Never between a write and the RMW that read it (atomicity).
       if (i < order.size() && writes_[order[i - 1]].taken) continue;
-      if (needs_sc_check(t, mo == std::memory_order_seq_cst)) {
+      if (needs_sc_check(t, v, mo == std::memory_order_seq_cst)) {
         add_write(t, v, value, mo, static_cast<std::uint32_t>(i), kNone);
         const bool ok = psc_acyclic();
         pop_events(1);
@@ -169,7 +168,7 @@ class Rc11Memory final : public MemoryModel {
       const bool wrote = fn.call(fn.ctx, writes_[w].value, next);
       if (wrote && writes_[w].taken) continue;  // two RMWs never read the same write
       const bool sc = (wrote ? mo : fn.failure) == std::memory_order_seq_cst;
-      if (needs_sc_check(t, sc)) {
+      if (needs_sc_check(t, v, sc)) {
         const std::size_t added = add_rmw(t, v, wrote ? mo : fn.failure, w, wrote, next);
         const bool ok = psc_acyclic();
         pop_events(added);
@@ -187,6 +186,13 @@ class Rc11Memory final : public MemoryModel {
   }
 
   std::uint32_t read_serial() const override { return writes_[last_read_].serial; }
+  bool read_latest() const override {
+    const std::vector<std::uint32_t>& order = vars_[writes_[last_read_].var].mo;
+    // An RMW's own write now follows what it read.
+    const std::size_t pos = writes_[last_read_].pos;
+    return pos + 1 == order.size() || (pos + 2 == order.size() && writes_[last_read_].taken &&
+                                       events_[writes_[order.back()].event].t == pending_.t);
+  }
 
   // ---- synchronisation ----
   void sync_fence(ThreadId t, std::memory_order mo) override {
@@ -232,12 +238,18 @@ class Rc11Memory final : public MemoryModel {
       const Event& e = events_[wr.event];
       return (std::uint64_t{e.t} << 32) | e.n;
     };
+    // Reads are added in the interleaving's order, which the graph does not fix: their
+    // (read, write) pairs are summed, an order-free combination.
+    std::uint64_t reads = 0;
     for (std::size_t i = 0; i < nevents_; ++i) {
       const Event& e = events_[i];
       if (e.kind != Kind::read) continue;
-      mix((std::uint64_t{e.t} << 32) | e.n);
-      mix(id(e.write));
+      std::uint64_t x = (((std::uint64_t{e.t} << 32) | e.n) * 0x9e3779b97f4a7c15ull) ^ id(e.write);
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+      reads += x ^ (x >> 31);
     }
+    mix(reads);
     for (std::size_t v = 0; v < nvars_; ++v) {
       mix(0xfeedull + v);
       for (std::uint32_t w : vars_[v].mo) mix(id(w));
@@ -284,6 +296,13 @@ class Rc11Memory final : public MemoryModel {
     std::vector<std::vector<Seen>> seen;     // per variable
     std::vector<Clock> released_to;          // per variable: clock at the last release write
     std::vector<std::uint8_t> has_released_to;
+    std::vector<VarId> touched;              // variables with a log or a release: clear() clears these
+    std::vector<std::uint8_t> is_touched;
+    void touch(VarId v) {
+      if (is_touched[v]) return;
+      is_touched[v] = 1;
+      touched.push_back(v);
+    }
     void clear() {
       now.clear();
       released.clear();
@@ -291,15 +310,20 @@ class Rc11Memory final : public MemoryModel {
       acquired.clear();
       n = 0;
       events.clear();
-      for (auto& s : seen) s.clear();
-      for (auto& c : released_to) c.clear();
-      std::fill(has_released_to.begin(), has_released_to.end(), 0);
+      for (VarId v : touched) {
+        seen[v].clear();
+        released_to[v].clear();
+        has_released_to[v] = 0;
+        is_touched[v] = 0;
+      }
+      touched.clear();
     }
     void seen_var(VarId v) {
       if (seen.size() <= v) {
         seen.resize(v + 1);
         released_to.resize(v + 1);
         has_released_to.resize(v + 1, 0);
+        is_touched.resize(v + 1, 0);
       }
     }
   };
@@ -385,6 +409,7 @@ class Rc11Memory final : public MemoryModel {
   void note_seen(ThreadId t, VarId v, std::uint32_t n, std::uint32_t w) {
     Thread& th = thread(t);
     th.seen_var(v);
+    th.touch(v);
     std::vector<Seen>& log = th.seen[v];
     std::uint32_t best = w;
     if (!log.empty() && writes_[log.back().best].pos > writes_[w].pos) best = log.back().best;
@@ -459,27 +484,28 @@ class Rc11Memory final : public MemoryModel {
   }
 
   // The SC axiom can only fail when the new event is seq_cst or follows an SC fence.
-  // Saves t's clocks, which the tentative event changes (pop_events restores them).
-  bool needs_sc_check(ThreadId t, bool sc) {
-    save_clocks(t);
-    if (sc) return true;
+  // When it can, saves t's clocks, which the tentative event about v changes
+  // (pop_events restores them).
+  bool needs_sc_check(ThreadId t, VarId v, bool sc) {
     // After an SC fence any event may add a psc edge (F hb e, and e's mo or rb edges);
     // which fences precede e in hb is only known once e's own acquire is applied.
-    return sc_fences_ > 0;
-  }
-  void save_clocks(ThreadId t) {
+    if (!sc && sc_fences_ == 0) return false;
+    Thread& th = thread(t);
+    th.seen_var(v);
     saved_t_ = t;
-    saved_now_ = thread(t).now;
-    saved_acquired_ = thread(t).acquired;
-    saved_released_to_ = thread(t).released_to;
-    saved_has_released_to_ = thread(t).has_released_to;
+    saved_v_ = v;
+    saved_now_ = th.now;
+    saved_acquired_ = th.acquired;
+    saved_released_to_ = th.released_to[v];
+    saved_has_released_to_ = th.has_released_to[v];
+    return true;
   }
   void restore_clocks() {
     Thread& th = threads_[saved_t_];
     th.now = saved_now_;
     th.acquired = saved_acquired_;
-    th.released_to = saved_released_to_;
-    th.has_released_to = saved_has_released_to_;
+    th.released_to[saved_v_] = saved_released_to_;
+    th.has_released_to[saved_v_] = saved_has_released_to_;
   }
 
   // ---- the SC axiom, on the whole graph ----
@@ -608,9 +634,9 @@ class Rc11Memory final : public MemoryModel {
   std::uint32_t last_read_ = 0;
   std::vector<Option> options_;
   ThreadId saved_t_ = 0;
-  Clock saved_now_, saved_acquired_;
-  std::vector<Clock> saved_released_to_;
-  std::vector<std::uint8_t> saved_has_released_to_;
+  VarId saved_v_ = 0;
+  Clock saved_now_, saved_acquired_, saved_released_to_;
+  std::uint8_t saved_has_released_to_ = 0;
   // psc_acyclic's scratch
   std::vector<std::uint32_t> sc_, c0_, d0_, stack_;
   std::vector<std::uint8_t> adj_, mark_;

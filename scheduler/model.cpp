@@ -65,7 +65,7 @@ bool parse_seconds(const char* name, const char* text, const char* hint, double&
   return true;
 }
 
-std::string memory_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
+std::string memory_name(MemoryModelKind m) { return std::string(memory_model_name(m)); }
 
 std::string describe_event(const Trace& t, const Event& e) {
   const Names& n = t.names;
@@ -174,7 +174,8 @@ std::string describe_verdict(const Trace& execution, const Verdict& v) {
 std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
   std::vector<std::string> fields;
   // Designated initializers, in ExploreOptions' member order.
-  if (o.memory == MemoryModelKind::tso) fields.push_back(".memory = atomcheck::MemoryModelKind::tso");
+  if (o.memory != MemoryModelKind::sc)
+    fields.push_back(fmt::format(".memory = atomcheck::MemoryModelKind::{}", memory_model_name(o.memory)));
   // A step-bound failure replays only under the same bound.
   if (o.max_steps != kDefaultMaxSteps) fields.push_back(fmt::format(".max_steps = {}", o.max_steps));
   if (!o.checkers.empty()) {
@@ -194,7 +195,7 @@ std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
 
 std::string cli_line(const std::string& schedule, const ExploreOptions& o, std::string_view name) {
   std::string line = fmt::format("run {} --replay '{}'", name.empty() ? "NAME" : name, schedule);
-  if (o.memory == MemoryModelKind::tso) line += " --memory tso";
+  if (o.memory != MemoryModelKind::sc) line += fmt::format(" --memory {}", memory_model_name(o.memory));
   if (!o.checkers.empty()) {
     line += " --checker ";
     for (std::size_t k = 0; k < o.checkers.size(); ++k) line += fmt::format("{}{}", k ? "," : "", o.checkers[k]);
@@ -494,11 +495,12 @@ bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string
   }
   if (const char* v = env("ATOMCHECK_MEMORY")) {
     std::string_view m = v;
-    if (m != "sc" && m != "tso") {
-      error = fmt::format("ATOMCHECK_MEMORY='{}': expected sc or tso", v);
+    const std::optional<MemoryModelKind> kind = memory_model_from_name(m);
+    if (!kind) {
+      error = fmt::format("ATOMCHECK_MEMORY='{}': expected sc, tso or rc11", v);
       return false;
     }
-    o.memory = m == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
+    o.memory = *kind;
   }
   if (const char* v = env("ATOMCHECK_PREEMPTION_BOUND")) {
     if (!parse_u64("ATOMCHECK_PREEMPTION_BOUND", v, n, error)) return false;

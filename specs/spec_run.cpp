@@ -225,7 +225,7 @@ Program spec_program(const Spec& spec) {
 
 namespace {
 
-std::string model_name(MemoryModelKind m) { return m == MemoryModelKind::tso ? "tso" : "sc"; }
+std::string model_name(MemoryModelKind m) { return std::string(memory_model_name(m)); }
 
 std::string pattern_text(const Spec& spec, const OutcomePattern& p) {
   std::string out = "{";

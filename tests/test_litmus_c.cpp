@@ -2,8 +2,8 @@
 // every malformed or unsupported input is one exact `FILE:LINE:COL: ...` message (exit 2
 // from `atomcheck run`), the bundled tests of tests/data/litmus-c give their documented
 // answers under SC and TSO, the stored RC11 answers are consistent with them (a model
-// that C11 compiles to allows at least what SC allows), and the command prints herd's
-// layout, JSON, and refuses rc11 until it exists.
+// that C11 compiles to allows at least what SC allows), the RC11 explorer gives the
+// stored RC11 answers, and the command prints herd's layout and JSON (rc11 by default).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -333,6 +333,26 @@ TEST(LitmusCSuite, AnswersUnderScAndTso) {
   }
 }
 
+// The RC11 explorer against the table's RC11 column (herd7's rc11.cat answers and the
+// literature, README.md of the data): every weak outcome RC11 allows is reached and none
+// it forbids; RC11 keeps every SC final state; each graph is counted once.
+TEST(LitmusCSuite, AnswersUnderRc11) {
+  std::vector<Row> rows = expected_rows();
+  ASSERT_FALSE(rows.empty());
+  for (const Row& r : rows) {
+    LitmusTest t = load_litmus(atomcheck::testing::data_path("litmus-c/" + r.file));
+    RunResult rc11 = run_litmus(t, MemoryModelKind::rc11);
+    RunResult sc = run_litmus(t, MemoryModelKind::sc);
+    EXPECT_TRUE(rc11.error.empty()) << r.file << rc11.error;
+    EXPECT_TRUE(rc11.complete) << r.file;
+    EXPECT_FALSE(rc11.racy) << r.file;
+    EXPECT_EQ(rc11.ok ? "Ok" : "No", r.rc11) << r.file << "\n" << format_herd(t, rc11);
+    for (const auto& s : sc.states)
+      EXPECT_TRUE(std::find(rc11.states.begin(), rc11.states.end(), s) != rc11.states.end()) << r.file;
+    EXPECT_LE(rc11.classes, rc11.executions) << r.file;
+  }
+}
+
 // herd7 (herd/top_herd.ml) prints Undef for a test with undefined behaviour and flags it.
 TEST(LitmusC, RacyResultPrintsUndef) {
   LitmusTest t = parse_litmus(kGood, "t.litmus");
@@ -361,7 +381,7 @@ P1 (int* x, atomic_int* y) {
 }
 exists (1:r0=1 /\ 1:r1=0)
 )";
-  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso}) {
+  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso, MemoryModelKind::rc11}) {
     LitmusTest t = parse_litmus(racy, "mp.litmus");
     RunResult r = run_litmus(t, m);
     EXPECT_TRUE(r.racy);
@@ -378,14 +398,18 @@ exists (1:r0=1 /\ 1:r1=0)
 
 // ---- the command ----
 
-TEST(LitmusCCli, RunsWithScByDefaultBothAndJson) {
+TEST(LitmusCCli, RunsWithRc11ByDefaultBothAndJson) {
   std::string path = atomcheck::testing::data_path("litmus-c/SB+rlx.litmus");
   auto r = atomcheck::testing::run_cli({"run", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Test SB+rlx Allowed\nStates 3\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\nNo\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Memory SC\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Test SB+rlx Allowed\nStates 4\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nOk\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Memory RC11\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("Memory TSO"), std::string::npos) << r.out;
+  auto sc = atomcheck::testing::run_cli({"run", path, "--memory", "sc"});
+  EXPECT_EQ(sc.exit_code, 0) << sc.err;
+  EXPECT_NE(sc.out.find("Test SB+rlx Allowed\nStates 3\n"), std::string::npos) << sc.out;
+  EXPECT_NE(sc.out.find("Memory SC\n"), std::string::npos) << sc.out;
   auto both = atomcheck::testing::run_cli({"run", path, "--memory", "both"});
   EXPECT_EQ(both.exit_code, 0) << both.err;
   EXPECT_NE(both.out.find("Memory SC\n"), std::string::npos);
@@ -402,15 +426,21 @@ TEST(LitmusCCli, RunsWithScByDefaultBothAndJson) {
   EXPECT_EQ(doc["results"][1]["states"].size(), 4u);
 }
 
-TEST(LitmusCCli, Rc11IsRefusedUntilItExists) {
-  std::string path = atomcheck::testing::data_path("litmus-c/SB+rlx.litmus");
+// rc11 is for C tests, programs, not X86 tests or JSON specs; no checker runs under it.
+TEST(LitmusCCli, Rc11WhereItApplies) {
+  std::string path = atomcheck::testing::data_path("litmus-c/LB+rlx.litmus");
   auto r = atomcheck::testing::run_cli({"run", path, "--memory", "rc11"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "atomcheck: --memory rc11: rc11 is not available yet (sc and tso are)\n");
-  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nNo\n"), std::string::npos) << r.out;  // no load buffering
   auto program = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11"});
-  EXPECT_EQ(program.exit_code, 2);
-  EXPECT_EQ(program.err, r.err);
+  EXPECT_EQ(program.exit_code, 1) << program.err;
+  EXPECT_NE(program.out.find("memory         rc11   strategy dfs"), std::string::npos) << program.out;
+  auto checker = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11", "--checker", "velodrome"});
+  EXPECT_EQ(checker.exit_code, 2);
+  EXPECT_NE(checker.err.find("under --memory rc11"), std::string::npos) << checker.err;
+  auto optimal = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11", "--strategy", "optimal"});
+  EXPECT_EQ(optimal.exit_code, 2);
+  EXPECT_NE(optimal.err.find("explores with dfs"), std::string::npos) << optimal.err;
 }
 
 TEST(LitmusCCli, MalformedFileIsOneLineAndExit2) {

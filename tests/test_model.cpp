@@ -305,7 +305,7 @@ TEST(ModelEnv, MalformedValuesAreOneClearLine) {
       {"ATOMCHECK_SEED", "x", "ATOMCHECK_SEED='x': expected a non-negative integer"},
       {"ATOMCHECK_TIME_LIMIT", "soon", "ATOMCHECK_TIME_LIMIT='soon': expected a non-negative number of seconds"},
       {"ATOMCHECK_TIME_LIMIT", "-1", "ATOMCHECK_TIME_LIMIT='-1': expected a non-negative number of seconds"},
-      {"ATOMCHECK_MEMORY", "arm", "ATOMCHECK_MEMORY='arm': expected sc or tso"},
+      {"ATOMCHECK_MEMORY", "arm", "ATOMCHECK_MEMORY='arm': expected sc, tso or rc11"},
       {"ATOMCHECK_JOBS", "0", "ATOMCHECK_JOBS='0': expected a number of threads from 1 to 4096"},
       {"ATOMCHECK_PREEMPTION_BOUND", "two", "ATOMCHECK_PREEMPTION_BOUND='two': expected a non-negative integer"},
   };
