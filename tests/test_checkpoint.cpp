@@ -180,6 +180,19 @@ TEST(Checkpoint, DporBudgetStopsResumeToTheUninterruptedSummary) {
   }
 }
 
+// RC11: DFS over the memory model's choices too (which write a load reads, where a
+// store goes in mo), which the choice stack holds like thread choices.
+TEST(Checkpoint, Rc11ResumesToTheUninterruptedSummary) {
+  const std::vector<std::string> cmd = {"run", "seqlock-weak-reader", "--memory", "rc11", "--json", "--quiet"};
+  const CliResult whole = run_cli(cmd);
+  const nlohmann::json full = summary(whole);
+  ASSERT_EQ(full.value("stop", ""), "exhausted") << whole.out << whole.err;
+  ASSERT_GT(full.value("failed", 0ull), 0u);
+  const std::uint64_t n = full.value("executions", 0ull);
+  ASSERT_GT(n, 100u);
+  for (std::uint64_t k : std::vector<std::uint64_t>{1, n / 3, n - 1}) stop_and_resume(cmd, k, full, whole.exit_code);
+}
+
 TEST(Checkpoint, OptimalChainOfResumes) {
   const std::vector<std::string> cmd = {"run", "lastzero-10", "--memory", "tso", "--jobs", "1", "--json", "--quiet"};
   const CliResult whole = run_cli(cmd);
