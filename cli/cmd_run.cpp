@@ -2,8 +2,10 @@
 // (ATOMCHECK_PROGRAM) with the chosen strategy, memory model, limits and checkers and
 // prints a summary table (or one JSON object with --json); `--replay SCHEDULE` re-runs
 // one execution and prints its trace. Ctrl-C stops the search and prints what was
-// explored so far. Exit 0 ok, 1 failure or checker violation, 2 bad input, 3 a limit cut
-// the search (and nothing was found).
+// explored so far; --checkpoint FILE saves the search's state there (at a stop, Ctrl-C,
+// SIGTERM, every --checkpoint-every seconds) and --resume FILE goes on from it
+// (cli/checkpoint.hpp). Exit 0 ok, 1 failure or checker violation, 2 bad input, 3 a limit
+// cut the search (and nothing was found).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -15,6 +17,7 @@
 
 #include "checkers/linearizability.hpp"
 #include "checkers/registry.hpp"
+#include "cli/checkpoint.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "scheduler/crash_report.hpp"
@@ -65,6 +68,9 @@ struct RunArgs {
   bool json = false;
   bool quiet = false;  // no progress on stderr
   std::string html, dot;  // --replay: report files for the first flagging checker
+  std::string checkpoint, resume;  // files; "" when not given
+  double checkpoint_every = 0;
+  bool checkpoint_every_given = false;
 };
 
 // CLI11 has already checked the name against the accepted ones.
@@ -102,10 +108,23 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   o.jobs = jobs_for(a.jobs, o.strategy);
 }
 
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // One line for bad flag combinations, "" when fine.
 std::string search_args_error(const RunArgs& a) {
   if (a.preemption_bound >= 0 && a.strategy != "dfs")
     return "--preemption-bound needs --strategy dfs (with DPOR a preemption bound loses classes)";
+  if (a.checkpoint_every_given && a.checkpoint.empty()) return "--checkpoint-every needs --checkpoint FILE";
+  if (!a.checkpoint.empty() || !a.resume.empty()) {
+    const char* flag = a.checkpoint.empty() ? "--resume" : "--checkpoint";
+    if (a.replay_given) return fmt::format("{} saves a search; --replay runs one execution", flag);
+    if (ends_with(a.name, ".litmus") || ends_with(a.name, ".json"))
+      return fmt::format("{} applies to registered programs, not to files", flag);
+    // A parallel search's state is spread over its threads.
+    if (a.jobs > 1) return fmt::format("{} needs one job; drop --jobs {}", flag, a.jobs);
+  }
   if (a.replay_given) {  // one given execution: the options of a search would be ignored
     std::string unused = given_options({{a.strategy_given, "--strategy"},
                                         {a.seed_given, "--seed"},
@@ -120,8 +139,34 @@ std::string search_args_error(const RunArgs& a) {
   return "";
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// What a checkpoint must match: every option that changes which executions run or how
+// they are tallied. Budgets (--max-executions, --time-limit) only say where a run stops,
+// --jobs is refused with checkpoints, and --step-timeout, --stack-kib and the output
+// flags change nothing of the search.
+SearchIdentity search_identity(const RunArgs& a) {
+  SearchIdentity id;
+  id.program = a.name;
+  auto flag = [](bool on) { return std::string(on ? "set" : ""); };
+  std::string checkers;
+  for (const std::string& c : a.checkers) checkers += (checkers.empty() ? "" : ",") + c;
+  id.options = {{"--memory", a.memory},
+                {"--strategy", a.strategy},
+                {"--seed", std::to_string(a.seed)},  // dfs too: it seeds the size estimate
+                {"--pct-depth", a.strategy == "pct" ? std::to_string(a.pct_depth) : ""},
+                {"--preemption-bound", a.preemption_bound >= 0 ? std::to_string(a.preemption_bound) : ""},
+                {"--depth-bound", a.depth_bound ? std::to_string(a.depth_bound) : ""},
+                {"--max-steps", std::to_string(a.max_steps)},
+                {"--spin-threshold", std::to_string(a.spin_threshold)},
+                {"--no-spurious-wakeups", flag(a.no_spurious_wakeups)},
+                {"--no-race-check", flag(a.no_race_check)},
+                // random, pct: the sample count is where the strategy ends, and a sample
+                // that ran its course is a finished checkpoint.
+                {"--max-executions", sampling(a.strategy) ? std::to_string(a.max_executions_given ? a.max_executions
+                                                                                                    : kDefaultSamples)
+                                                          : ""},
+                {"--checker", checkers},
+                {"--stop-on-failure", flag(a.stop_on_failure)}};
+  return id;
 }
 
 // What `run FILE.litmus` cannot honour, refused rather than ignored: herd's States need an
@@ -646,7 +691,35 @@ int run_command(RunArgs a) {
   o.stop_on_failure = a.stop_on_failure;
   if (a.replay_given) return do_replay(a, *p, o);
 
-  SigintScope sigint;
+  const SearchIdentity identity = search_identity(a);
+  SearchState resume_state;
+  if (!a.resume.empty()) {
+    if (std::string e = load_checkpoint(a.resume, identity, resume_state); !e.empty()) {
+      fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.resume, e);
+      return kExitBadInput;
+    }
+    o.resume = &resume_state;
+  }
+  // The last write failed: said once on stderr, and the run ends with exit 2.
+  bool checkpoint_failed = false;
+  bool saved_resumable = false;  // the last write was a state to go on from
+  if (!a.checkpoint.empty()) {
+    if (std::string e = probe_checkpoint_path(a.checkpoint); !e.empty()) {
+      fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
+      return kExitBadInput;
+    }
+    o.jobs = 1;
+    o.checkpoint_every = a.checkpoint_every;
+    o.checkpoint = [&a, &identity, &checkpoint_failed, &saved_resumable](const SearchState& st) {
+      std::string e = write_checkpoint_file(a.checkpoint, checkpoint_text(identity, st));
+      if (!e.empty() && !checkpoint_failed) fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
+      checkpoint_failed = !e.empty();
+      saved_resumable = e.empty() && !st.finished;
+    };
+  }
+  if (o.resume) o.jobs = 1;
+
+  SigintScope sigint(!a.checkpoint.empty());  // SIGTERM too: a batch system's pre-emption
   o.interrupt = SigintScope::flag();
   // A crash in the body names the command that replays its execution.
   detail::CrashScope crash_report(fmt::format("{} run {}{}{}", tool_name(), a.name, a.memory != "sc" ? " --memory " + a.memory : std::string(),
@@ -654,8 +727,15 @@ int run_command(RunArgs a) {
                                   a.step_timeout);
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   o.progress = progress.callback();
-  ExploreResult r = explore(p->body, o);
-  if (r.reduction_incomplete && !a.strategy_given && !SigintScope::raised()) {
+  ExploreResult r;
+  try {
+    r = explore(p->body, o);
+  } catch (const std::invalid_argument& e) {  // a state that does not fit (checked in explore)
+    progress.clear();
+    fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.resume.empty() ? a.checkpoint : a.resume, e.what());
+    return kExitBadInput;
+  }
+  if (r.reduction_incomplete && !a.strategy_given && !SigintScope::raised() && !o.checkpoint && !o.resume) {
     // The default reduction does not model waits in yield()/assume(); a user who did not
     // ask for it gets the sound search instead of a partial answer.
     fmt::print(stderr,
@@ -674,7 +754,12 @@ int run_command(RunArgs a) {
     fmt::print(stderr, "{}: {}\n", a.name, r.error);
     return kExitBadInput;
   }
+  // Where the user stopped a long search, the one thing to know is how to go on.
+  if (saved_resumable && cut_short(r))
+    fmt::print(stderr, "{}: {}: search saved after {} executions; go on with --resume {} and the same options\n",
+               tool_name(), a.checkpoint, r.executions, a.checkpoint);
   if (!write_search_reports(a, *p, o, r)) return kExitBadInput;
+  if (checkpoint_failed) return kExitBadInput;
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;
   if (cut_short(r) || r.any_checker_undecided() || r.unmarked_spins) return kExitBudget;
   return kExitOk;
@@ -760,6 +845,15 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--jobs", a->jobs, kJobsHelp)->check(at_least_one);
   run->add_option("--stack-kib", a->stack_kib, "Fiber stack size in KiB (default 64)")->check(stack_size_kib);
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
+  run->add_option("--checkpoint", a->checkpoint,
+                  "Save the search's state in FILE when it stops (a limit, Ctrl-C, SIGTERM) and every "
+                  "--checkpoint-every seconds (one job; docs/checkpoint.md)");
+  run->add_option("--checkpoint-every", a->checkpoint_every, "With --checkpoint: also save every SECONDS")
+      ->check(non_negative_seconds)
+      ->each([a](const std::string&) { a->checkpoint_every_given = true; });
+  run->add_option("--resume", a->resume,
+                  "Go on from the search saved in FILE (by --checkpoint; the same program and search "
+                  "options): the summary is the uninterrupted search's");
   run->add_flag("--json", a->json, "Print one JSON object instead of the table");
   run->add_flag("--quiet", a->quiet, "No progress on stderr (a line redrawn on a terminal, else a line every 10 s)");
   run->add_option("--html", a->html,

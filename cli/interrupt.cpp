@@ -12,11 +12,16 @@ static_assert(std::atomic<bool>::is_always_lock_free, "a signal handler may only
 extern "C" void atomcheck_cli_on_sigint(int) { g_sigint.store(true); }
 }  // namespace
 
-SigintScope::SigintScope() {
+SigintScope::SigintScope(bool sigterm) : sigterm_(sigterm) {
   g_sigint.store(false);
+  // SIGTERM first: a caller that waits until SIGINT is caught may then send either.
+  if (sigterm_) old_term_ = std::signal(SIGTERM, atomcheck_cli_on_sigint);
   old_ = std::signal(SIGINT, atomcheck_cli_on_sigint);
 }
-SigintScope::~SigintScope() { std::signal(SIGINT, old_); }
+SigintScope::~SigintScope() {
+  std::signal(SIGINT, old_);
+  if (sigterm_) std::signal(SIGTERM, old_term_);
+}
 const std::atomic<bool>* SigintScope::flag() { return &g_sigint; }
 
 }  // namespace atomcheck::cli

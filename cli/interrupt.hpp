@@ -10,9 +10,11 @@ namespace atomcheck::cli {
 // While alive, SIGINT raises flag() instead of ending the process; the previous handler
 // comes back at destruction. The flag is process-wide because a handler can reach no
 // other state; one scope at a time.
+// With `sigterm`, SIGTERM raises the flag too: a batch scheduler's pre-emption, which a
+// checkpointing search answers as it answers Ctrl-C (cmd_run.cpp, --checkpoint).
 class SigintScope {
  public:
-  SigintScope();
+  explicit SigintScope(bool sigterm = false);
   ~SigintScope();
   SigintScope(const SigintScope&) = delete;
   SigintScope& operator=(const SigintScope&) = delete;
@@ -21,6 +23,8 @@ class SigintScope {
 
  private:
   void (*old_)(int);
+  void (*old_term_)(int) = nullptr;
+  bool sigterm_ = false;
 };
 
 }  // namespace atomcheck::cli

@@ -112,6 +112,11 @@ std::string search_end_text(const ExploreResult& r) {
   return std::string(name);
 }
 
+bool resumable_stop(StopReason reason) {
+  return reason == StopReason::none || reason == StopReason::max_executions ||
+         reason == StopReason::time_limit || reason == StopReason::interrupted;
+}
+
 bool search_end_cut(SearchEnd end) {
   return end == SearchEnd::budget || end == SearchEnd::time || end == SearchEnd::interrupted ||
          end == SearchEnd::bound || end == SearchEnd::reduction_incomplete;
@@ -356,6 +361,11 @@ class KeySet {
     if (place(slots_, k)) ++n_;
   }
   std::size_t size() const { return n_ + (zero_ ? 1 : 0); }
+  void append_to(std::vector<std::uint64_t>& out) const {
+    if (zero_) out.push_back(0);
+    for (std::uint64_t k : slots_)
+      if (k != 0) out.push_back(k);
+  }
 
  private:
   static bool place(std::vector<std::uint64_t>& slots, std::uint64_t k) {
@@ -932,6 +942,11 @@ ExploreOptions for_memory_model(const ExploreOptions& o) {
 ExploreResult explore(const Program& program, const ExploreOptions& asked,
                       const std::function<void(const ExecutionView&)>& on_execution) {
   const ExploreOptions given = for_memory_model(asked);
+  // A parallel search's state is spread over its units and threads: no checkpoint of it
+  // (dfs and dpor ignore jobs).
+  if ((given.checkpoint || given.resume) && given.jobs > 1 && given.strategy != StrategyKind::dfs &&
+      given.strategy != StrategyKind::dpor)
+    throw std::invalid_argument("checkpoints need one job (jobs = 1)");
   // Samples split across cores; optimal takes `jobs` below (Units).
   if (given.jobs > 1 && (given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct))
     return detail::explore_split_samples(program, given, on_execution);
@@ -1002,6 +1017,39 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
         "the preemption bound applies to the dfs strategy only (set ExploreOptions::strategy = "
         "StrategyKind::dfs; the default is optimal DPOR)");
 
+  // Checkpoints: refused for a strategy that cannot save its state, before any work.
+  const bool checkpointing = options.checkpoint || options.resume;
+  if (checkpointing) {
+    std::vector<std::uint64_t> probe;
+    if (!strategy->save(probe))
+      throw std::invalid_argument(fmt::format("the {} strategy cannot be checkpointed",
+                                              strategy_name(options.strategy)));
+  }
+  if (options.resume) {
+    const SearchState& from = *options.resume;
+    if (from.result.checkers.size() != options.checkers.size())
+      throw std::invalid_argument("the checkpoint's checkers are not the search's");
+    // Tallies from the state; what follows from the options from the options.
+    const Equivalence eq = r.equivalence;
+    const bool sampled = r.sampled;
+    const int bound = r.preemption_bound;
+    r = from.result;
+    r.equivalence = eq;
+    r.sampled = sampled;
+    r.preemption_bound = bound;
+    r.elapsed_seconds = 0;
+    r.parallel = {};
+    if (from.finished) {  // the search had ended: its result, again (and in the new file)
+      if (options.checkpoint) options.checkpoint(from);
+      return r;
+    }
+    if (!strategy->load(from.strategy))
+      throw std::invalid_argument(fmt::format("the checkpoint's {} state does not fit the search (damaged?)",
+                                              strategy_name(options.strategy)));
+    r.stop = StopReason::none;
+    r.error.clear();
+  }
+
   const std::unique_ptr<detail::Execution> search_exec = execution_for(options);
   detail::Execution& exec = *search_exec;
 
@@ -1023,6 +1071,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   if (exhaustive) {
     walker = execution_for(options);
     estimator = std::make_unique<EstimateStrategy>(options.seed, options.preemption_bound);
+    if (options.resume && !estimator->load(options.resume->estimator))
+      throw std::invalid_argument("the checkpoint's size estimate does not fit the search (damaged?)");
   }
   // Parallel (optimal): units carved from the search, in the order carved, not yet
   // reached; the one whose runs the search is taking (declared before `units`, whose
@@ -1037,7 +1087,28 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   if (options.jobs > 1 && options.strategy == StrategyKind::optimal)
     units = std::make_unique<Units>(program, options, tso, r.equivalence, bool(on_execution));
   KeySet class_set, rf_co_set;
-  std::uint64_t blocked_before = 0;
+  if (options.resume) {
+    for (std::uint64_t k : options.resume->class_keys) class_set.insert(k);
+    for (std::uint64_t k : options.resume->rf_co_keys) rf_co_set.insert(k);
+    if (options.count_classes && (class_set.size() != r.classes || rf_co_set.size() != r.rf_co_classes))
+      throw std::invalid_argument("the checkpoint's class keys do not match its class counts (damaged?)");
+  }
+  // The state between two executions (where every stop below is taken): the tallies,
+  // the strategy's and the estimator's state, the keys.
+  auto checkpoint = [&](bool finished) {
+    SearchState st;
+    st.result = r;
+    st.result.elapsed_seconds = 0;
+    st.finished = finished;
+    strategy->save(st.strategy);
+    if (estimator) estimator->save(st.estimator);
+    class_set.append_to(st.class_keys);
+    rf_co_set.append_to(st.rf_co_keys);
+    options.checkpoint(st);
+  };
+  bool checkpointed_stop = false;  // a stop it can resume from was saved
+  auto last_checkpoint = start;
+  std::uint64_t blocked_before = strategy->sleep_blocked();  // a resumed DPOR's count
   // The previous execution, for the determinism check.
   History previous;
   std::vector<Event> previous_events;
@@ -1059,17 +1130,26 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
         options.progress(p);
       }
     }
-    if (limit && r.executions >= limit) {
-      r.stop = StopReason::max_executions;
-      break;
+    if (options.checkpoint && options.checkpoint_every > 0) {
+      const auto now = Clock::now();
+      if (std::chrono::duration<double>(now - last_checkpoint).count() >= options.checkpoint_every) {
+        last_checkpoint = now;
+        checkpoint(false);
+      }
     }
-    if (options.time_limit_seconds > 0 &&
-        std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit_seconds) {
+    if (limit && r.executions >= limit) r.stop = StopReason::max_executions;
+    else if (options.time_limit_seconds > 0 &&
+             std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit_seconds)
       r.stop = StopReason::time_limit;
-      break;
-    }
-    if (options.interrupt && options.interrupt->load(std::memory_order_relaxed)) {
+    else if (options.interrupt && options.interrupt->load(std::memory_order_relaxed))
       r.stop = StopReason::interrupted;
+    if (r.stop != StopReason::none) {
+      // Saved before the estimator's walk after the loop, which a resumed search makes
+      // where the uninterrupted one makes it.
+      if (options.checkpoint) {
+        checkpoint(false);
+        checkpointed_stop = true;
+      }
       break;
     }
     // The walks start after the first execution, so that one is the program's very
@@ -1261,6 +1341,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   if (estimator && estimator->walks() == 0 && r.executions == 1 && r.error.empty()) walk(4);
   r.sleep_blocked += strategy->sleep_blocked();
   r.bounded = r.bounded || strategy->bounded();
+  if (options.checkpoint && !checkpointed_stop) checkpoint(true);
   r.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
 }

@@ -96,6 +96,7 @@ inline constexpr std::uint64_t kDefaultSamples = 1000;
 // stop_on_failure = false to count them all). DFS is the strategy to ask for where an
 // expectation counts schedules rather than classes.
 struct ExecutionView;
+struct SearchState;
 // See ExploreOptions::make_prepare.
 using Prepare = std::function<void(const ExecutionView&, std::any& out)>;
 
@@ -180,6 +181,20 @@ struct ExploreOptions {
   // Called once per exploring thread, possibly from several threads at once; used only
   // when explore() has an on_execution. `validate` runs its checkers here.
   std::function<Prepare()> make_prepare{};
+  // Checkpoints (docs/checkpoint.md; the CLI's --checkpoint and --resume). When set,
+  // called on the search's thread with its state: between executions every
+  // checkpoint_every seconds (0: never), when a budget, the time limit or the interrupt
+  // stops the search (the state it can go on from), and once when it ends any other way
+  // (a finished state: resuming it gives this result again). Every strategy but replay,
+  // with one job (explore() throws std::invalid_argument otherwise).
+  std::function<void(const SearchState&)> checkpoint{};
+  double checkpoint_every = 0;
+  // Goes on from this state (one `checkpoint` saw with the same options, budgets aside)
+  // instead of starting afresh: the result is the uninterrupted search's but for
+  // elapsed_seconds (this run's) and the parallel counters. max_executions counts the
+  // executions of all runs; time_limit_seconds this run's time. Throws
+  // std::invalid_argument when the state does not fit the strategy.
+  const SearchState* resume = nullptr;
 };
 
 // How an execution ended badly.
@@ -305,6 +320,24 @@ struct ExploreResult {
   // No failure, no checker flag, no error.
   bool ok() const { return failures_total() == 0 && !any_checker_flagged() && error.empty(); }
 };
+
+// A search's state as ExploreOptions::checkpoint gives it and ExploreOptions::resume
+// takes it: the result so far and the state of everything that decides the next
+// executions and the tallies (strategy, size estimator, class keys), as plain data.
+struct SearchState {
+  // The tallies so far. result.stop is why the search stopped (max_executions,
+  // time_limit, interrupted; none for a periodic checkpoint); elapsed_seconds is 0.
+  ExploreResult result;
+  // The search had ended (exhausted, stopped at a failure, an error): `result` is final.
+  bool finished = false;
+  std::vector<std::uint64_t> strategy;   // Strategy::save
+  std::vector<std::uint64_t> estimator;  // EstimateStrategy::save (exhaustive searches)
+  // count_classes: the keys of the classes seen (0 included when seen), any order.
+  std::vector<std::uint64_t> class_keys, rf_co_keys;
+};
+// Can a search stopped for `reason` go on from its checkpoint? (A budget, the time
+// limit or the interrupt; a periodic checkpoint has reason none and goes on as well.)
+bool resumable_stop(StopReason reason);
 
 // How a search ended, in the one vocabulary that `run`, specs, litmus files, `validate`
 // and atomcheck::model print (README "How a search ends"). Only `exhausted` proves

@@ -148,6 +148,23 @@ class Strategy {
   // Bounded search: true once a bound (the preemption bound) excluded some alternative.
   virtual bool bounded() const { return false; }
 
+  // ---- checkpoints (ExploreOptions::checkpoint, docs/checkpoint.md) -------------------
+  // Between two executions (after end_execution, before begin_execution): appends the
+  // strategy's state as plain words, so that a strategy made with the same arguments and
+  // given them by load() goes on with the very executions this one would have run.
+  // False: this strategy cannot be checkpointed (the default, so a new strategy is
+  // refused rather than resumed wrongly).
+  virtual bool save(std::vector<std::uint64_t>& out) const {
+    (void)out;
+    return false;
+  }
+  // On a freshly made strategy: takes the state save() wrote. False (with the strategy
+  // unchanged or unusable) when the words are not such a state; never reads past them.
+  virtual bool load(std::span<const std::uint64_t> in) {
+    (void)in;
+    return false;
+  }
+
   // ---- units of a parallel search (explore.cpp's Units) -------------------------------
   // A unit is a pending branch of the search's tree with everything below it, explored by
   // a strategy of its own on another thread; the search takes its executions as its own
@@ -208,6 +225,10 @@ class EstimateStrategy final : public Strategy {
   void end_execution(const History& history) override;
   std::uint64_t walks() const { return walks_; }
   double mean() const { return walks_ ? sum_ / static_cast<double>(walks_) : 0; }
+  // Between walks: the generator and the tally, so a resumed search estimates as the
+  // uninterrupted one (the summary prints the estimate).
+  bool save(std::vector<std::uint64_t>& out) const override;
+  bool load(std::span<const std::uint64_t> in) override;
 
  private:
   std::uint64_t state_;

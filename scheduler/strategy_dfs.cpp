@@ -4,6 +4,8 @@
 // untried alternative and takes that alternative. Under a preemption bound a node also
 // lists the alternatives the bound allows (flat, shared by all nodes), so backtracking
 // never visits an execution with too many preemptions.
+#include <limits>
+
 #include <fmt/core.h>
 
 #include "scheduler/strategy.hpp"
@@ -87,6 +89,51 @@ class DfsStrategy final : public Strategy {
 
   std::string error() const override { return error_; }
   bool bounded() const override { return bounded_; }
+
+  // Layout: started, bounded, stack size, then per node (enabled, begin, count, pick),
+  // then the bound's alternatives. depth_ and preemptions_ are per execution.
+  bool save(std::vector<std::uint64_t>& out) const override {
+    out.insert(out.end(), {started_ ? 1u : 0u, bounded_ ? 1u : 0u, stack_.size()});
+    for (const Node& n : stack_) out.insert(out.end(), {n.enabled, n.begin, n.count, n.pick});
+    out.insert(out.end(), alts_.begin(), alts_.end());
+    return true;
+  }
+  // Checks every index the search will follow (pick < count, alternatives within the
+  // enabled set, nodes' alternatives tiling alts_ in order), so a damaged state is
+  // refused here instead of steering choose() out of bounds.
+  bool load(std::span<const std::uint64_t> in) override {
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
+    if (in.size() < 3 || in[0] > 1 || in[1] > 1) return false;
+    const std::uint64_t nodes = in[2];
+    if (nodes > (in.size() - 3) / 4) return false;
+    const std::size_t alts_at = 3 + 4 * static_cast<std::size_t>(nodes);
+    const std::size_t alts = in.size() - alts_at;
+    if (in[0] == 0 && (nodes != 0 || alts != 0)) return false;
+    if (bound_ < 0 && alts != 0) return false;
+    std::vector<Node> stack;
+    stack.reserve(nodes);
+    std::uint64_t next_begin = 0;
+    for (std::size_t i = 0; i < nodes; ++i) {
+      const std::uint64_t* w = &in[3 + 4 * i];
+      if (w[0] < 1 || w[0] > kMax || w[3] >= w[2] || w[2] > w[0]) return false;
+      if (bound_ < 0) {
+        if (w[1] != 0 || w[2] != w[0]) return false;
+      } else {
+        if (w[1] != next_begin || w[1] + w[2] > alts) return false;
+        for (std::uint64_t k = w[1]; k < w[1] + w[2]; ++k)
+          if (in[alts_at + k] >= w[0]) return false;
+        next_begin = w[1] + w[2];
+      }
+      stack.push_back(Node{static_cast<std::uint32_t>(w[0]), static_cast<std::uint32_t>(w[1]),
+                           static_cast<std::uint32_t>(w[2]), static_cast<std::uint32_t>(w[3])});
+    }
+    if (bound_ >= 0 && next_begin != alts) return false;
+    started_ = in[0] != 0;
+    bounded_ = in[1] != 0;
+    stack_ = std::move(stack);
+    alts_.assign(in.begin() + static_cast<std::ptrdiff_t>(alts_at), in.end());
+    return true;
+  }
 
  private:
   struct Node {

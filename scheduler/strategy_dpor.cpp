@@ -11,10 +11,12 @@
 // starts before that state), so no class is lost.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include <fmt/core.h>
 
 #include "scheduler/strategy.hpp"
+#include "scheduler/strategy_words.hpp"
 
 namespace atomcheck {
 
@@ -105,6 +107,50 @@ class DporStrategy final : public Strategy {
 
   std::string error() const override { return error_; }
   std::uint64_t sleep_blocked() const override { return blocked_; }
+
+  // Between executions the path's nodes and two tallies are the state (pred_ and the
+  // rest are rebuilt by analyse()). Layout: started, blocked, node count, then per node:
+  // enabled, sleep (count, transitions: strategy_words.hpp), backtrack (count,
+  // processes), the index taken.
+  bool save(std::vector<std::uint64_t>& out) const override {
+    if (!error_.empty()) return false;
+    out.insert(out.end(), {started_ ? 1u : 0u, blocked_, stack_.size()});
+    for (const Node& n : stack_) {
+      detail::push_transitions(out, n.enabled);
+      detail::push_transitions(out, n.sleep);
+      out.push_back(n.backtrack.size());
+      out.insert(out.end(), n.backtrack.begin(), n.backtrack.end());
+      out.push_back(n.chosen_index);
+    }
+    return true;
+  }
+  // Counts and indices are checked here; the transitions by the search, which compares
+  // each replayed step with its node and stops with an error on a mismatch.
+  bool load(std::span<const std::uint64_t> in) override {
+    detail::WordReader r{in};
+    std::uint64_t started = 0, blocked = 0, nodes = 0;
+    if (!r.word(started) || !r.word(blocked) || !r.word(nodes) || started > 1) return false;
+    std::vector<Node> stack;
+    for (std::uint64_t i = 0; i < nodes; ++i) {
+      Node n;
+      std::uint64_t procs = 0, chosen = 0;
+      if (!r.transitions(n.enabled) || n.enabled.empty() || !r.transitions(n.sleep)) return false;
+      if (!r.word(procs) || procs > r.left()) return false;
+      for (std::uint64_t k = 0; k < procs; ++k) {
+        std::uint64_t p = 0;
+        if (!r.word(p) || p > std::numeric_limits<Proc>::max()) return false;
+        n.backtrack.push_back(static_cast<Proc>(p));
+      }
+      if (!r.word(chosen) || (chosen != kNoPick && chosen >= n.enabled.size())) return false;
+      n.chosen_index = static_cast<std::uint32_t>(chosen);
+      stack.push_back(std::move(n));
+    }
+    if (r.left() != 0 || (started == 0 && nodes != 0)) return false;
+    started_ = started != 0;
+    blocked_ = blocked;
+    stack_ = std::move(stack);
+    return true;
+  }
 
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);

@@ -3,6 +3,8 @@
 // would try at each choice point (the preemption bound applied as DFS applies it); the
 // product of the numbers of alternatives along the walk has expectation equal to the
 // number of leaves, i.e. of DFS executions. Depth-cut walks are leaves too, as in DFS.
+#include <bit>
+
 #include "scheduler/strategy.hpp"
 #include "scheduler/splitmix.hpp"
 
@@ -32,6 +34,19 @@ std::size_t EstimateStrategy::choose(std::span<const Transition> enabled, const 
 void EstimateStrategy::end_execution(const History&) {
   sum_ += product_;
   ++walks_;
+}
+
+bool EstimateStrategy::save(std::vector<std::uint64_t>& out) const {
+  out.insert(out.end(), {state_, std::bit_cast<std::uint64_t>(sum_), walks_});
+  return true;
+}
+
+bool EstimateStrategy::load(std::span<const std::uint64_t> in) {
+  if (in.size() != 3) return false;
+  state_ = in[0];
+  sum_ = std::bit_cast<double>(in[1]);
+  walks_ = in[2];
+  return true;
 }
 
 }  // namespace atomcheck

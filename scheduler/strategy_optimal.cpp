@@ -58,6 +58,7 @@
 
 #include "scheduler/strategy.hpp"
 #include "scheduler/splitmix.hpp"
+#include "scheduler/strategy_words.hpp"
 
 namespace atomcheck {
 
@@ -135,6 +136,52 @@ class alignas(64) OptimalStrategy final : public Strategy {
 
   std::string error() const override { return error_; }
   std::uint64_t sleep_blocked() const override { return blocked_; }
+
+  // ---- checkpoints --------------------------------------------------------------------
+  // Between executions of a one-job search the state is the path's nodes (enabled set,
+  // sleep set, wakeup tree each) and three tallies; the rest is scratch that analyse()
+  // rebuilds from the next execution's history. Layout: started, spins, blocked, node
+  // count, then per node: enabled (count, transitions), sleep (likewise), wakeup tree
+  // (count of roots, then each subtree in preorder: transition, count of children).
+  // A transition is two words (strategy_words.hpp). Units are not saved: explore() refuses
+  // checkpoints with more than one job.
+  bool save(std::vector<std::uint64_t>& out) const override {
+    if (unit_root_ != kNone || !carved_.empty() || !error_.empty()) return false;
+    out.insert(out.end(), {started_ ? 1u : 0u, spins_ ? 1u : 0u, blocked_, stack_.size()});
+    for (const Node& n : stack_) {
+      detail::push_transitions(out, n.enabled);
+      detail::push_transitions(out, n.sleep);
+      out.push_back(n.wut.size());
+      for (const WNode& w : n.wut) push_tree(out, w);
+    }
+    return true;
+  }
+  // Decodes with every count checked against the words left; what the nodes say is
+  // checked by the search itself, which compares each replayed step with the node's
+  // enabled set and stops with an error on a mismatch (as for a nondeterministic program).
+  bool load(std::span<const std::uint64_t> in) override {
+    detail::WordReader r{in};
+    std::uint64_t started = 0, spins = 0, blocked = 0, nodes = 0;
+    if (!r.word(started) || !r.word(spins) || !r.word(blocked) || !r.word(nodes) || started > 1 || spins > 1)
+      return false;
+    std::vector<Node> stack;
+    for (std::uint64_t i = 0; i < nodes; ++i) {
+      Node n;
+      if (!r.transitions(n.enabled) || n.enabled.empty() || !r.transitions(n.sleep)) return false;
+      std::uint64_t roots = 0;
+      if (!r.word(roots) || roots > r.left()) return false;
+      n.wut.resize(roots);
+      for (WNode& w : n.wut)
+        if (!read_tree(r, w, 0)) return false;
+      stack.push_back(std::move(n));
+    }
+    if (r.left() != 0 || (started == 0 && nodes != 0)) return false;
+    started_ = started != 0;
+    spins_ = spins != 0;
+    blocked_ = blocked;
+    stack_ = std::move(stack);
+    return true;
+  }
 
   // ---- units (explore.cpp's Units) ---------------------------------------------------
   // Why a unit gives the one-job search's executions, in its order. A unit is a pending
@@ -289,6 +336,22 @@ class alignas(64) OptimalStrategy final : public Strategy {
     std::vector<Transition> sleep;
     std::vector<WNode> wut;  // front(): the child being explored
   };
+
+  static void push_tree(std::vector<std::uint64_t>& out, const WNode& w) {
+    detail::push_transition(out, w.t);
+    out.push_back(w.kids.size());
+    for (const WNode& k : w.kids) push_tree(out, k);
+  }
+  // Depth-capped: a tree is a path of the search, never deeper than an execution's
+  // steps, and a forged one must not exhaust the stack.
+  static bool read_tree(detail::WordReader& r, WNode& w, std::size_t depth) {
+    std::uint64_t kids = 0;
+    if (depth > 100000 || !r.transition(w.t) || !r.word(kids) || kids > r.left() / 3) return false;
+    w.kids.resize(kids);
+    for (WNode& k : w.kids)
+      if (!read_tree(r, k, depth + 1)) return false;
+    return true;
+  }
 
   std::size_t nondeterministic(std::size_t step) {
     if (!error_.empty()) return 0;

@@ -62,6 +62,20 @@ class PctStrategy final : public Strategy {
     k_ = std::max<std::uint64_t>(k_, history.steps());
   }
 
+  // Priorities and change points are drawn afresh by begin_execution: between executions
+  // the generator, the samples run and the learnt k are all there is.
+  bool save(std::vector<std::uint64_t>& out) const override {
+    out.insert(out.end(), {state_, done_, k_});
+    return true;
+  }
+  bool load(std::span<const std::uint64_t> in) override {
+    if (in.size() != 3) return false;
+    state_ = in[0];
+    done_ = in[1];
+    k_ = in[2];
+    return true;
+  }
+
  private:
   struct Change {
     std::uint64_t step;

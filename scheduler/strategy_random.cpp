@@ -18,6 +18,18 @@ class RandomStrategy final : public Strategy {
     return static_cast<std::size_t>(next() % enabled.size());
   }
 
+  // The generator and the samples run: the next sample's choices follow from them alone.
+  bool save(std::vector<std::uint64_t>& out) const override {
+    out.insert(out.end(), {state_, done_});
+    return true;
+  }
+  bool load(std::span<const std::uint64_t> in) override {
+    if (in.size() != 2) return false;
+    state_ = in[0];
+    done_ = in[1];
+    return true;
+  }
+
  private:
   std::uint64_t next() { return detail::splitmix64_next(state_); }
   std::uint64_t state_;

@@ -28,6 +28,9 @@ std::string slurp(const std::string& path) {
 }
 }  // namespace
 
+CliResult run_cli_signalled(const std::vector<std::string>& args, int after_ms, int signal,
+                            const std::string& stdin_text);
+
 std::string temp_dir() {
   std::string tmpl = "/tmp/atomcheck-test-XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -55,6 +58,15 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
 }
 
 CliResult run_cli_interrupted(const std::vector<std::string>& args, int after_ms, const std::string& stdin_text) {
+  return run_cli_signalled(args, after_ms, SIGINT, stdin_text);
+}
+
+CliResult run_cli_signalled(const std::vector<std::string>& args, int after_ms, int signal) {
+  return run_cli_signalled(args, after_ms, signal, "");
+}
+
+CliResult run_cli_signalled(const std::vector<std::string>& args, int after_ms, int signal,
+                            const std::string& stdin_text) {
   std::string dir = temp_dir();
   std::string in_path = dir + "/stdin", out_path = dir + "/stdout", err_path = dir + "/stderr";
   {
@@ -85,7 +97,7 @@ CliResult run_cli_interrupted(const std::vector<std::string>& args, int after_ms
     while (!catches_sigint(pid) && Clock::now() < give_up && waitpid(pid, &status, WNOHANG) == 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
-    kill(pid, SIGINT);
+    kill(pid, signal);
     give_up = Clock::now() + std::chrono::seconds(60);
     pid_t done = 0;
     while ((done = waitpid(pid, &status, WNOHANG)) == 0 && Clock::now() < give_up)

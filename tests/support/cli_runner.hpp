@@ -21,6 +21,10 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
 // (exit code 128 + 9), so a hang fails the test instead of holding the suite.
 CliResult run_cli_interrupted(const std::vector<std::string>& args, int after_ms, const std::string& stdin_text = "");
 
+// The same with another signal (SIGTERM: a batch scheduler's pre-emption), sent once the
+// command catches SIGINT (a command that handles both installs them together).
+CliResult run_cli_signalled(const std::vector<std::string>& args, int after_ms, int signal);
+
 // Path of a file under tests/data.
 std::string data_path(const std::string& relative);
 
