@@ -189,7 +189,7 @@ TEST(Checkpoint, Rc11ResumesToTheUninterruptedSummary) {
   ASSERT_EQ(full.value("stop", ""), "exhausted") << whole.out << whole.err;
   ASSERT_GT(full.value("failed", 0ull), 0u);
   const std::uint64_t n = full.value("executions", 0ull);
-  ASSERT_GT(n, 100u);
+  ASSERT_GT(n, 20u);  // optimal: one execution per graph, plus the ones cut short
   for (std::uint64_t k : std::vector<std::uint64_t>{1, n / 3, n - 1}) stop_and_resume(cmd, k, full, whole.exit_code);
 }
 
