@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "scheduler/strategy.hpp"
+#include "strategy.hpp"
 
 namespace atomcheck::detail {
 
