@@ -8,10 +8,10 @@
 #include <array>
 #include <cstddef>
 #include <mutex>
-#include <source_location>
 
 #include "scheduler/api.hpp"
 #include "scheduler/lin_test.hpp"
+#include "models/payload.hpp"
 
 namespace {
 
@@ -28,17 +28,8 @@ constexpr auto acq = std::memory_order_acquire;
 constexpr auto rel = std::memory_order_release;
 constexpr int kNull = -1;
 
-// A node's or slot's payload. The correct models keep it a shared<T>, so the race detector
-// proves that their release/acquire pairs publish it. The -weak- variants drop one of
-// those pairs; a shared<T> payload would then race under every memory model, so there it
-// is a relaxed atomic<T> instead: race-free, and a stale value read under RC11 is what
-// the variant's check sees.
-// The caller's location is passed on, so that traces and race reports name the model's line.
-using Loc = std::source_location;
-void write_payload(shared<int>& cell, int v, Loc loc = Loc::current()) { cell.set(v, loc); }
-int read_payload(const shared<int>& cell, Loc loc = Loc::current()) { return cell.get(loc); }
-void write_payload(atomic<int>& cell, int v, Loc loc = Loc::current()) { cell.store(v, rlx, loc); }
-int read_payload(const atomic<int>& cell, Loc loc = Loc::current()) { return cell.load(rlx, loc); }
+using atomcheck::models::read_payload;  // models/payload.hpp
+using atomcheck::models::write_payload;
 
 // Treiber stack over nodes 0..2: node 0 (value 100) is on the stack initially; thread i
 // pushes node i+1 (value i+1) and then pops once. No node is pushed twice, so there is

@@ -7,7 +7,7 @@ namespace atomcheck::detail {
 
 namespace {
 
-class ScMemory final : public MemoryModel {
+class ScMemory final : public UnbufferedMemory {
  public:
   void reset() override { mem_.clear(); }
   void add_var(std::int64_t initial) override { mem_.push_back(initial); }
@@ -15,18 +15,9 @@ class ScMemory final : public MemoryModel {
     buffered = false;
     return mem_[v];
   }
-  bool store_is_buffered(std::memory_order) const override { return false; }
-  bool drains(Action, std::memory_order) const override { return false; }
   void buffer_store(ThreadId, VarId v, std::int64_t value, EventIndex) override { mem_[v] = value; }
   std::int64_t read_memory(VarId v) const override { return mem_[v]; }
   void write_memory(VarId v, std::int64_t value) override { mem_[v] = value; }
-  bool buffer_empty(ThreadId) const override { return true; }
-  bool buffer_has(ThreadId, VarId) const override { return false; }
-  bool all_buffers_empty() const override { return true; }
-  void append_flushes(std::vector<Transition>&) const override {}
-  Flushed flush(ThreadId) override { return {}; }
-  std::size_t buffered_count(ThreadId) const override { return 0; }
-  std::uint32_t next_store_seq(ThreadId) const override { return 0; }
 
  private:
   std::vector<std::int64_t> mem_;

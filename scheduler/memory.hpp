@@ -107,6 +107,20 @@ class MemoryModel {
   virtual void sync_try_lock_failed(ThreadId t, LockId l) { (void)t, (void)l; }
 };
 
+// A memory without store buffers (SC, RC11): every store goes straight to memory.
+class UnbufferedMemory : public MemoryModel {
+ public:
+  bool store_is_buffered(std::memory_order) const override { return false; }
+  bool drains(Action, std::memory_order) const override { return false; }
+  bool buffer_empty(ThreadId) const override { return true; }
+  bool buffer_has(ThreadId, VarId) const override { return false; }
+  bool all_buffers_empty() const override { return true; }
+  void append_flushes(std::vector<Transition>&) const override {}
+  Flushed flush(ThreadId) override { return {}; }
+  std::size_t buffered_count(ThreadId) const override { return 0; }
+  std::uint32_t next_store_seq(ThreadId) const override { return 0; }
+};
+
 std::unique_ptr<MemoryModel> make_memory_model(MemoryModelKind kind);
 std::unique_ptr<MemoryModel> make_rc11_memory();  // memory_rc11.cpp
 

@@ -57,7 +57,7 @@ std::memory_order write_half(std::memory_order mo) {
   return mo;
 }
 
-class Rc11Memory final : public MemoryModel {
+class Rc11Memory final : public UnbufferedMemory {
  public:
   void reset() override {
     nevents_ = nwrites_ = 0;
@@ -86,18 +86,9 @@ class Rc11Memory final : public MemoryModel {
     buffered = false;
     return read_memory(v);
   }
-  bool store_is_buffered(std::memory_order) const override { return false; }
-  bool drains(Action, std::memory_order) const override { return false; }
   void buffer_store(ThreadId, VarId, std::int64_t, EventIndex) override {}
   std::int64_t read_memory(VarId v) const override { return writes_[vars_[v].mo.back()].value; }
   void write_memory(VarId, std::int64_t) override {}
-  bool buffer_empty(ThreadId) const override { return true; }
-  bool buffer_has(ThreadId, VarId) const override { return false; }
-  bool all_buffers_empty() const override { return true; }
-  void append_flushes(std::vector<Transition>&) const override {}
-  Flushed flush(ThreadId) override { return {}; }
-  std::size_t buffered_count(ThreadId) const override { return 0; }
-  std::uint32_t next_store_seq(ThreadId) const override { return 0; }
 
   // ---- choices ----
   bool chooses() const override { return true; }
@@ -211,15 +202,16 @@ class Rc11Memory final : public MemoryModel {
   }
   void sync_spawn(ThreadId parent, ThreadId child) override {
     add_event(parent, Kind::other, kNoId, false, kNone);
-    const Clock c = thread(parent).now;
-    thread(child).now = c;
-    thread(child).spawned_at = static_cast<std::uint32_t>(nevents_ - 1);
+    thread(std::max(parent, child));  // both exist: no reference below is invalidated
+    threads_[child].now = threads_[parent].now;
+    threads_[child].spawned_at = static_cast<std::uint32_t>(nevents_ - 1);
   }
   void sync_join(ThreadId joiner, ThreadId child) override {
-    const Clock c = thread(child).now;
-    join_into(thread(joiner).now, c);
-    const std::vector<std::uint32_t>& done = thread(child).events;
-    add_event(joiner, Kind::other, kNoId, false, kNone).pred = done.empty() ? kNone : done.back();
+    thread(std::max(joiner, child));
+    join_into(threads_[joiner].now, threads_[child].now);
+    const std::vector<std::uint32_t>& done = threads_[child].events;
+    const std::uint32_t last = done.empty() ? kNone : done.back();
+    add_event(joiner, Kind::other, kNoId, false, kNone).pred = last;
   }
   void sync_lock(ThreadId t, LockId l) override {
     if (l < lock_clocks_.size()) join_into(thread(t).now, lock_clocks_[l]);
