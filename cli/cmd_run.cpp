@@ -18,6 +18,7 @@
 #include "checkers/linearizability.hpp"
 #include "checkers/registry.hpp"
 #include "cli/checkpoint.hpp"
+#include "scheduler/cluster.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "scheduler/crash_report.hpp"
@@ -704,7 +705,10 @@ int run_command(RunArgs a) {
   bool checkpoint_failed = false;
   bool saved_resumable = false;  // the last write was a state to go on from
   if (!a.checkpoint.empty()) {
-    if (std::string e = probe_checkpoint_path(a.checkpoint); !e.empty()) {
+    // (Under atomcheck-mpi rank 0 alone writes it, and alone probes: the ranks share a
+    // file system, and two probes of one FILE.tmp would race.)
+    const detail::Cluster* c = detail::cluster();
+    if (std::string e = c && c->rank() != 0 ? std::string() : probe_checkpoint_path(a.checkpoint); !e.empty()) {
       fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
       return kExitBadInput;
     }
@@ -727,6 +731,7 @@ int run_command(RunArgs a) {
                                   a.step_timeout);
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   o.progress = progress.callback();
+  o.distribute = true;  // atomcheck-mpi: the other ranks share this search
   ExploreResult r;
   try {
     r = explore(p->body, o);

@@ -745,6 +745,7 @@ int validate_command(const ValidateArgs& a) {
     build_rows(selected, externals, &dir, copt, capped, run.instances, run.rows, ignored, error);
     ExploreOptions o = base_options(a, target);
     o.memory = m;
+    o.distribute = true;  // atomcheck-mpi: the other ranks share this search
     o.interrupt = SigintScope::flag();
     o.progress = progress.callback();
     // The checkers and judges run in the thread that ran the execution (with --jobs, a

@@ -21,11 +21,13 @@
 #include <fmt/core.h>
 
 #include "checkers/registry.hpp"
+#include "scheduler/cluster.hpp"
 #include "scheduler/crash_report.hpp"
 #include "scheduler/equivalence.hpp"
 #include "scheduler/execution.hpp"
 #include "scheduler/explore_samples.hpp"
 #include "scheduler/strategy.hpp"
+#include "scheduler/strategy_words.hpp"
 
 namespace atomcheck {
 
@@ -481,6 +483,13 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   return x;
 }
 
+// atomcheck-mpi. Runs per `runs` message: a few kB, so a unit's runs reach the search while it runs
+// (the bound on what units hold for the search counts them) at one message per
+// hundreds of executions.
+constexpr std::size_t kRunsPerMessage = 256;
+// Outcomes a unit's messages name by index (the rest are sent whole each time).
+constexpr std::size_t kOutcomesSent = 64;
+
 // What a unit's run needs beyond UnitRun's words: a failure, a schedule, a checker's
 // verdicts, a trace for the callback, ... (most runs of `run` have none of it).
 struct UnitRunRest {
@@ -535,6 +544,8 @@ struct alignas(64) Unit {
   std::atomic<bool> stop{false};    // the search reached it: stop after the current execution
   std::atomic<bool> done{false};
   bool started = false;             // a thread took it (guarded by Units' lock)
+  bool remote = false;              // another process explores it (atomcheck-mpi)
+  std::vector<Outcome> sent_outcomes;  // a remote unit's outcomes, as its messages number them
   bool changed = false;             // its branch changed (the search's; Units::cancel)
   char pad_[64] = {};  // no neighbour shares its last cache line
 };
@@ -565,15 +576,22 @@ RunFacts& unpack(const UnitRun& run, const Unit& u, RunFacts& f) {
 // as much as running the executions (README, "Exploring on several cores").
 class Units {
  public:
-  Units(const Program& program, const ExploreOptions& options, bool tso, Equivalence eq, bool want_trace)
-      : program_(program), options_(options), tso_(tso), eq_(eq), want_trace_(want_trace) {
+  // `cluster`: other processes that explore units too (atomcheck-mpi), each one at a time.
+  Units(const Program& program, const ExploreOptions& options, bool tso, Equivalence eq, bool want_trace,
+        detail::Cluster* cluster)
+      : program_(program), options_(options), tso_(tso), eq_(eq), want_trace_(want_trace),
+        cluster_(options.units_inline ? nullptr : cluster) {
     // More threads than cores only take cores from each other.
     const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
     const unsigned n = options.units_inline ? 0 : std::min(options.jobs, cores) - 1;
-    max_carved_ = options.units_inline ? 2 * options.jobs : kCarvedPerThread * n;
+    if (cluster_)
+      for (int r = 1; r < cluster_->size(); ++r) remote_.push_back(RemoteSlot{r});
+    const unsigned workers = n + static_cast<unsigned>(remote_.size());
+    remote_idle_ = static_cast<unsigned>(remote_.size());
+    max_carved_ = options.units_inline ? 2 * options.jobs : kCarvedPerThread * workers;
     bound_ = options.units_held_bytes ? options.units_held_bytes
-                                      : (want_trace ? kHeldTracedPerThread : kHeldPerThread) * std::max(n, 1u);
-    idle_.store(n);
+                                      : (want_trace ? kHeldTracedPerThread : kHeldPerThread) * std::max(workers, 1u);
+    idle_.store(workers);
     if (options.units_inline) {
       inline_exec_ = execution_for(options);
       inline_judges_ = std::make_unique<Judges>(options);
@@ -581,6 +599,7 @@ class Units {
     for (unsigned w = 0; w < n; ++w) threads_.emplace_back([this] { work(); });
   }
   ~Units() {
+    if (cluster_) end_remote();
     {
       std::lock_guard<std::mutex> lock(m_);
       stop_.store(true);
@@ -607,6 +626,11 @@ class Units {
       u->done = true;
       return;
     }
+    // Another process when no thread of this one is idle: a thread costs no message.
+    if (remote_idle_ > 0 && idle_.load(std::memory_order_relaxed) == remote_idle_) {
+      send_unit(*u);
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(m_);
       queue_.push_back(u);
@@ -617,6 +641,10 @@ class Units {
   // `u`'s branch changed (Strategy::changed_units): the search will explore it itself, so
   // a thread that runs it stops after its current execution, and a queued one is dropped.
   void cancel(Unit& u) {
+    if (u.remote) {
+      stop_remote(u);
+      return;
+    }
     std::lock_guard<std::mutex> lock(m_);
     if (u.started) {
       u.stop.store(true, std::memory_order_relaxed);
@@ -629,6 +657,11 @@ class Units {
   // The search reached `u`: false when no thread had taken it (it is withdrawn); else
   // true once it is done (stopped after its current execution if still running).
   bool reach(Unit& u) {
+    if (u.remote) {
+      stop_remote(u);
+      while (!u.done.load(std::memory_order_relaxed)) receive(true);
+      return true;
+    }
     std::unique_lock<std::mutex> lock(m_);
     if (!u.started) {
       withdraw(u);
@@ -644,7 +677,21 @@ class Units {
     p.largest_run = largest_run_.load(std::memory_order_relaxed);
     p.held_stops = held_stops_.load(std::memory_order_relaxed);
     p.held_bound = bound_;
+    p.remote_units = remote_units_;
+    p.remote_executions = remote_executions_;
+    p.replayed = replayed_;
+    if (cluster_) {
+      p.messages = cluster_->messages - messages_before_;
+      p.bytes = cluster_->bytes - bytes_before_;
+    }
   }
+  // Takes what other processes sent (their runs, their ended units), without waiting.
+  void poll() {
+    if (cluster_)
+      while (receive(false)) {
+      }
+  }
+  bool remote() const { return cluster_ != nullptr; }
   // The search took unit `u`'s runs.
   void taken(const Unit& u) { held_.fetch_sub(u.held, std::memory_order_relaxed); }
   // The search is done with `u`: its runs' storage goes to later units, and its strategy
@@ -655,7 +702,9 @@ class Units {
     std::lock_guard<std::mutex> lock(m_);
     for (auto& c : u.chunks) spare_.push_back(std::move(c));
     u.chunks.clear();
-    if (!inline_exec_ && u.strategy) graveyard_.push_back(std::move(u.strategy));
+    // (A unit another process explored was loaded here: nothing to hand back.)
+    if (!inline_exec_ && u.strategy && !u.remote && !threads_.empty()) graveyard_.push_back(std::move(u.strategy));
+    else u.strategy.reset();
   }
 
  private:
@@ -663,6 +712,205 @@ class Units {
     queue_.erase(std::find(queue_.begin(), queue_.end(), &u));
     queued_.store(queue_.size(), std::memory_order_relaxed);
   }
+  // ---- units in other processes (atomcheck-mpi, docs/mpi.md) --------------------------
+  // A process explores one unit at a time: the search sends it the unit's words
+  // (Strategy::save_unit), the process sends back its runs in batches, as the words of
+  // UnitRun (encode_run in serve()), and at the end the unit's state, which the search
+  // loads into its copy of the unit's strategy, so that it takes the runs, takes over
+  // and joins exactly as for a thread. A run whose facts do not fit in words (a failure,
+  // a verdict, a trace for the callback, a spin) comes as its schedule, and the search
+  // runs it again here: the program is deterministic (the search checks it), and these
+  // runs are few unless checkers judge every run.
+  struct RemoteSlot {
+    int rank = 0;
+    Unit* unit = nullptr;    // the unit it explores (nullptr: idle)
+    std::uint64_t id = 0;    // that unit's number in this search's messages
+    bool stop_sent = false;
+  };
+  void send_unit(Unit& u) {
+    RemoteSlot* s = nullptr;
+    for (RemoteSlot& r : remote_)
+      if (!r.unit) s = &r;
+    words_.assign({cluster_->serial, ++next_id_, u.most});
+    if (!u.strategy->save_unit(words_)) throw std::logic_error("a unit that cannot travel");
+    cluster_->send(s->rank, detail::ClusterTag::unit, words_);
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      u.started = true;
+    }
+    u.remote = true;
+    *s = RemoteSlot{s->rank, &u, next_id_, false};
+    --remote_idle_;
+    idle_.fetch_sub(1);
+    ++remote_units_;
+  }
+  void stop_remote(Unit& u) {
+    for (RemoteSlot& r : remote_)
+      if (r.unit == &u && !r.stop_sent) {
+        r.stop_sent = true;
+        const std::uint64_t w[] = {cluster_->serial, r.id};
+        cluster_->send(r.rank, detail::ClusterTag::stop, w);
+      }
+  }
+  // One message, if one came (or, with `wait`, once one comes); false if none came.
+  bool receive(bool wait) {
+    int from = 0;
+    detail::ClusterTag tag{};
+    if (!cluster_->receive(from, tag, msg_, wait)) return false;
+    RemoteSlot* s = nullptr;
+    for (RemoteSlot& r : remote_)
+      if (r.rank == from) s = &r;
+    // A message of an earlier search, or of a unit already ended, is dropped.
+    if (!s || !s->unit || msg_.size() < 2 || msg_[0] != cluster_->serial || msg_[1] != s->id) return true;
+    Unit& u = *s->unit;
+    detail::WordReader in{msg_};
+    in.at = 2;
+    if (tag == detail::ClusterTag::runs) {
+      while (in.left() > 0)
+        if (!take_run(u, in)) {
+          u.thrown = std::make_exception_ptr(std::runtime_error(fmt::format("rank {} sent a damaged run", from)));
+          break;
+        }
+    } else if (tag == detail::ClusterTag::done) {
+      take_end(u, in, from);
+      s->unit = nullptr;
+      ++remote_idle_;
+      idle_.fetch_add(1);
+      u.done.store(true, std::memory_order_relaxed);
+    }
+    return true;
+  }
+  // Appends the run `in` holds to u's runs: false when the words are not a run.
+  bool take_run(Unit& u, detail::WordReader& in) {
+    std::uint64_t head = 0, ch = 0, rf = 0, steps = 0, events = 0;
+    if (!in.word(head) || !in.word(ch) || !in.word(rf) || !in.word(steps) || !in.word(events) ||
+        (head & 0xff) > static_cast<std::uint64_t>(detail::EndKind::redundant))
+      return false;
+    if (u.count == u.chunks.size() * Unit::kChunk) u.chunks.push_back(chunk());
+    UnitRun& run = u.run(u.count++);
+    run.end = static_cast<detail::EndKind>(head & 0xff);
+    run.redundant = (head >> 8) & 1;
+    run.full = false;
+    run.class_hash = ch;
+    run.rf_co_hash = rf;
+    run.steps = steps;
+    run.events = events;
+    ++remote_executions_;
+    const bool again = (head >> 9) & 1, error = (head >> 10) & 1, has_outcome = (head >> 11) & 1;
+    facts_.outcome.clear();
+    if (has_outcome) {
+      std::uint64_t k = 0;
+      if (!in.word(k) || k > u.sent_outcomes.size()) return false;
+      if (k < u.sent_outcomes.size()) {
+        facts_.outcome = u.sent_outcomes[k];
+      } else {
+        std::uint64_t n = 0;
+        if (!in.word(n) || n > in.left()) return false;
+        facts_.outcome.resize(n);
+        for (auto& [name, value] : facts_.outcome) {
+          std::uint64_t v = 0;
+          if (!in.text(name) || !in.word(v)) return false;
+          value = static_cast<std::int64_t>(v);
+        }
+        if (u.sent_outcomes.size() < kOutcomesSent) u.sent_outcomes.push_back(facts_.outcome);
+      }
+    }
+    if (again || error) {
+      if (!in.transitions(choices_)) return false;
+    }
+    if (error) {
+      if (!in.text(make_full(run).error)) return false;
+    } else if (again) {
+      run_again(u, run);
+    } else {
+      facts_.end = run.end;
+      if (!compact(u, run, facts_)) {
+        RunFacts& f = make_full(run).facts;
+        f = RunFacts{};
+        f.end = run.end;
+        f.class_hash = ch;
+        f.rf_co_hash = rf;
+        f.steps = steps;
+        f.events = events;
+        f.outcome = facts_.outcome;
+      } else {
+        run.rest.reset();
+      }
+    }
+    if (hold(u, run)) stop_remote(u);
+    return true;
+  }
+  // Runs choices_ here, for the facts its words do not carry.
+  void run_again(Unit& u, UnitRun& run) {
+    const detail::EndKind end = replay_choices();
+    ++replayed_;
+    UnitRunRest& rest = make_full(run);
+    const History& h = replay_exec_->history();
+    if (end != run.end) {
+      rest.error = fmt::format(
+          "the program is not deterministic: an execution another process ran ended differently when run "
+          "again (schedule {})",
+          format_schedule(choices_));
+      return;
+    }
+    if (h.spins) rest.spin_wait = wait_text(h);
+    collect(facts_, end, *replay_exec_, *replay_judges_, options_, tso_, eq_, want_trace_, true);
+    std::swap(rest.facts, facts_);
+    if (want_trace_) {
+      replay_exec_->materialize_names();
+      if (!rest.trace) rest.trace = std::make_unique<Trace>();
+      *rest.trace = replay_exec_->trace();
+      if (replay_judges_->prepare) replay_judges_->prepare(view_of(rest.facts, end, *rest.trace, 0), rest.prepared);
+    }
+    (void)u;
+  }
+  detail::EndKind replay_choices() {
+    if (!replay_exec_) {
+      replay_exec_ = execution_for(options_);
+      replay_judges_ = std::make_unique<Judges>(options_);
+    }
+    const std::unique_ptr<Strategy> again = make_replay_strategy(format_schedule(choices_));
+    again->begin_execution();
+    return replay_exec_->run(program_, *again);
+  }
+  // The unit ended: its state, its first and last executions (run again here for the
+  // determinism checks), whether it ran the whole branch, and what it threw.
+  void take_end(Unit& u, detail::WordReader& in, int from) {
+    std::uint64_t complete = 0, thrown = 0, first = 0, last = 0;
+    std::string what;
+    auto bad = [&] {
+      u.thrown = std::make_exception_ptr(std::runtime_error(fmt::format("rank {} sent a damaged unit", from)));
+    };
+    if (!in.word(complete) || !in.word(thrown) || (thrown && !in.text(what))) return bad();
+    if (!in.word(first) || (first && !in.transitions(choices_))) return bad();
+    if (first) {
+      replay_choices();
+      replay_exec_->swap_record(u.first, u.first_events);
+      u.has_first = true;
+    }
+    if (!in.word(last) || (last && !in.transitions(choices_))) return bad();
+    if (last) {
+      replay_choices();
+      replay_exec_->swap_record(u.last, u.last_events);
+      u.has_last = true;
+    }
+    if (!u.strategy->load_unit(in.in.subspan(in.at))) return bad();
+    u.complete = complete != 0;
+    if (thrown) u.thrown = std::make_exception_ptr(std::runtime_error(what));
+  }
+  // The search ended: each process drops its unit and says when nothing more will come.
+  void end_remote() {
+    const std::uint64_t w[] = {cluster_->serial};
+    for (RemoteSlot& r : remote_) cluster_->send(r.rank, detail::ClusterTag::end, w);
+    std::size_t ended = 0;
+    int from = 0;
+    detail::ClusterTag tag{};
+    while (ended < remote_.size()) {
+      cluster_->receive(from, tag, msg_, true);
+      if (tag == detail::ClusterTag::ended && !msg_.empty() && msg_[0] == cluster_->serial) ++ended;
+    }
+  }
+
   // Runs at most u.most of the unit's executions with the search's per-execution checks.
   // `facts`: this thread's scratch, copied into a run only when it cannot be compact.
   void run(Unit& u, detail::Execution& x, Judges& judges, RunFacts& facts) {
@@ -902,7 +1150,167 @@ class Units {
   std::unique_ptr<detail::Execution> inline_exec_;  // units_inline's
   std::unique_ptr<Judges> inline_judges_;
   RunFacts inline_facts_;
+  // Other processes (atomcheck-mpi): used by the search's thread only.
+  detail::Cluster* cluster_ = nullptr;
+  std::vector<RemoteSlot> remote_;
+  unsigned remote_idle_ = 0;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t remote_units_ = 0, remote_executions_ = 0, replayed_ = 0;
+  std::uint64_t messages_before_ = cluster_ ? cluster_->messages : 0;
+  std::uint64_t bytes_before_ = cluster_ ? cluster_->bytes : 0;
+  std::vector<std::uint64_t> words_, msg_;
+  std::vector<Transition> choices_;
+  RunFacts facts_;
+  std::unique_ptr<detail::Execution> replay_exec_;  // runs again what a run's words do not carry
+  std::unique_ptr<Judges> replay_judges_;
 };
+
+// ---- a process other than rank 0 (atomcheck-mpi) ---------------------------------------
+// It runs the command as rank 0 does up to the main search, then serves the searches
+// rank 0 distributes (join ... end) until rank 0 says quit. Kinds of search:
+enum : std::uint64_t { kJoinUnits = 0, kJoinSamples = 1 };
+
+void serve_samples(const Program& program, const ExploreOptions& o, detail::Cluster& c,
+                   const std::vector<std::uint64_t>& join) {
+  c.serial = join[0];
+  detail::explore_split_samples(program, o, nullptr, &c);
+}
+
+// Explores the unit `msg` holds (serial, id, most, words) as a unit thread would
+// (Units::run), sending its runs in batches and its state at the end. True when the
+// search ended meanwhile (its `end` came).
+bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster& c, detail::Execution& x,
+                const std::vector<std::uint64_t>& msg, bool tso, Equivalence eq, bool again_all) {
+  const std::uint64_t serial = msg[0], id = msg[1], most = msg[2];
+  auto st = make_optimal_strategy(eq, tso);
+  std::string thrown;
+  if (!st->load_unit(std::span<const std::uint64_t>(msg).subspan(3)))
+    thrown = "a unit's words do not fit this process's search (do all ranks run the same build?)";
+  std::vector<std::uint64_t> batch{serial, id}, in;
+  std::size_t in_batch = 0;
+  auto flush = [&] {
+    if (in_batch == 0) return;
+    c.send(0, detail::ClusterTag::runs, batch);
+    batch.resize(2);
+    in_batch = 0;
+  };
+  History last;
+  std::vector<Event> last_events;
+  std::vector<Transition> first_choices, last_choices;
+  std::vector<Outcome> outcomes;  // sent so far, by index (the search keeps the same list)
+  bool has_first = false, has_last = false, complete = false, stopped = false, ended = false;
+  std::uint64_t count = 0, blocked = st->sleep_blocked();
+  int from = 0;
+  detail::ClusterTag tag{};
+  while (thrown.empty()) {
+    while (c.receive(from, tag, in, false)) {
+      if (in.empty() || in[0] != serial) continue;
+      if (tag == detail::ClusterTag::end) ended = stopped = true;
+      if (tag == detail::ClusterTag::stop && in.size() >= 2 && in[1] == id) stopped = true;
+    }
+    if (stopped || count >= most) break;
+    if (!st->begin_execution()) {
+      complete = true;
+      break;
+    }
+    detail::EndKind end{};
+    try {
+      end = x.run(program, *st);
+    } catch (const std::exception& e) {
+      thrown = e.what();
+      break;
+    } catch (...) {
+      thrown = "an exception that is not a std::exception";
+      break;
+    }
+    ++count;
+    ++c.executions;
+    const History& h = x.history();
+    std::string why = st->error();
+    if (why.empty() && end != detail::EndKind::aborted) {
+      if (has_last) {
+        why = compare_with_previous(last, last_events, h, x.trace().events);
+      } else {
+        has_first = true;
+        first_choices = x.choices();
+      }
+    }
+    const std::uint64_t blocked_now = st->sleep_blocked();
+    std::uint64_t head = static_cast<std::uint64_t>(end) | (blocked_now != blocked ? 1u << 8 : 0u);
+    blocked = blocked_now;
+    std::uint64_t ch = 0, rf = 0;
+    if (why.empty() && o.count_classes && end != detail::EndKind::aborted) std::tie(ch, rf) = class_keys_of(x, tso, eq);
+    const bool again = failed_end(end) || h.spins || !h.unmarked_spin.empty() || again_all;
+    const bool outcome = !again && why.empty() && end == detail::EndKind::completed;
+    head |= !why.empty() ? 1u << 10 : again ? 1u << 9 : outcome ? 1u << 11 : 0u;
+    batch.insert(batch.end(), {head, ch, rf, x.steps(), x.trace().size()});
+    if (outcome) {  // its index among the unit's outcomes, and the outcome the first time
+      Outcome out = x.outcome();
+      const auto it = std::find(outcomes.begin(), outcomes.end(), out);
+      batch.push_back(static_cast<std::uint64_t>(it - outcomes.begin()));
+      if (it == outcomes.end()) {
+        batch.push_back(out.size());
+        for (const auto& [name, value] : out) {
+          detail::push_string(batch, name);
+          batch.push_back(static_cast<std::uint64_t>(value));
+        }
+        if (outcomes.size() < kOutcomesSent) outcomes.push_back(std::move(out));
+      }
+    }
+    if (again || !why.empty()) detail::push_transitions(batch, x.choices());
+    if (!why.empty()) detail::push_string(batch, why);
+    ++in_batch;
+    if (!why.empty()) break;
+    if (end != detail::EndKind::aborted) {
+      last_choices = x.choices();
+      x.swap_record(last, last_events);
+      has_last = true;
+    }
+    if (in_batch >= kRunsPerMessage) flush();
+    if (o.stop_on_failure && failed_end(end)) break;
+  }
+  flush();
+  std::vector<std::uint64_t> done{serial, id, complete ? 1u : 0u, thrown.empty() ? 0u : 1u};
+  if (!thrown.empty()) detail::push_string(done, thrown);
+  done.push_back(has_first ? 1u : 0u);
+  if (has_first) detail::push_transitions(done, first_choices);
+  done.push_back(has_last ? 1u : 0u);
+  if (has_last) detail::push_transitions(done, last_choices);
+  st->save_unit(done);
+  c.send(0, detail::ClusterTag::done, done);
+  return ended;
+}
+
+[[noreturn]] void serve(const Program& program, const ExploreOptions& given, detail::Cluster& c) {
+  detail::ensure_alt_stack();
+  std::vector<std::uint64_t> msg;
+  int from = 0;
+  detail::ClusterTag tag{};
+  for (;;) {
+    c.receive(from, tag, msg, true);
+    if (tag == detail::ClusterTag::quit) c.leave();
+    if (tag != detail::ClusterTag::join || msg.size() < 6) continue;  // of a search already ended
+    const std::uint64_t serial = msg[0];
+    ExploreOptions o = given;
+    o.memory = static_cast<MemoryModelKind>(msg[2]);
+    const auto eq = static_cast<Equivalence>(msg[3]);
+    const bool tso = msg[4] != 0, again_all = msg[5] != 0;
+    if (msg[1] == kJoinSamples) {
+      serve_samples(program, o, c, msg);
+      continue;
+    }
+    const std::unique_ptr<detail::Execution> x = execution_for(o);
+    for (bool ended = false; !ended;) {
+      c.receive(from, tag, msg, true);
+      if (tag == detail::ClusterTag::quit) c.leave();
+      if (msg.empty() || msg[0] != serial) continue;
+      if (tag == detail::ClusterTag::unit && msg.size() >= 3) ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all);
+      else ended = tag == detail::ClusterTag::end;
+    }
+    const std::uint64_t w[] = {serial};
+    c.send(0, detail::ClusterTag::ended, w);
+  }
+}
 
 }  // namespace
 
@@ -942,6 +1350,31 @@ ExploreOptions for_memory_model(const ExploreOptions& o) {
 ExploreResult explore(const Program& program, const ExploreOptions& asked,
                       const std::function<void(const ExecutionView&)>& on_execution) {
   const ExploreOptions given = for_memory_model(asked);
+  // atomcheck-mpi: a process other than rank 0 serves rank 0's searches from here on.
+  detail::Cluster* cluster = given.distribute ? detail::claim_cluster() : nullptr;
+  struct Claim {
+    detail::Cluster* c;
+    ~Claim() {
+      if (c) detail::release_cluster();
+    }
+  } claim{cluster};
+  if (cluster && cluster->rank() != 0) serve(program, given, *cluster);
+  const bool sampling = given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct;
+  // Samples split across ranks without checkers or a callback: their results travel as
+  // counts, failures and outcomes (explore_samples.cpp).
+  if (cluster && sampling && !on_execution && given.checkers.empty()) {
+    ++cluster->serial;
+    const std::uint64_t join[] = {cluster->serial, kJoinSamples, static_cast<std::uint64_t>(given.memory), 0, 0, 0};
+    for (int k = 1; k < cluster->size(); ++k) cluster->send(k, detail::ClusterTag::join, join);
+    ExploreResult r = detail::explore_split_samples(program, given, on_execution, cluster);
+    r.parallel.messages = cluster->messages;
+    r.parallel.bytes = cluster->bytes;
+    return r;
+  }
+  // Units go to other processes under optimal DPOR (not rc11's, nor the tests' inline units).
+  if (cluster && (given.strategy != StrategyKind::optimal || given.memory == MemoryModelKind::rc11 ||
+                  given.units_inline))
+    cluster = nullptr;
   // A parallel search's state is spread over its units and threads: no checkpoint of it
   // (dfs and dpor ignore jobs).
   if ((given.checkpoint || given.resume) && given.jobs > 1 && given.strategy != StrategyKind::dfs &&
@@ -1084,8 +1517,15 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   bool draining_compared = false;  // its first unaborted run was compared with `previous`
   std::vector<std::size_t> changed;  // Strategy::changed_units
   std::unique_ptr<Units> units;
-  if (options.jobs > 1 && options.strategy == StrategyKind::optimal)
-    units = std::make_unique<Units>(program, options, tso, r.equivalence, bool(on_execution));
+  if (cluster) {
+    ++cluster->serial;
+    const std::uint64_t join[] = {cluster->serial, kJoinUnits, static_cast<std::uint64_t>(options.memory),
+                                  static_cast<std::uint64_t>(r.equivalence), tso ? 1u : 0u,
+                                  on_execution || !options.checkers.empty() ? 1u : 0u};
+    for (int k = 1; k < cluster->size(); ++k) cluster->send(k, detail::ClusterTag::join, join);
+  }
+  if ((options.jobs > 1 || cluster) && options.strategy == StrategyKind::optimal)
+    units = std::make_unique<Units>(program, options, tso, r.equivalence, bool(on_execution), cluster);
   KeySet class_set, rf_co_set;
   if (options.resume) {
     for (std::uint64_t k : options.resume->class_keys) class_set.insert(k);
@@ -1165,6 +1605,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
     if (estimator && r.executions == 1) walk(4);
     if (estimator && r.executions == 16) walk(kInitialWalks - 4);
     if (estimator && r.executions > 64 && r.executions % 64 == 0) walk(1);
+    if (units) units->poll();
     // The next execution: a unit's next run, or the strategy's (maybe a unit's first).
     if (draining && next_run == draining->count) {
       if (draining->thrown) std::rethrow_exception(draining->thrown);

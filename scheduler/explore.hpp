@@ -168,6 +168,11 @@ struct ExploreOptions {
   // start; each unit runs on the search's thread when carved, for at most this many
   // executions (the search takes over the rest), so a test chooses how units end.
   std::uint64_t units_inline = 0;
+  // Under atomcheck-mpi (docs/mpi.md): the other processes of the job may share this
+  // search (optimal DPOR: they explore units; random and pct: they take shares of the
+  // samples). Set by the command line for its one main search; elsewhere the processes
+  // other than rank 0 do not take part, and a search runs in its own process.
+  bool distribute = false;
   // With jobs > 1 and optimal: the bytes of executions the units may hold for the search
   // at once (the runs they ran ahead of it); past it a unit stops and the search takes
   // over its branch. 0: 8 MiB per unit thread, 2 MiB with a callback (Units in
@@ -310,6 +315,14 @@ struct ExploreResult {
     std::uint64_t most_held = 0;
     std::uint64_t largest_run = 0;
     std::uint64_t held_stops = 0;
+    // atomcheck-mpi: the units other processes explored (of `units`), their executions
+    // (of unit_executions), the runs the search re-ran itself for what a run's words do
+    // not carry (a failure, a verdict, a trace), and the messages and bytes it exchanged.
+    std::uint64_t remote_units = 0;
+    std::uint64_t remote_executions = 0;
+    std::uint64_t replayed = 0;
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
   } parallel;
 
   // The strategy ran out of executions (for DFS: the space was exhausted).

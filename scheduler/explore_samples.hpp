@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "cluster.hpp"
 #include "explore.hpp"
 
 namespace atomcheck::detail {
@@ -19,7 +20,11 @@ std::uint64_t sample_worker_seed(std::uint64_t seed, unsigned w);
 // pct) and merges them. Failures are sorted by schedule and execution numbers
 // interleaved (worker w's i-th execution is i * jobs + w), so the report does not depend
 // on which thread finished first. `on_execution` is called under a lock, from any thread.
+// With a cluster (atomcheck-mpi) the split is over ranks x jobs searches: rank k runs
+// searches k*jobs .. k*jobs+jobs-1, ranks other than 0 send their results to rank 0
+// (and return an empty result), and rank 0 merges all of them in that fixed order.
 ExploreResult explore_split_samples(const Program& program, const ExploreOptions& options,
-                                    const std::function<void(const ExecutionView&)>& on_execution);
+                                    const std::function<void(const ExecutionView&)>& on_execution,
+                                    Cluster* cluster = nullptr);
 
 }  // namespace atomcheck::detail

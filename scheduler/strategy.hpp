@@ -201,6 +201,19 @@ class Strategy {
     (void)which;
     (void)unit;
   }
+  // A unit as plain words, for a unit explored in another process (atomcheck-mpi,
+  // docs/mpi.md): save_unit() on a carved unit gives what it starts from, and on a unit
+  // that ran, its whole state (its nodes, the insertions it recorded for the search's
+  // nodes, its tallies); load_unit() on a strategy made like it takes either. False:
+  // not a unit, or words that are not such a state.
+  virtual bool save_unit(std::vector<std::uint64_t>& out) const {
+    (void)out;
+    return false;
+  }
+  virtual bool load_unit(std::span<const std::uint64_t> in) {
+    (void)in;
+    return false;
+  }
 };
 
 std::unique_ptr<Strategy> make_dfs_strategy();

@@ -147,13 +147,8 @@ class alignas(64) OptimalStrategy final : public Strategy {
   // checkpoints with more than one job.
   bool save(std::vector<std::uint64_t>& out) const override {
     if (unit_root_ != kNone || !carved_.empty() || !error_.empty()) return false;
-    out.insert(out.end(), {started_ ? 1u : 0u, spins_ ? 1u : 0u, blocked_, stack_.size()});
-    for (const Node& n : stack_) {
-      detail::push_transitions(out, n.enabled);
-      detail::push_transitions(out, n.sleep);
-      out.push_back(n.wut.size());
-      for (const WNode& w : n.wut) push_tree(out, w);
-    }
+    out.insert(out.end(), {started_ ? 1u : 0u, spins_ ? 1u : 0u, blocked_});
+    push_nodes(out, stack_);
     return true;
   }
   // Decodes with every count checked against the words left; what the nodes say is
@@ -161,25 +156,76 @@ class alignas(64) OptimalStrategy final : public Strategy {
   // enabled set and stops with an error on a mismatch (as for a nondeterministic program).
   bool load(std::span<const std::uint64_t> in) override {
     detail::WordReader r{in};
-    std::uint64_t started = 0, spins = 0, blocked = 0, nodes = 0;
-    if (!r.word(started) || !r.word(spins) || !r.word(blocked) || !r.word(nodes) || started > 1 || spins > 1)
-      return false;
+    std::uint64_t started = 0, spins = 0, blocked = 0;
+    if (!r.word(started) || !r.word(spins) || !r.word(blocked) || started > 1 || spins > 1) return false;
     std::vector<Node> stack;
-    for (std::uint64_t i = 0; i < nodes; ++i) {
-      Node n;
-      if (!r.transitions(n.enabled) || n.enabled.empty() || !r.transitions(n.sleep)) return false;
-      std::uint64_t roots = 0;
-      if (!r.word(roots) || roots > r.left()) return false;
-      n.wut.resize(roots);
-      for (WNode& w : n.wut)
-        if (!read_tree(r, w, 0)) return false;
-      stack.push_back(std::move(n));
-    }
-    if (r.left() != 0 || (started == 0 && nodes != 0)) return false;
+    if (!read_nodes(r, stack) || r.left() != 0 || (started == 0 && !stack.empty())) return false;
     started_ = started != 0;
     spins_ = spins != 0;
     blocked_ = blocked;
     stack_ = std::move(stack);
+    return true;
+  }
+
+  // A unit for another process (atomcheck-mpi): the save() words, then what makes it a
+  // unit (its root, prefix, sleep sets and branch) and what it recorded for the search
+  // (outside_*) and its error. Carved units of its own are not carried: a unit carves
+  // none but through carve_from_unit(), which the search makes on the copy it loads.
+  bool save_unit(std::vector<std::uint64_t>& out) const override {
+    if (unit_root_ == kNone || !carved_.empty()) return false;
+    out.insert(out.end(), {tso_ ? 1u : 0u, issue_order_ ? 1u : 0u, unit_root_, started_ ? 1u : 0u,
+                           spins_ ? 1u : 0u, blocked_});
+    push_nodes(out, stack_);
+    detail::push_transitions(out, unit_.prefix);
+    detail::push_transitions(out, unit_.sleep);
+    out.push_back(unit_.above_sleep.size());
+    for (const auto& s : unit_.above_sleep) detail::push_transitions(out, s);
+    push_tree(out, unit_.branch);
+    out.push_back(outside_at_.size());
+    for (std::size_t o = 0; o < outside_at_.size(); ++o) out.insert(out.end(), {outside_at_[o], outside_begin_[o]});
+    detail::push_transitions(out, outside_);
+    detail::push_string(out, error_);
+    return true;
+  }
+  bool load_unit(std::span<const std::uint64_t> in) override {
+    detail::WordReader r{in};
+    std::uint64_t tso = 0, issue = 0, root = 0, started = 0, spins = 0, blocked = 0, above = 0, outs = 0;
+    if (!r.word(tso) || !r.word(issue) || !r.word(root) || !r.word(started) || !r.word(spins) || !r.word(blocked) ||
+        tso > 1 || issue > 1 || started > 1 || spins > 1 || root > 100000)
+      return false;
+    std::vector<Node> stack;
+    decltype(unit_) unit;
+    if (!read_nodes(r, stack) || !r.transitions(unit.prefix) || !r.transitions(unit.sleep) || !r.word(above) ||
+        above != root || unit.prefix.size() != root)
+      return false;
+    unit.above_sleep.resize(above);
+    for (auto& s : unit.above_sleep)
+      if (!r.transitions(s)) return false;
+    if (!read_tree(r, unit.branch, 0) || !r.word(outs) || outs > r.left() / 2) return false;
+    std::vector<std::uint32_t> at(outs), begin(outs);
+    for (std::size_t o = 0; o < outs; ++o) {
+      std::uint64_t a = 0, b = 0;
+      if (!r.word(a) || !r.word(b) || a > root) return false;
+      at[o] = static_cast<std::uint32_t>(a);
+      begin[o] = static_cast<std::uint32_t>(b);
+    }
+    std::vector<Transition> outside;
+    std::string error;
+    if (!r.transitions(outside) || !r.text(error) || r.left() != 0) return false;
+    for (std::size_t o = 0; o < outs; ++o)
+      if (begin[o] > outside.size() || (o > 0 && begin[o] < begin[o - 1])) return false;
+    tso_ = tso != 0;
+    issue_order_ = issue != 0;
+    unit_root_ = root;
+    started_ = started != 0;
+    spins_ = spins != 0;
+    blocked_ = blocked;
+    stack_ = std::move(stack);
+    unit_ = std::move(unit);
+    outside_at_ = std::move(at);
+    outside_begin_ = std::move(begin);
+    outside_ = std::move(outside);
+    error_ = std::move(error);
     return true;
   }
 
@@ -337,6 +383,32 @@ class alignas(64) OptimalStrategy final : public Strategy {
     std::vector<WNode> wut;  // front(): the child being explored
   };
 
+  // Node count, then per node: enabled (count, transitions), sleep (likewise), wakeup
+  // tree (count of roots, then each subtree in preorder: transition, count of children).
+  static void push_nodes(std::vector<std::uint64_t>& out, const std::vector<Node>& nodes) {
+    out.push_back(nodes.size());
+    for (const Node& n : nodes) {
+      detail::push_transitions(out, n.enabled);
+      detail::push_transitions(out, n.sleep);
+      out.push_back(n.wut.size());
+      for (const WNode& w : n.wut) push_tree(out, w);
+    }
+  }
+  static bool read_nodes(detail::WordReader& r, std::vector<Node>& stack) {
+    std::uint64_t nodes = 0;
+    if (!r.word(nodes) || nodes > r.left()) return false;
+    for (std::uint64_t i = 0; i < nodes; ++i) {
+      Node n;
+      if (!r.transitions(n.enabled) || n.enabled.empty() || !r.transitions(n.sleep)) return false;
+      std::uint64_t roots = 0;
+      if (!r.word(roots) || roots > r.left()) return false;
+      n.wut.resize(roots);
+      for (WNode& w : n.wut)
+        if (!read_tree(r, w, 0)) return false;
+      stack.push_back(std::move(n));
+    }
+    return true;
+  }
   static void push_tree(std::vector<std::uint64_t>& out, const WNode& w) {
     detail::push_transition(out, w.t);
     out.push_back(w.kids.size());

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "strategy.hpp"
@@ -21,6 +23,17 @@ inline void push_transition(std::vector<std::uint64_t>& out, const Transition& t
 inline void push_transitions(std::vector<std::uint64_t>& out, const std::vector<Transition>& ts) {
   out.push_back(ts.size());
   for (const Transition& t : ts) push_transition(out, t);
+}
+
+// A string: its length, then its bytes eight to a word (a unit's error, a schedule).
+inline void push_string(std::vector<std::uint64_t>& out, std::string_view s) {
+  out.push_back(s.size());
+  for (std::size_t i = 0; i < s.size(); i += 8) {
+    std::uint64_t w = 0;
+    for (std::size_t k = 0; k < 8 && i + k < s.size(); ++k)
+      w |= std::uint64_t{static_cast<unsigned char>(s[i + k])} << (8 * k);
+    out.push_back(w);
+  }
 }
 
 // Reads what push_* wrote; false (and no read past the end) on words that are not such.
@@ -45,6 +58,14 @@ struct WordReader {
     t.failed = (b >> 10) & 1;
     t.choice = (b >> 11) & 1;
     t.seq = static_cast<std::uint32_t>(b >> 32);
+    return true;
+  }
+  bool text(std::string& s) {
+    std::uint64_t n = 0;
+    if (!word(n) || (n + 7) / 8 > left()) return false;
+    s.resize(n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((in[at + i / 8] >> (8 * (i % 8))) & 0xff);
+    at += (n + 7) / 8;
     return true;
   }
   bool transitions(std::vector<Transition>& ts) {

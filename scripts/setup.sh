@@ -6,7 +6,8 @@ PKGS=(build-essential cmake ninja-build pkg-config
       libboost-context-dev nlohmann-json3-dev libz3-dev
       libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
       clang-14 libclang-rt-14-dev   # clang + libFuzzer for the spec-loader fuzz target
-      ccache)                       # test-consumer.sh: its two library builds share one compile
+      ccache                        # test-consumer.sh: its two library builds share one compile
+      libopenmpi-dev openmpi-bin)   # atomcheck-mpi: one search over the ranks of mpirun
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

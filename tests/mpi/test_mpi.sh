@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# atomcheck-mpi against atomcheck (docs/mpi.md): `mpirun -n 3 --oversubscribe` must print
+# the one-process summary, resume what it saved, and survive a killed rank through its
+# checkpoint. Usage: test_mpi.sh BUILD_DIR CASE (CTest runs each case as Mpi.CASE).
+set -uo pipefail
+build=$1
+case=$2
+here=$(cd "$(dirname "$0")" && pwd)
+one=$build/atomcheck
+mpi=$build/atomcheck-mpi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's shared-memory transport wants a writable session directory and no warnings
+# about the VM's missing InfiniBand.
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ranks=3
+launch() { timeout 300 mpirun --oversubscribe -n "$ranks" "$mpi" "$@"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Runs `atomcheck ARGS --jobs 1` and `mpirun -n 3 atomcheck-mpi ARGS`: same exit code and
+# the same normalised summary. ONE_EXTRA: options for the one-process side only.
+same() {
+  local one_extra=$1
+  shift
+  "$one" "$@" $one_extra --json --quiet > "$tmp/one.out" 2> "$tmp/one.err"
+  local c1=$?
+  launch "$@" --json --quiet > "$tmp/mpi.out" 2> "$tmp/mpi.err"
+  local c2=$?
+  [ "$c1" = "$c2" ] || { cat "$tmp/mpi.err" >&2; fail "exit $c2 under MPI, $c1 in one process: $*"; }
+  python3 "$here/normalise.py" < "$tmp/one.out" > "$tmp/one.json" || fail "one process: $(cat "$tmp/one.err")"
+  python3 "$here/normalise.py" < "$tmp/mpi.out" > "$tmp/mpi.json" || fail "MPI: $(cat "$tmp/mpi.err")"
+  diff "$tmp/one.json" "$tmp/mpi.json" >&2 || fail "summaries differ: $*"
+  echo "same summary: $*"
+}
+
+# The executions the other ranks ran: more than none, or the test proves nothing.
+shared() {
+  ATOMCHECK_MPI_STATS=$tmp/stats launch "$@" --quiet > /dev/null 2>&1
+  local others
+  others=$(python3 -c "import json,sys; print(sum(json.loads(l)['executions'] for l in open(sys.argv[1]) if json.loads(l)['rank'] > 0))" "$tmp/stats")
+  [ "$others" -gt 0 ] || fail "the other ranks ran no execution of: $*"
+  echo "other ranks ran $others executions of: $*"
+}
+
+counts() { python3 -c "import json,sys; j=json.load(sys.stdin); print(j['executions'], j['classes'], j['completed'], j['failed'], j['end'])"; }
+
+poly=regiontrack-blame,regiontrack,regiontrack-fixed,aerodrome,aerodrome-opt,aerodrome-fixed,aerodrome-opt-fixed,velodrome,atomic-set,tso-monitor,ws-reduction-4.3,ws-reduction-4.4
+
+case $case in
+  run)
+    same "--jobs 1" run lastzero-10
+    same "--jobs 1" run readers-8 --memory tso
+    same "--jobs 1" run treiber-stack-racy-push
+    same "--jobs 1" run ms-queue-racy-link --memory tso
+    same "--jobs 1" run lastzero-8 --checker velodrome,aerodrome
+    same "--jobs 1" run lastzero-12 --max-executions 5000
+    shared run lastzero-10
+    ;;
+  validate)
+    same "--jobs 1" validate lastzero-8 --strategy optimal --memory both --checker "$poly"
+    same "--jobs 1" validate treiber-stack-racy-push --strategy optimal --memory both --checker "$poly"
+    shared validate lastzero-8 --strategy optimal --checker "$poly"
+    ;;
+  samples)
+    # rank k runs searches k*jobs.. of the split: 3 ranks of one job are `--jobs 3`.
+    same "--jobs 3" run lastzero-8 --strategy random --max-executions 600 --seed 7
+    same "--jobs 3" run treiber-stack-racy-push --strategy pct --max-executions 400 --memory tso
+    shared run lastzero-8 --strategy random --max-executions 600
+    ;;
+  checkpoint)
+    full=$("$one" run lastzero-12 --json --quiet | counts)
+    launch run lastzero-12 --time-limit 0.1 --checkpoint "$tmp/f" --quiet > /dev/null 2> "$tmp/err"
+    [ -s "$tmp/f" ] || fail "no checkpoint written: $(cat "$tmp/err")"
+    got=$(launch run lastzero-12 --resume "$tmp/f" --json --quiet | counts)
+    [ "$got" = "$full" ] || fail "resumed under MPI: $got, uninterrupted: $full"
+    launch run lastzero-12 --time-limit 0.1 --checkpoint "$tmp/g" --quiet > /dev/null 2>&1
+    got=$("$one" run lastzero-12 --resume "$tmp/g" --json --quiet | counts)
+    [ "$got" = "$full" ] || fail "resumed in one process: $got, uninterrupted: $full"
+    launch run lastzero-10 --resume "$tmp/g" --quiet > /dev/null 2> "$tmp/err"
+    code=$?
+    [ "$code" = 2 ] || fail "a checkpoint of another program: exit $code"
+    grep -q "lastzero-12" "$tmp/err" || fail "the refusal does not name the checkpoint's program: $(cat "$tmp/err")"
+    echo "checkpoint and resume: $full"
+    ;;
+  kill)
+    # A rank killed mid-search: mpirun ends the job, and the last periodic checkpoint
+    # resumes to the uninterrupted counts.
+    full=$("$one" run readers-15 --json --quiet | counts)
+    launch run readers-15 --checkpoint "$tmp/f" --checkpoint-every 0.05 --quiet > /dev/null 2>&1 &
+    job=$!
+    for _ in $(seq 100); do [ -s "$tmp/f" ] && break; sleep 0.05; done
+    [ -s "$tmp/f" ] || fail "no periodic checkpoint"
+    victim=""
+    for p in $(pgrep -f "atomcheck-mpi run readers-15"); do
+      if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then victim=$p; fi
+    done
+    [ -n "$victim" ] || fail "rank 1 not found"
+    kill -KILL "$victim"
+    wait "$job"
+    code=$?
+    [ "$code" != 0 ] || echo "note: the search ended before the kill took effect"
+    got=$("$one" run readers-15 --resume "$tmp/f" --json --quiet | counts)
+    [ "$got" = "$full" ] || fail "resumed after a killed rank: $got, uninterrupted: $full"
+    echo "killed rank 1 (exit $code); resumed: $got"
+    ;;
+  sigterm)
+    full=$("$one" run readers-15 --json --quiet | counts)
+    launch run readers-15 --checkpoint "$tmp/f" --quiet > /dev/null 2> "$tmp/err" &
+    job=$!
+    sleep 0.6
+    pkill -TERM -f "^mpirun --oversubscribe -n $ranks $mpi run readers-15" || true
+    wait "$job"
+    [ -s "$tmp/f" ] || fail "SIGTERM left no checkpoint: $(cat "$tmp/err")"
+    got=$(launch run readers-15 --resume "$tmp/f" --json --quiet | counts)
+    [ "$got" = "$full" ] || fail "resumed after SIGTERM: $got, uninterrupted: $full"
+    echo "SIGTERM; resumed: $got"
+    ;;
+  input)
+    launch run no-such-model > "$tmp/out" 2> "$tmp/err"
+    code=$?
+    [ "$code" = 2 ] || fail "an unknown program: exit $code"
+    n=$(grep -c "no-such-model" "$tmp/err")
+    [ "$n" = 1 ] || fail "the error should be said once, by rank 0: $(cat "$tmp/err")"
+    launch list > "$tmp/out" 2> "$tmp/err" || fail "list: $(cat "$tmp/err")"
+    [ "$(grep -c '^ *lastzero-10 ' "$tmp/out")" = 1 ] || fail "list printed once: $(head "$tmp/out")"
+    launch run lastzero-3 --jobs 0 > /dev/null 2> "$tmp/err"
+    [ $? = 2 ] || fail "--jobs 0 accepted"
+    echo "bad input: one line, exit 2; other commands run on rank 0"
+    ;;
+  *) fail "no case $case" ;;
+esac
