@@ -1,25 +1,27 @@
 // The process's cluster (cluster.hpp): set by atomcheck-mpi, claimed by one explore()
-// at a time.
+// at a time (a search that runs explore() again inside, split samples, keeps its own).
 #include "scheduler/cluster.hpp"
-
-#include <atomic>
 
 namespace atomcheck::detail {
 
 namespace {
-Cluster* the_cluster = nullptr;
-std::atomic<bool> claimed{false};
+// Per thread: the thread that runs the command has it (tests give each thread a rank);
+// the threads a search starts see none.
+thread_local Cluster* the_cluster = nullptr;
 }  // namespace
 
 void set_cluster(Cluster* c) { the_cluster = c; }
 Cluster* cluster() { return the_cluster; }
 
 Cluster* claim_cluster() {
-  if (!the_cluster || the_cluster->size() < 2) return nullptr;
-  bool expected = false;
-  return claimed.compare_exchange_strong(expected, true) ? the_cluster : nullptr;
+  Cluster* c = the_cluster;
+  if (!c || c->size() < 2 || c->claimed) return nullptr;
+  c->claimed = true;
+  return c;
 }
 
-void release_cluster() { claimed.store(false); }
+void release_cluster() {
+  if (the_cluster) the_cluster->claimed = false;
+}
 
 }  // namespace atomcheck::detail

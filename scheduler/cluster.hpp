@@ -39,10 +39,11 @@ struct Cluster {
   std::uint64_t messages = 0, bytes = 0, executions = 0;
   // The serial of the job's current search (rank 0's count of distributed searches).
   std::uint64_t serial = 0;
+  bool claimed = false;  // an explore() uses it (claim_cluster)
 };
 
-// The process's cluster, set once by atomcheck-mpi's main before the command runs
-// (nullptr: a plain process).
+// The calling thread's cluster: atomcheck-mpi's main sets it before the command runs
+// (nullptr: a plain process; tests give threads of one process ranks of their own).
 void set_cluster(Cluster* c);
 Cluster* cluster();
 // Whether this explore() call may use the cluster: only one at a time (split samples

@@ -40,13 +40,13 @@ phase "property tests"
 bash scripts/test-consumer.sh
 phase consumers
 # ThreadSanitizer over the parallel exploration (issue 17): optimal DPOR's unit threads, the split
-# sampling and the fibers they run, with TSan's fiber annotations (stack_pool.hpp). Only
+# sampling, the units of other ranks (atomcheck-mpi's protocol, ranks as threads) and the fibers they run, with TSan's fiber annotations (stack_pool.hpp). Only
 # that suite is built: it is what runs threads; the rest is single-threaded.
 cmake -S . -B build/tsan -G Ninja -DATOMCHECK_TSAN=ON "${sanitizer_flags[@]}" "${launcher[@]}" >/dev/null
-cmake --build build/tsan --target test_parallel -j "$jobs"
+cmake --build build/tsan --target test_parallel test_remote_units -j "$jobs"
 # One process per test (ctest): under TSan the suite's memory only grows, and all of it
 # in one process went past this machine's 24 GB; the largest test alone takes about 3 GB.
-ATOMCHECK_SANITIZED=1 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan -R '^Parallel(Exploration|Sampling)\.' \
+ATOMCHECK_SANITIZED=1 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan -R '^(Parallel(Exploration|Sampling)|RemoteUnits)\.' \
   --output-on-failure -j "$jobs"
 phase ThreadSanitizer
 cmake -S . -B build/asan -G Ninja -DATOMCHECK_SANITIZE=ON "${sanitizer_flags[@]}" "${launcher[@]}" >/dev/null
