@@ -705,17 +705,21 @@ int run_command(RunArgs a) {
   // The last write failed: said once on stderr, and the run ends with exit 2.
   bool checkpoint_failed = false;
   bool saved_resumable = false;  // the last write was a state to go on from
+  // Its executions: fewer than the summary's when a parallel search stopped inside a
+  // unit's runs (docs/checkpoint.md), and the resumed search starts from these.
+  std::uint64_t saved_executions = 0;
   if (!a.checkpoint.empty()) {
     if (std::string e = probe_checkpoint_path(a.checkpoint); !e.empty()) {
       fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
       return kExitBadInput;
     }
     o.checkpoint_every = a.checkpoint_every;
-    o.checkpoint = [&a, &identity, &checkpoint_failed, &saved_resumable](const SearchState& st) {
+    o.checkpoint = [&a, &identity, &checkpoint_failed, &saved_resumable, &saved_executions](const SearchState& st) {
       std::string e = write_checkpoint_file(a.checkpoint, checkpoint_text(identity, st));
       if (!e.empty() && !checkpoint_failed) fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
       checkpoint_failed = !e.empty();
       saved_resumable = e.empty() && !st.finished;
+      saved_executions = st.result.executions;
     };
   }
 
@@ -757,7 +761,7 @@ int run_command(RunArgs a) {
   // Where the user stopped a long search, the one thing to know is how to go on.
   if (saved_resumable && cut_short(r))
     fmt::print(stderr, "{}: {}: search saved after {} executions; go on with --resume {} and the same options\n",
-               tool_name(), a.checkpoint, r.executions, a.checkpoint);
+               tool_name(), a.checkpoint, saved_executions, a.checkpoint);
   if (!write_search_reports(a, *p, o, r)) return kExitBadInput;
   if (checkpoint_failed) return kExitBadInput;
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;

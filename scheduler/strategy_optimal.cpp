@@ -151,18 +151,6 @@ class alignas(64) OptimalStrategy final : public Strategy {
   bool save_begun(std::vector<std::uint64_t>& out) const override {
     return started_ && !stack_.empty() && save_words(out, false);
   }
-  bool save_words(std::vector<std::uint64_t>& out, bool started) const {
-    // A unit's nodes above its root are placeholders: no search's state.
-    if (unit_root_ != kNone || !error_.empty()) return false;
-    out.insert(out.end(), {started ? 1u : 0u, spins_ ? 1u : 0u, blocked_, stack_.size()});
-    for (const Node& n : stack_) {
-      detail::push_transitions(out, n.enabled);
-      detail::push_transitions(out, n.sleep);
-      out.push_back(n.wut.size());
-      for (const WNode& w : n.wut) push_tree(out, w);
-    }
-    return true;
-  }
   // Decodes with every count checked against the words left; what the nodes say is
   // checked by the search itself, which compares each replayed step with the node's
   // enabled set and stops with an error on a mismatch (as for a nondeterministic program).
@@ -347,6 +335,18 @@ class alignas(64) OptimalStrategy final : public Strategy {
     std::vector<WNode> wut;  // front(): the child being explored
   };
 
+  bool save_words(std::vector<std::uint64_t>& out, bool started) const {
+    // A unit's nodes above its root are placeholders: no search's state.
+    if (unit_root_ != kNone || !error_.empty()) return false;
+    out.insert(out.end(), {started ? 1u : 0u, spins_ ? 1u : 0u, blocked_, stack_.size()});
+    for (const Node& n : stack_) {
+      detail::push_transitions(out, n.enabled);
+      detail::push_transitions(out, n.sleep);
+      out.push_back(n.wut.size());
+      for (const WNode& w : n.wut) push_tree(out, w);
+    }
+    return true;
+  }
   static void push_tree(std::vector<std::uint64_t>& out, const WNode& w) {
     detail::push_transition(out, w.t);
     out.push_back(w.kids.size());

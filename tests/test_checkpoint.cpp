@@ -517,6 +517,10 @@ TEST(Checkpoint, ParallelOptimalStopsResumeWithEitherJobCount) {
       SearchState state;
       ASSERT_EQ(cli::parse_checkpoint(slurp(file), id, state), "");
       ASSERT_LE(state.result.executions, k);
+      EXPECT_NE(stopped.err.find(file + ": search saved after " + std::to_string(state.result.executions) +
+                                 " executions; go on with --resume"),
+                std::string::npos)
+          << stopped.err;
       ++stops;
       in_units += state.result.executions < k;
       for (const char* jobs : {"2", "1"}) {
