@@ -123,8 +123,9 @@ std::string search_args_error(const RunArgs& a) {
     if (a.replay_given) return fmt::format("{} saves a search; --replay runs one execution", flag);
     if (ends_with(a.name, ".litmus") || ends_with(a.name, ".json"))
       return fmt::format("{} applies to registered programs, not to files", flag);
-    // A parallel search's state is spread over its threads.
-    if (a.jobs > 1) return fmt::format("{} needs one job; drop --jobs {}", flag, a.jobs);
+    // Split samples are N searches with N generators, which one state cannot hold.
+    if (a.jobs > 1 && sampling(a.strategy))
+      return fmt::format("{} of split samples needs one job; drop --jobs {}", flag, a.jobs);
   }
   if (a.replay_given) {  // one given execution: the options of a search would be ignored
     std::string unused = given_options({{a.strategy_given, "--strategy"},
@@ -141,9 +142,10 @@ std::string search_args_error(const RunArgs& a) {
 }
 
 // What a checkpoint must match: every option that changes which executions run or how
-// they are tallied. Budgets (--max-executions, --time-limit) only say where a run stops,
-// --jobs is refused with checkpoints, and --step-timeout, --stack-kib and the output
-// flags change nothing of the search.
+// they are tallied. Budgets (--max-executions, --time-limit) only say where a run stops;
+// --jobs (optimal's executions are the same for every N: a search saved with one job
+// count goes on with any), --step-timeout, --stack-kib and the output flags change
+// nothing of the search.
 SearchIdentity search_identity(const RunArgs& a) {
   SearchIdentity id;
   id.program = a.name;
@@ -704,6 +706,9 @@ int run_command(RunArgs a) {
   // The last write failed: said once on stderr, and the run ends with exit 2.
   bool checkpoint_failed = false;
   bool saved_resumable = false;  // the last write was a state to go on from
+  // Its executions: fewer than the summary's when a parallel search stopped inside a
+  // unit's runs (docs/checkpoint.md), and the resumed search starts from these.
+  std::uint64_t saved_executions = 0;
   if (!a.checkpoint.empty()) {
     // (Under atomcheck-mpi rank 0 alone writes it, and alone probes: the ranks share a
     // file system, and two probes of one FILE.tmp would race.)
@@ -712,16 +717,15 @@ int run_command(RunArgs a) {
       fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
       return kExitBadInput;
     }
-    o.jobs = 1;
     o.checkpoint_every = a.checkpoint_every;
-    o.checkpoint = [&a, &identity, &checkpoint_failed, &saved_resumable](const SearchState& st) {
+    o.checkpoint = [&a, &identity, &checkpoint_failed, &saved_resumable, &saved_executions](const SearchState& st) {
       std::string e = write_checkpoint_file(a.checkpoint, checkpoint_text(identity, st));
       if (!e.empty() && !checkpoint_failed) fmt::print(stderr, "{}: {}: {}\n", tool_name(), a.checkpoint, e);
       checkpoint_failed = !e.empty();
       saved_resumable = e.empty() && !st.finished;
+      saved_executions = st.result.executions;
     };
   }
-  if (o.resume) o.jobs = 1;
 
   SigintScope sigint(!a.checkpoint.empty());  // SIGTERM too: a batch system's pre-emption
   o.interrupt = SigintScope::flag();
@@ -762,7 +766,7 @@ int run_command(RunArgs a) {
   // Where the user stopped a long search, the one thing to know is how to go on.
   if (saved_resumable && cut_short(r))
     fmt::print(stderr, "{}: {}: search saved after {} executions; go on with --resume {} and the same options\n",
-               tool_name(), a.checkpoint, r.executions, a.checkpoint);
+               tool_name(), a.checkpoint, saved_executions, a.checkpoint);
   if (!write_search_reports(a, *p, o, r)) return kExitBadInput;
   if (checkpoint_failed) return kExitBadInput;
   if (r.failures_total() > 0 || r.any_checker_flagged()) return kExitProblem;
@@ -852,7 +856,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_flag("--stop-on-failure", a->stop_on_failure, "Stop at the first failing execution");
   run->add_option("--checkpoint", a->checkpoint,
                   "Save the search's state in FILE when it stops (a limit, Ctrl-C, SIGTERM) and every "
-                  "--checkpoint-every seconds (one job; docs/checkpoint.md)");
+                  "--checkpoint-every seconds (docs/checkpoint.md)");
   run->add_option("--checkpoint-every", a->checkpoint_every, "With --checkpoint: also save every SECONDS")
       ->check(non_negative_seconds)
       ->each([a](const std::string&) { a->checkpoint_every_given = true; });

@@ -1350,6 +1350,11 @@ ExploreOptions for_memory_model(const ExploreOptions& o) {
 ExploreResult explore(const Program& program, const ExploreOptions& asked,
                       const std::function<void(const ExecutionView&)>& on_execution) {
   const ExploreOptions given = for_memory_model(asked);
+  // Split samples are N searches with N generators, which one state cannot hold. (A
+  // parallel optimal search checkpoints its own state; dfs and dpor ignore jobs.)
+  if ((given.checkpoint || given.resume) && given.jobs > 1 &&
+      (given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct))
+    throw std::invalid_argument("checkpoints of split samples need one job (jobs = 1)");
   // atomcheck-mpi: a process other than rank 0 serves rank 0's searches from here on.
   detail::Cluster* cluster = given.distribute ? detail::claim_cluster() : nullptr;
   struct Claim {
@@ -1362,7 +1367,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   const bool sampling = given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct;
   // Samples split across ranks without checkers or a callback: their results travel as
   // counts, failures and outcomes (explore_samples.cpp).
-  if (cluster && sampling && !on_execution && given.checkers.empty()) {
+  // (A checkpoint holds one sampler's state: with one, rank 0 samples alone.)
+  if (cluster && sampling && !on_execution && given.checkers.empty() && !given.checkpoint && !given.resume) {
     ++cluster->serial;
     const std::uint64_t join[] = {cluster->serial, kJoinSamples, static_cast<std::uint64_t>(given.memory), 0, 0, 0};
     for (int k = 1; k < cluster->size(); ++k) cluster->send(k, detail::ClusterTag::join, join);
@@ -1375,11 +1381,6 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   if (cluster && (given.strategy != StrategyKind::optimal || given.memory == MemoryModelKind::rc11 ||
                   given.units_inline))
     cluster = nullptr;
-  // A parallel search's state is spread over its units and threads: no checkpoint of it
-  // (dfs and dpor ignore jobs).
-  if ((given.checkpoint || given.resume) && given.jobs > 1 && given.strategy != StrategyKind::dfs &&
-      given.strategy != StrategyKind::dpor)
-    throw std::invalid_argument("checkpoints need one job (jobs = 1)");
   // Samples split across cores; optimal takes `jobs` below (Units).
   if (given.jobs > 1 && (given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct))
     return detail::explore_split_samples(program, given, on_execution);
@@ -1494,7 +1495,19 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
                           options.strategy == StrategyKind::optimal;
   std::unique_ptr<detail::Execution> walker;
   std::unique_ptr<EstimateStrategy> estimator;
+  // The estimator before the walks made at `walked_at` executions: a checkpoint taken
+  // where a unit is reached (below) is of the state before that execution's walks, which
+  // the resumed search makes again.
+  std::vector<std::uint64_t> unwalked;
+  double unwalked_estimate = 0;
+  std::uint64_t walked_at = no_end;
   auto walk = [&](int times) {
+    if (options.checkpoint) {
+      unwalked.clear();
+      estimator->save(unwalked);
+      unwalked_estimate = r.estimate;
+      walked_at = r.executions;
+    }
     for (int i = 0; i < times; ++i) {
       estimator->begin_execution();
       walker->run(program, *estimator);
@@ -1533,9 +1546,31 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
     if (options.count_classes && (class_set.size() != r.classes || rf_co_set.size() != r.rf_co_classes))
       throw std::invalid_argument("the checkpoint's class keys do not match its class counts (damaged?)");
   }
+  // While the search takes a unit's runs its state is no one-job search's (it holds the
+  // unit's nodes but not yet the insertions the unit made above its root), so a
+  // checkpoint then is `reached`, the state where it reached the unit, before the
+  // unit's runs were tallied; the resumed search explores that branch itself. Its keys
+  // are the live ones less those the unit's runs added: copying every key at every unit
+  // reached would cost a search of millions of classes more than this.
+  const bool keep_reached = options.checkpoint && units;
+  SearchState reached;  // all but the keys
+  std::vector<std::uint64_t> reached_new_classes, reached_new_rf_co;
+  auto keys_before = [](const KeySet& live, std::vector<std::uint64_t>& added, std::vector<std::uint64_t>& out) {
+    std::sort(added.begin(), added.end());
+    live.append_to(out);
+    std::erase_if(out, [&](std::uint64_t k) { return std::binary_search(added.begin(), added.end(), k); });
+  };
   // The state between two executions (where every stop below is taken): the tallies,
   // the strategy's and the estimator's state, the keys.
   auto checkpoint = [&](bool finished) {
+    if (draining && !finished) {
+      SearchState st = reached;
+      st.result.stop = r.stop;
+      keys_before(class_set, reached_new_classes, st.class_keys);
+      keys_before(rf_co_set, reached_new_rf_co, st.rf_co_keys);
+      options.checkpoint(st);
+      return;
+    }
     SearchState st;
     st.result = r;
     st.result.elapsed_seconds = 0;
@@ -1570,7 +1605,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
         options.progress(p);
       }
     }
-    if (options.checkpoint && options.checkpoint_every > 0) {
+    // Not while taking a unit's runs: `reached` is older than the last checkpoint may be.
+    if (options.checkpoint && options.checkpoint_every > 0 && !draining) {
       const auto now = Clock::now();
       if (std::chrono::duration<double>(now - last_checkpoint).count() >= options.checkpoint_every) {
         last_checkpoint = now;
@@ -1668,6 +1704,20 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
             ++r.parallel.discarded;
             r.parallel.cancelled += u->changed;
           } else {
+            if (keep_reached) {
+              reached = SearchState{};
+              reached.result = r;
+              reached.result.elapsed_seconds = 0;
+              strategy->save_begun(reached.strategy);
+              if (walked_at == r.executions) {
+                reached.estimator = unwalked;
+                reached.result.estimate = unwalked_estimate;
+              } else if (estimator) {
+                estimator->save(reached.estimator);
+              }
+              reached_new_classes.clear();
+              reached_new_rf_co.clear();
+            }
             ++r.parallel.units;
             r.parallel.unit_executions += u->count;
             if (!u->complete) {
@@ -1750,7 +1800,12 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
     }
     const std::uint64_t index = r.executions++;
     RunFacts& f = !urun ? facts : urun->full ? urun->rest->facts : unpack(*urun, *draining, facts);
+    const std::size_t classes_before = class_set.size(), rf_co_before = rf_co_set.size();
     tally(r, options, index, f, class_set, rf_co_set);
+    if (urun && keep_reached) {
+      if (class_set.size() != classes_before) reached_new_classes.push_back(f.class_hash);
+      if (rf_co_set.size() != rf_co_before) reached_new_rf_co.push_back(f.rf_co_hash);
+    }
 
     if (on_execution) {
       if (!urun) exec.materialize_names();

@@ -190,8 +190,10 @@ struct ExploreOptions {
   // called on the search's thread with its state: between executions every
   // checkpoint_every seconds (0: never), when a budget, the time limit or the interrupt
   // stops the search (the state it can go on from), and once when it ends any other way
-  // (a finished state: resuming it gives this result again). Every strategy but replay,
-  // with one job (explore() throws std::invalid_argument otherwise).
+  // (a finished state: resuming it gives this result again). Every strategy but replay;
+  // random and pct with one job only (explore() throws std::invalid_argument otherwise).
+  // A parallel optimal search stopped while it takes a unit's runs saves the state where
+  // it reached the unit, before those runs (docs/checkpoint.md).
   std::function<void(const SearchState&)> checkpoint{};
   double checkpoint_every = 0;
   // Goes on from this state (one `checkpoint` saw with the same options, budgets aside)

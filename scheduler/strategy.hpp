@@ -164,6 +164,13 @@ class Strategy {
     (void)in;
     return false;
   }
+  // save()'s words for the state just after begin_execution() returned true, which
+  // load() takes to run that very execution next: a parallel search reaches a unit after
+  // begin_execution(), and its checkpoint from then on is that moment's state.
+  virtual bool save_begun(std::vector<std::uint64_t>& out) const {
+    (void)out;
+    return false;
+  }
 
   // ---- units of a parallel search (explore.cpp's Units) -------------------------------
   // A unit is a pending branch of the search's tree with everything below it, explored by

@@ -143,13 +143,13 @@ class alignas(64) OptimalStrategy final : public Strategy {
   // rebuilds from the next execution's history. Layout: started, spins, blocked, node
   // count, then per node: enabled (count, transitions), sleep (likewise), wakeup tree
   // (count of roots, then each subtree in preorder: transition, count of children).
-  // A transition is two words (strategy_words.hpp). Units are not saved: explore() refuses
-  // checkpoints with more than one job.
-  bool save(std::vector<std::uint64_t>& out) const override {
-    if (unit_root_ != kNone || !carved_.empty() || !error_.empty()) return false;
-    out.insert(out.end(), {started_ ? 1u : 0u, spins_ ? 1u : 0u, blocked_});
-    push_nodes(out, stack_);
-    return true;
+  // A transition is two words (strategy_words.hpp). Carved units are not saved: carving
+  // leaves the branch in its wakeup tree, so the resumed search explores it itself.
+  // `started` 0 with nodes is save_begun()'s: begin_execution() has popped the last
+  // execution's branch already, and the next execution follows the path as it is.
+  bool save(std::vector<std::uint64_t>& out) const override { return save_words(out, started_); }
+  bool save_begun(std::vector<std::uint64_t>& out) const override {
+    return started_ && !stack_.empty() && save_words(out, false);
   }
   // Decodes with every count checked against the words left; what the nodes say is
   // checked by the search itself, which compares each replayed step with the node's
@@ -159,7 +159,10 @@ class alignas(64) OptimalStrategy final : public Strategy {
     std::uint64_t started = 0, spins = 0, blocked = 0;
     if (!r.word(started) || !r.word(spins) || !r.word(blocked) || started > 1 || spins > 1) return false;
     std::vector<Node> stack;
-    if (!read_nodes(r, stack) || r.left() != 0 || (started == 0 && !stack.empty())) return false;
+    if (!read_nodes(r, stack) || r.left() != 0) return false;
+    // Begun (save_begun): the next execution replays every node's first branch.
+    if (started == 0 && std::any_of(stack.begin(), stack.end(), [](const Node& n) { return n.wut.empty(); }))
+      return false;
     started_ = started != 0;
     spins_ = spins != 0;
     blocked_ = blocked;
@@ -383,6 +386,13 @@ class alignas(64) OptimalStrategy final : public Strategy {
     std::vector<WNode> wut;  // front(): the child being explored
   };
 
+  bool save_words(std::vector<std::uint64_t>& out, bool started) const {
+    // A unit's nodes above its root are placeholders: no search's state.
+    if (unit_root_ != kNone || !error_.empty()) return false;
+    out.insert(out.end(), {started ? 1u : 0u, spins_ ? 1u : 0u, blocked_});
+    push_nodes(out, stack_);
+    return true;
+  }
   // Node count, then per node: enabled (count, transitions), sleep (likewise), wakeup
   // tree (count of roots, then each subtree in preorder: transition, count of children).
   static void push_nodes(std::vector<std::uint64_t>& out, const std::vector<Node>& nodes) {

@@ -2,21 +2,29 @@
 // stopped anywhere (a budget, the time limit, Ctrl-C, SIGTERM) and resumed, once or in a
 // chain, prints the uninterrupted search's summary; a checkpoint of another program or
 // other options, or a damaged one, is refused in one line with exit 2; a failed write
-// never replaces a good checkpoint.
+// never replaces a good checkpoint. A parallel optimal search (--jobs 2) stopped anywhere,
+// inside the runs it takes from a unit too, resumes with any job count to the one-job
+// search's summary and executions.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/checkpoint.hpp"
+#include "scheduler/api.hpp"
+#include "scheduler/explore.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace atomcheck {
@@ -298,8 +306,9 @@ TEST(Checkpoint, UnsupportedCombinationsAreRefusedInOneLine) {
   expect_refused(run_cli({"run", testing::data_path("litmus/sb.litmus"), "--checkpoint", file}),
                  "registered programs, not to files");
   expect_refused(run_cli({"run", "lost-update", "--strategy", "random", "--jobs", "2", "--checkpoint", file}),
-                 "needs one job");
-  expect_refused(run_cli({"run", "lost-update", "--jobs", "2", "--resume", file}), "needs one job");
+                 "--checkpoint of split samples needs one job; drop --jobs 2");
+  expect_refused(run_cli({"run", "lost-update", "--strategy", "pct", "--jobs", "2", "--resume", file}),
+                 "--resume of split samples needs one job");
   expect_refused(run_cli({"run", "lost-update", "--strategy", "dfs", "--checkpoint-every", "5"}), "needs --checkpoint");
   expect_refused(run_cli({"run", "lost-update", "--replay", "0", "--checkpoint", file}), "--replay");
   EXPECT_FALSE(std::filesystem::exists(file));
@@ -469,6 +478,226 @@ TEST(Checkpoint, PeriodicCheckpointsSurviveAKill) {
   const CliResult resumed = run_cli(with(cmd, {"--resume", file}));
   EXPECT_EQ(resumed.exit_code, whole.exit_code) << resumed.err;
   EXPECT_EQ(summary(resumed), summary(whole));
+}
+
+// ---- a parallel optimal search (--jobs N) --------------------------------------------
+
+// The summary without the clock and the job count, which the search's answer does not
+// depend on.
+nlohmann::json summary_any_jobs(const CliResult& r) {
+  nlohmann::json j = summary(r);
+  if (j.is_object()) j.erase("jobs");
+  return j;
+}
+
+// A parallel search stopped at k executions saves its own state, or, when the stop fell
+// in the runs it was taking from a unit, the state where it reached that unit (fewer than
+// k executions). Resumed with either job count the summary is the uninterrupted one-job
+// search's; resumed with the same budget it is the stopped run's, so a budget still cuts
+// at the same execution.
+TEST(Checkpoint, ParallelOptimalStopsResumeWithEitherJobCount) {
+  std::uint64_t stops = 0, in_units = 0;
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"run", "lastzero-10", "--json", "--quiet"},
+        std::vector<std::string>{"run", "hammer-account-unlocked", "--memory", "tso", "--checker",
+                                 "velodrome,tso-exec", "--json", "--quiet"}}) {
+    SCOPED_TRACE(cmd[1]);
+    const CliResult whole = run_cli(with(cmd, {"--jobs", "1"}));
+    const nlohmann::json full = summary_any_jobs(whole);
+    ASSERT_EQ(full.value("stop", ""), "exhausted") << whole.out << whole.err;
+    const std::uint64_t n = full.value("executions", 0ull);
+    ASSERT_GT(n, 2000u);
+    const std::string file = testing::temp_dir() + "/parallel.ckpt";
+    for (std::uint64_t k : std::vector<std::uint64_t>{1, n / 3, n / 2, n - 1}) {
+      SCOPED_TRACE("k = " + std::to_string(k));
+      const std::string budget = std::to_string(k);
+      const CliResult stopped = run_cli(with(cmd, {"--jobs", "2", "--max-executions", budget, "--checkpoint", file}));
+      ASSERT_EQ(summary(stopped).value("executions", ~0ull), k) << stopped.out << stopped.err;
+      cli::SearchIdentity id;
+      SearchState state;
+      ASSERT_EQ(cli::parse_checkpoint(slurp(file), id, state), "");
+      ASSERT_LE(state.result.executions, k);
+      EXPECT_NE(stopped.err.find(file + ": search saved after " + std::to_string(state.result.executions) +
+                                 " executions; go on with --resume"),
+                std::string::npos)
+          << stopped.err;
+      ++stops;
+      in_units += state.result.executions < k;
+      for (const char* jobs : {"2", "1"}) {
+        const CliResult resumed = run_cli(with(cmd, {"--jobs", jobs, "--resume", file}));
+        EXPECT_EQ(resumed.exit_code, whole.exit_code) << "--jobs " << jobs << ": " << resumed.err;
+        EXPECT_EQ(summary_any_jobs(resumed), full) << "--jobs " << jobs << ", resumed:\n" << resumed.out;
+      }
+      const CliResult again = run_cli(with(cmd, {"--jobs", "2", "--max-executions", budget, "--resume", file}));
+      EXPECT_EQ(summary_any_jobs(again), summary_any_jobs(stopped));
+    }
+  }
+  // Where the stops fall depends on the threads' timing; the library test below makes
+  // them fall inside a unit's runs for sure.
+  std::printf("%llu of %llu stops fell in the runs the search took from a unit\n",
+              static_cast<unsigned long long>(in_units), static_cast<unsigned long long>(stops));
+}
+
+struct LibrarySearch {
+  ExploreResult result;
+  std::vector<std::string> executions;  // per execution: index, class key, schedule, end, verdict
+  std::vector<SearchState> saved;       // what ExploreOptions::checkpoint was given
+};
+
+LibrarySearch search_library(const Program& p, unsigned jobs, std::uint64_t units_inline, std::uint64_t max,
+                             const SearchState* resume) {
+  LibrarySearch out;
+  ExploreOptions o;
+  o.strategy = StrategyKind::optimal;
+  o.stop_on_failure = false;
+  o.count_classes = true;
+  o.keep_failures = 1000000;
+  o.checkers = {"velodrome"};
+  o.jobs = jobs;
+  o.units_inline = units_inline;
+  o.max_executions = max;
+  o.resume = resume;
+  o.checkpoint = [&out](const SearchState& st) { out.saved.push_back(st); };
+  out.result = explore(p, o, [&out](const ExecutionView& v) {
+    std::string verdicts;
+    for (const Verdict& d : *v.verdicts) verdicts += d.flags() ? 'f' : d.decided() ? 'd' : 'u';
+    out.executions.push_back(fmt::format("{} {:x} {:x} {} {} {} {} {}", v.index, v.class_key, v.rf_co_key,
+                                         v.schedule, v.failure ? v.failure->message : "-",
+                                         v.outcome ? format_outcome(*v.outcome) : "-", verdicts,
+                                         v.sleep_blocked));
+  });
+  return out;
+}
+
+// Everything the summary prints, as one comparable string.
+std::string library_summary(const ExploreResult& r) {
+  std::string s = fmt::format("exec {} completed {} failed {} deadlocks {} stepb {} pruned {} blocked {} classes {} "
+                              "rf_co {} steps {} events {} stop {} error '{}' estimate {} bounded {}",
+                              r.executions, r.completed, r.failed, r.deadlocks, r.step_bounded, r.pruned,
+                              r.sleep_blocked, r.classes, r.rf_co_classes, r.steps, r.events,
+                              stop_reason_name(r.stop), r.error, r.estimate, r.bounded);
+  for (const Failure& f : r.failures)
+    s += fmt::format("\n  failure {} {} {} {}", f.execution, failure_kind_name(f.kind), f.message, f.schedule);
+  for (const auto& [o, n] : r.outcomes) s += fmt::format("\n  outcome {} x{}", format_outcome(o), n);
+  for (const CheckerSummary& c : r.checkers)
+    s += fmt::format("\n  {} flagged {} undecided {} first {} {}", c.name, c.flagged, c.undecided, c.first_execution,
+                     c.first_schedule);
+  return s;
+}
+
+// Units run on the search's thread when carved (units_inline), so where the search takes
+// a unit's runs does not depend on timing: a stop at every execution k, many of them
+// inside those runs, checkpointed and resumed with one job and with units again, gives
+// the uninterrupted search's executions in order and its summary (with the size
+// estimate, whose walks the resumed search makes where the uninterrupted one does).
+TEST(Checkpoint, ParallelStopsInsideAUnitsRunsResumeExactly) {
+  std::uint64_t stops = 0, in_units = 0, at_walks = 0;
+  // Two stores each by two threads, read by a third: 22 executions whose DFS tree is
+  // uneven, so an extra estimator walk changes the estimate (in the increments' even
+  // tree every walk gives the same).
+  const Program stores = [] {
+    atomic<int> x(0, "x"), y(0, "y");
+    thread a([&] { x.store(1); y.store(1); });
+    thread b([&] {
+      const int r = y.load();
+      const int s = x.load();
+      outcome("r", r);
+      outcome("s", s);
+    });
+    thread c([&] { x.store(2); y.store(2); });
+    a.join();
+    b.join();
+    c.join();
+  };
+  // Five increments: 120 orders, each its own outcome, a failure in a fifth of them.
+  const Program increments = [] {
+    atomic<int> x(0, "x");
+    std::vector<thread> ts;
+    for (int i = 0; i < 5; ++i)
+      ts.emplace_back([&, i] {
+        const int seen = x.fetch_add(1);
+        outcome(fmt::format("r{}", i), seen);
+        check(i != 0 || seen != 4, "the first thread came last");
+      });
+    for (auto& t : ts) t.join();
+  };
+  const ProgramInfo* hammer = find_program("hammer-account-unlocked");
+  ASSERT_NE(hammer, nullptr);
+  // Units of at most 2 runs are mostly taken over (the search copies their nodes), whole
+  // ones joined.
+  for (auto [name, p, inline_runs] : {std::tuple<const char*, Program, std::uint64_t>{"stores", stores, 1},
+                                      {"increments", increments, 2},
+                                      {"increments", increments, 1000000},
+                                      {"hammer-account-unlocked", hammer->body, 1000000}}) {
+    const LibrarySearch one = search_library(p, 1, 0, 0, nullptr);
+    const std::uint64_t n = one.result.executions;
+    ASSERT_EQ(one.result.stop, StopReason::none);
+    ASSERT_GE(n, 20u);
+    ASSERT_EQ(one.executions.size(), n);
+    {
+      const LibrarySearch whole = search_library(p, 2, inline_runs, 0, nullptr);
+      ASSERT_EQ(library_summary(whole.result), library_summary(one.result));
+      std::printf("%s, units of at most %llu runs: %llu of %llu executions in units, %llu taken over\n", name,
+                  static_cast<unsigned long long>(inline_runs),
+                  static_cast<unsigned long long>(whole.result.parallel.unit_executions),
+                  static_cast<unsigned long long>(n), static_cast<unsigned long long>(whole.result.parallel.taken_over));
+      ASSERT_GT(whole.result.parallel.unit_executions, n / 4);
+      // Every k of the small program; every third of hammer's 360, for the suite's time
+      // (a stop costs a search and three resumes).
+      for (std::uint64_t k = 1; k < n; k += n > 200 ? 3 : 1) {
+        SCOPED_TRACE(fmt::format("{}, units of at most {} runs, stopped at {}", name, inline_runs, k));
+        const LibrarySearch stopped = search_library(p, 2, inline_runs, k, nullptr);
+        ASSERT_EQ(stopped.result.executions, k);
+        ASSERT_EQ(stopped.saved.size(), 1u);
+        const SearchState& state = stopped.saved.front();
+        ASSERT_FALSE(state.finished);
+        ASSERT_EQ(state.result.stop, StopReason::max_executions);
+        const std::uint64_t at = state.result.executions;
+        ASSERT_LE(at, k);
+        ++stops;
+        in_units += at < k;
+        // Where the estimator walks (after executions 1, 16, 128, ...): the state saved
+        // must be the one before the walks, which the resumed search makes again.
+        at_walks += at < k && (at == 1 || at == 16 || (at > 64 && at % 64 == 0));
+        const std::vector<std::string> before(one.executions.begin(),
+                                              one.executions.begin() + static_cast<std::ptrdiff_t>(at));
+        for (auto [jobs, units] : {std::pair<unsigned, std::uint64_t>{1, 0}, {2, inline_runs}}) {
+          const LibrarySearch resumed = search_library(p, jobs, units, 0, &state);
+          ASSERT_EQ(library_summary(resumed.result), library_summary(one.result)) << "resumed with " << jobs << " jobs";
+          std::vector<std::string> all = before;
+          all.insert(all.end(), resumed.executions.begin(), resumed.executions.end());
+          ASSERT_EQ(all, one.executions) << "resumed with " << jobs << " jobs";
+        }
+        // The same budget again: the stopped search's summary, cut at the same execution.
+        const LibrarySearch again = search_library(p, 2, inline_runs, k, &state);
+        ASSERT_EQ(library_summary(again.result), library_summary(stopped.result));
+      }
+    }
+  }
+  EXPECT_GT(in_units, stops / 10) << "few stops fell in a unit's runs";
+  EXPECT_GT(at_walks, 0u) << "no stop fell in the runs of a unit reached where the estimator walks";
+  std::printf("%llu of %llu stops fell in the runs the search took from a unit\n",
+              static_cast<unsigned long long>(in_units), static_cast<unsigned long long>(stops));
+}
+
+// SIGTERM (a batch system's pre-emption) stops a parallel search wherever its threads
+// are, with periodic checkpoints on (each deferred while the search takes a unit's runs):
+// the resumed summary is the one-job search's.
+TEST(Checkpoint, SigtermStopsAParallelSearchThatResumes) {
+  const std::vector<std::string> cmd = {"run", "readers-15", "--json", "--quiet"};
+  const CliResult whole = run_cli(with(cmd, {"--jobs", "1"}));
+  const nlohmann::json full = summary_any_jobs(whole);
+  ASSERT_EQ(full.value("stop", ""), "exhausted") << whole.out;
+  const std::string file = testing::temp_dir() + "/sigterm.ckpt";
+  const CliResult stopped = testing::run_cli_signalled(
+      with(cmd, {"--jobs", "2", "--checkpoint", file, "--checkpoint-every", "0.01"}), 150, SIGTERM);
+  ASSERT_EQ(stopped.exit_code, kExitBudget) << stopped.err;
+  ASSERT_EQ(summary(stopped).value("stop", ""), "interrupted");
+  for (const char* jobs : {"2", "1"}) {
+    const CliResult resumed = run_cli(with(cmd, {"--jobs", jobs, "--resume", file}));
+    EXPECT_EQ(resumed.exit_code, whole.exit_code) << resumed.err;
+    EXPECT_EQ(summary_any_jobs(resumed), full) << "--jobs " << jobs;
+  }
 }
 
 }  // namespace

@@ -43,7 +43,20 @@ shared() {
   echo "other ranks ran $others executions of: $*"
 }
 
-counts() { python3 -c "import json,sys; j=json.load(sys.stdin); print(j['executions'], j['classes'], j['completed'], j['failed'], j['end'])"; }
+# The counts a resumed search must end with: executions, classes, completed, failed, how it ended.
+counts() { python3 -c "import json,sys; j=json.load(sys.stdin); print(j['executions'], j['classes'], j['completed'], j['failed'], j['stop'], j['exhausted'])"; }
+# The counts of a --json summary on stdin, or the test fails here.
+# A checkpoint to go on from, not a finished search's: else the test proves nothing.
+unfinished() {
+  python3 -c "import json,sys; sys.exit(0 if not json.load(open(sys.argv[1]))['body']['state']['finished'] else 1)" "$1" ||
+    fail "the search ended before it was stopped; $2"
+}
+counts_of() {
+  local c
+  c=$(counts) || fail "no summary: $1"
+  [ -n "$c" ] || fail "no summary: $1"
+  echo "$c"
+}
 
 poly=regiontrack-blame,regiontrack,regiontrack-fixed,aerodrome,aerodrome-opt,aerodrome-fixed,aerodrome-opt-fixed,velodrome,atomic-set,tso-monitor,ws-reduction-4.3,ws-reduction-4.4
 
@@ -69,13 +82,14 @@ case $case in
     shared run lastzero-8 --strategy random --max-executions 600
     ;;
   checkpoint)
-    full=$("$one" run lastzero-12 --json --quiet | counts)
+    full=$("$one" run lastzero-12 --json --quiet | counts_of "lastzero-12") || exit 1
     launch run lastzero-12 --time-limit 0.1 --checkpoint "$tmp/f" --quiet > /dev/null 2> "$tmp/err"
     [ -s "$tmp/f" ] || fail "no checkpoint written: $(cat "$tmp/err")"
-    got=$(launch run lastzero-12 --resume "$tmp/f" --json --quiet | counts)
+    unfinished "$tmp/f" "--time-limit 0.1"
+    got=$(launch run lastzero-12 --resume "$tmp/f" --json --quiet | counts_of "resumed under MPI") || exit 1
     [ "$got" = "$full" ] || fail "resumed under MPI: $got, uninterrupted: $full"
     launch run lastzero-12 --time-limit 0.1 --checkpoint "$tmp/g" --quiet > /dev/null 2>&1
-    got=$("$one" run lastzero-12 --resume "$tmp/g" --json --quiet | counts)
+    got=$("$one" run lastzero-12 --resume "$tmp/g" --json --quiet | counts_of "resumed in one process") || exit 1
     [ "$got" = "$full" ] || fail "resumed in one process: $got, uninterrupted: $full"
     launch run lastzero-10 --resume "$tmp/g" --quiet > /dev/null 2> "$tmp/err"
     code=$?
@@ -86,7 +100,7 @@ case $case in
   kill)
     # A rank killed mid-search: mpirun ends the job, and the last periodic checkpoint
     # resumes to the uninterrupted counts.
-    full=$("$one" run readers-15 --json --quiet | counts)
+    full=$("$one" run readers-15 --json --quiet | counts_of "readers-15") || exit 1
     launch run readers-15 --checkpoint "$tmp/f" --checkpoint-every 0.05 --quiet > /dev/null 2>&1 &
     job=$!
     for _ in $(seq 100); do [ -s "$tmp/f" ] && break; sleep 0.05; done
@@ -100,19 +114,21 @@ case $case in
     wait "$job"
     code=$?
     [ "$code" != 0 ] || echo "note: the search ended before the kill took effect"
-    got=$("$one" run readers-15 --resume "$tmp/f" --json --quiet | counts)
+    unfinished "$tmp/f" "the kill came too late"
+    got=$("$one" run readers-15 --resume "$tmp/f" --json --quiet | counts_of "resumed after a killed rank") || exit 1
     [ "$got" = "$full" ] || fail "resumed after a killed rank: $got, uninterrupted: $full"
     echo "killed rank 1 (exit $code); resumed: $got"
     ;;
   sigterm)
-    full=$("$one" run readers-15 --json --quiet | counts)
+    full=$("$one" run readers-15 --json --quiet | counts_of "readers-15") || exit 1
     launch run readers-15 --checkpoint "$tmp/f" --quiet > /dev/null 2> "$tmp/err" &
     job=$!
     sleep 0.6
     pkill -TERM -f "^mpirun --oversubscribe -n $ranks $mpi run readers-15" || true
     wait "$job"
     [ -s "$tmp/f" ] || fail "SIGTERM left no checkpoint: $(cat "$tmp/err")"
-    got=$(launch run readers-15 --resume "$tmp/f" --json --quiet | counts)
+    unfinished "$tmp/f" "SIGTERM came too late"
+    got=$(launch run readers-15 --resume "$tmp/f" --json --quiet | counts_of "resumed after SIGTERM") || exit 1
     [ "$got" = "$full" ] || fail "resumed after SIGTERM: $got, uninterrupted: $full"
     echo "SIGTERM; resumed: $got"
     ;;
