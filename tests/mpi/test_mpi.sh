@@ -100,13 +100,13 @@ case $case in
   kill)
     # A rank killed mid-search: mpirun ends the job, and the last periodic checkpoint
     # resumes to the uninterrupted counts.
-    full=$("$one" run readers-15 --json --quiet | counts_of "readers-15") || exit 1
-    launch run readers-15 --checkpoint "$tmp/f" --checkpoint-every 0.05 --quiet > /dev/null 2>&1 &
+    full=$("$one" run lastzero-15 --json --quiet | counts_of "lastzero-15") || exit 1
+    launch run lastzero-15 --checkpoint "$tmp/f" --checkpoint-every 0.05 --quiet > /dev/null 2>&1 &
     job=$!
     for _ in $(seq 100); do [ -s "$tmp/f" ] && break; sleep 0.05; done
     [ -s "$tmp/f" ] || fail "no periodic checkpoint"
     victim=""
-    for p in $(pgrep -f "atomcheck-mpi run readers-15"); do
+    for p in $(pgrep -f "atomcheck-mpi run lastzero-15"); do
       if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then victim=$p; fi
     done
     [ -n "$victim" ] || fail "rank 1 not found"
@@ -115,20 +115,21 @@ case $case in
     code=$?
     [ "$code" != 0 ] || echo "note: the search ended before the kill took effect"
     unfinished "$tmp/f" "the kill came too late"
-    got=$("$one" run readers-15 --resume "$tmp/f" --json --quiet | counts_of "resumed after a killed rank") || exit 1
+    got=$("$one" run lastzero-15 --resume "$tmp/f" --json --quiet | counts_of "resumed after a killed rank") || exit 1
     [ "$got" = "$full" ] || fail "resumed after a killed rank: $got, uninterrupted: $full"
     echo "killed rank 1 (exit $code); resumed: $got"
     ;;
   sigterm)
-    full=$("$one" run readers-15 --json --quiet | counts_of "readers-15") || exit 1
-    launch run readers-15 --checkpoint "$tmp/f" --quiet > /dev/null 2> "$tmp/err" &
+    # A batch system's pre-emption: mpirun passes SIGTERM to every rank; rank 0 saves.
+    full=$("$one" run lastzero-15 --json --quiet | counts_of "lastzero-15") || exit 1
+    launch run lastzero-15 --checkpoint "$tmp/f" --checkpoint-every 0.05 --quiet > /dev/null 2> "$tmp/err" &
     job=$!
-    sleep 0.6
-    pkill -TERM -f "^mpirun --oversubscribe -n $ranks $mpi run readers-15" || true
+    for _ in $(seq 200); do [ -s "$tmp/f" ] && break; sleep 0.05; done
+    pkill -TERM -f "^mpirun --oversubscribe -n $ranks $mpi run lastzero-15" || true
     wait "$job"
     [ -s "$tmp/f" ] || fail "SIGTERM left no checkpoint: $(cat "$tmp/err")"
     unfinished "$tmp/f" "SIGTERM came too late"
-    got=$(launch run readers-15 --resume "$tmp/f" --json --quiet | counts_of "resumed after SIGTERM") || exit 1
+    got=$(launch run lastzero-15 --resume "$tmp/f" --json --quiet | counts_of "resumed after SIGTERM") || exit 1
     [ "$got" = "$full" ] || fail "resumed after SIGTERM: $got, uninterrupted: $full"
     echo "SIGTERM; resumed: $got"
     ;;
