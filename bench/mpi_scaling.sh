@@ -3,6 +3,9 @@
 # N atomcheck-mpi run MODEL` for N = 1..4, the cost rank 0 pays per execution another rank
 # ran (what bounds the speed-up), the projection fitted to it, and the wall time of the
 # search with 2 ranks against 1 rank and against two independent one-process runs.
+# A rank's work is the CPU of its thread that takes part in the search, from the search's
+# start to its end (MPI's start-up and the program's registry left out), less the CPU it
+# spent waiting for a message (a spin before it sleeps).
 # Usage: bench/mpi_scaling.sh [BUILD] [ROUNDS] [MODELS...]
 # (default build/release 5 lastzero-12 readers-15)
 set -euo pipefail
@@ -22,16 +25,10 @@ elapsed() { python3 -c "import json,sys; print(json.load(sys.stdin)['elapsed_sec
 for model in "${models[@]}"; do
   # Per-rank figures, N = 1..4 (oversubscribed past the cores: the CPU each rank spends is
   # what the projection needs, not the wall time).
-  for n in 1 2 3 4; do
+  for n in 2 3 4; do
     for r in $(seq "$rounds"); do
       ATOMCHECK_MPI_STATS="$tmp/$model.$n.$r" mpirun --oversubscribe -n "$n" "$mpi" run "$model" --quiet > /dev/null
-      # The fixed cost of a rank (MPI's start, the program's registry): a search of one execution.
-      ATOMCHECK_MPI_STATS="$tmp/base.$n.$r" mpirun --oversubscribe -n "$n" "$mpi" run lastzero-2 --max-executions 1 --quiet > /dev/null || true
     done
-  done
-  # CPU per execution in one process (the work a rank does per execution it runs).
-  for r in $(seq "$rounds"); do
-    /usr/bin/time -f "%U %S" -o "$tmp/one.$r" "$one" run "$model" --jobs 1 --json --quiet > "$tmp/one.json.$r"
   done
   # Wall of the search (elapsed_seconds: MPI's start-up left out) with 1 and 2 ranks, and
   # two one-process runs at once, alternating so that the VM's speed falls on all three.
@@ -47,42 +44,30 @@ for model in "${models[@]}"; do
 import json, statistics, sys
 tmp, model, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 med = statistics.median
-def stats(prefix, n):
-    runs = []
-    for r in range(1, rounds + 1):
-        runs.append({j["rank"]: j for j in map(json.loads, open(f"{tmp}/{prefix}.{n}.{r}"))})
-    return runs
-one_cpu = med(sum(map(float, open(f"{tmp}/one.{r}").read().split())) for r in range(1, rounds + 1))
-total = json.load(open(f"{tmp}/one.json.1"))["executions"]
-base1 = med(s[0]["cpu_seconds"] for s in stats("base", 1))
-per_exec = (one_cpu - base1) / total  # CPU per execution of a rank that runs them
-print(f"{model}: {total} executions; one process {per_exec * 1e6:.2f} us CPU per execution")
-print(f"{'N':>2} {'rank':>4} {'CPU s':>7} {'executions':>10} {'messages':>8} {'bytes':>10} {'bytes/exec':>10}")
-points = []  # (executions other ranks ran, rank 0's CPU above its fixed cost and its own runs)
-for n in (1, 2, 3, 4):
-    runs, base = stats(model, n), stats("base", n)
-    b0 = med(s[0]["cpu_seconds"] for s in base)
+total = json.load(open(f"{tmp}/a.json"))["executions"]
+# One process, one thread: its search's wall time is its CPU.
+per_exec = med(map(float, open(f"{tmp}/wone"))) / total
+print(f"{model}: {total} executions; one process {per_exec * 1e6:.2f} us per execution")
+print(f"{'N':>2} {'rank':>4} {'work s':>7} {'waiting':>7} {'executions':>10} {'us/exec':>7} {'messages':>8} {'bytes':>10} {'bytes/exec':>10}")
+points = []  # (executions the other ranks ran, rank 0's work less its own executions)
+for n in (2, 3, 4):
+    runs = [{j["rank"]: j for j in map(json.loads, open(f"{tmp}/{model}.{n}.{r}"))} for r in range(1, rounds + 1)]
+    for s in runs:
+        remote = sum(s[k]["executions"] for k in range(1, n))
+        points.append((remote, s[0]["search_cpu_seconds"] - s[0]["wait_cpu_seconds"] - (total - remote) * per_exec))
     for k in range(n):
-        cpu = med(s[k]["cpu_seconds"] for s in runs)
-        ex = med(s[k]["executions"] for s in runs)
+        work = med(s[k]["search_cpu_seconds"] - s[k]["wait_cpu_seconds"] for s in runs)
+        wait = med(s[k]["wait_cpu_seconds"] for s in runs)
+        ex = med((s[k]["executions"] if k else total - sum(s[j]["executions"] for j in range(1, n))) for s in runs)
         msg = med(s[k]["messages"] for s in runs)
         by = med(s[k]["bytes"] for s in runs)
-        shown = ex if k else "-"
-        print(f"{n:>2} {k:>4} {cpu:7.3f} {shown!s:>10} {msg:>8.0f} {by:>10.0f} {by / max(ex, 1) if k else 0:>10.1f}")
-    if n > 1:
-        for s in runs:
-            remote = sum(s[k]["executions"] for k in range(1, n))
-            own = total - remote
-            points.append((remote, s[0]["cpu_seconds"] - b0 - own * per_exec))
+        print(f"{n:>2} {k:>4} {work:7.3f} {wait:7.3f} {ex:>10.0f} {work / max(ex, 1) * 1e6:7.2f} {msg:>8.0f} {by:>10.0f} {by / max(ex, 1):>10.1f}")
 # Rank 0's cost per execution another rank ran: least squares through the origin.
-take = sum(x * y for x, y in points) / sum(x * x for x, _ in points)
-print(f"rank 0 pays {take * 1e6:.2f} us per execution another rank ran "
-      f"({take / per_exec:.3f} of running it); fitted on N = 2..4, {len(points)} runs")
-if take > 0:
-    nmax = 1 + per_exec / take
-    print(f"projection: rank 0 stops being the bottleneck's bound at N = {nmax:.0f} ranks "
-          f"(1 + {per_exec * 1e6:.2f} / {take * 1e6:.2f}); at N = 32 rank 0 would need "
-          f"{31 * take / per_exec:.2f} of its core for the others' runs")
+take = max(sum(x * y for x, y in points) / sum(x * x for x, _ in points), 1e-9)
+print(f"rank 0 pays {take * 1e6:.2f} us per execution another rank ran ({take / per_exec:.3f} of running it); "
+      f"fitted on N = 2..4, {len(points)} runs")
+print(f"projection: the others' runs fill rank 0's core at N = {1 + per_exec / take:.0f} ranks "
+      f"(1 + {per_exec * 1e6:.2f} / {take * 1e6:.2f}); at N = 32 they would need {31 * take / per_exec:.2f} of it")
 w1 = med(map(float, open(f"{tmp}/w1"))); w2 = med(map(float, open(f"{tmp}/w2")))
 wone = med(map(float, open(f"{tmp}/wone"))); wboth = med(map(float, open(f"{tmp}/wboth")))
 print(f"search wall: 1 rank {w1 * 1e3:.0f} ms, 2 ranks {w2 * 1e3:.0f} ms: 2 ranks / 1 rank {w2 / w1:.3f}; "

@@ -2,6 +2,8 @@
 // at a time (a search that runs explore() again inside, split samples, keeps its own).
 #include "scheduler/cluster.hpp"
 
+#include <ctime>
+
 namespace atomcheck::detail {
 
 namespace {
@@ -18,6 +20,12 @@ Cluster* claim_cluster() {
   if (!c || c->size() < 2 || c->claimed) return nullptr;
   c->claimed = true;
   return c;
+}
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
 void release_cluster() {

@@ -35,8 +35,12 @@ struct Cluster {
   // A process other than rank 0 was told to quit: it reports its figures and ends the
   // process (MPI_Finalize, exit 0); the command it was running on has nothing to add.
   [[noreturn]] virtual void leave() = 0;
-  // Figures of this process: messages and bytes sent, executions it ran for the job.
+  // Figures of this process: messages and bytes sent, executions it ran for the job, the
+  // CPU of the thread that took part in the distributed searches while it did (rank 0:
+  // from a search's start to its end; others: from `join` to `ended`), and the part of
+  // that CPU spent waiting for a message (the transport adds every wait up in `waited`).
   std::uint64_t messages = 0, bytes = 0, executions = 0;
+  double search_cpu = 0, search_waited = 0, waited = 0;
   // The serial of the job's current search (rank 0's count of distributed searches).
   std::uint64_t serial = 0;
   bool claimed = false;  // an explore() uses it (claim_cluster)
@@ -50,5 +54,7 @@ Cluster* cluster();
 // call explore() from threads, and those must run locally). release_cluster() gives it back.
 Cluster* claim_cluster();
 void release_cluster();
+// The calling thread's CPU time in seconds (for Cluster::search_cpu).
+double thread_cpu_seconds();
 
 }  // namespace atomcheck::detail

@@ -487,6 +487,9 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
 // (the bound on what units hold for the search counts them) at one message per
 // hundreds of executions.
 constexpr std::size_t kRunsPerMessage = 256;
+// Executions between two probes for messages, on rank 0 and in a unit: a stop waits for
+// at most this many executions.
+constexpr std::uint64_t kPollEvery = 4;
 // Outcomes a unit's messages name by index (the rest are sent whole each time).
 constexpr std::size_t kOutcomesSent = 64;
 
@@ -599,7 +602,11 @@ class Units {
     for (unsigned w = 0; w < n; ++w) threads_.emplace_back([this] { work(); });
   }
   ~Units() {
-    if (cluster_) end_remote();
+    if (cluster_) {
+      end_remote();
+      cluster_->search_cpu += detail::thread_cpu_seconds() - cpu_at_start_;
+      cluster_->search_waited += cluster_->waited - waited_at_start_;
+    }
     {
       std::lock_guard<std::mutex> lock(m_);
       stop_.store(true);
@@ -686,10 +693,13 @@ class Units {
     }
   }
   // Takes what other processes sent (their runs, their ended units), without waiting.
+  // Every message comes from a busy process, and a probe costs a system call under some
+  // transports (Open MPI yields the core in each probe when ranks share cores), so the
+  // search probes only while some process explores a unit, every kPollEvery executions.
   void poll() {
-    if (cluster_)
-      while (receive(false)) {
-      }
+    if (!cluster_ || remote_idle_ == remote_.size() || ++polls_ % kPollEvery != 0) return;
+    while (receive(false)) {
+    }
   }
   bool remote() const { return cluster_ != nullptr; }
   // The search took unit `u`'s runs.
@@ -1154,8 +1164,10 @@ class Units {
   detail::Cluster* cluster_ = nullptr;
   std::vector<RemoteSlot> remote_;
   unsigned remote_idle_ = 0;
-  std::uint64_t next_id_ = 0;
+  std::uint64_t next_id_ = 0, polls_ = 0;
   std::uint64_t remote_units_ = 0, remote_executions_ = 0, replayed_ = 0;
+  double cpu_at_start_ = cluster_ ? detail::thread_cpu_seconds() : 0;
+  double waited_at_start_ = cluster_ ? cluster_->waited : 0;
   std::uint64_t messages_before_ = cluster_ ? cluster_->messages : 0;
   std::uint64_t bytes_before_ = cluster_ ? cluster_->bytes : 0;
   std::vector<std::uint64_t> words_, msg_;
@@ -1173,7 +1185,10 @@ enum : std::uint64_t { kJoinUnits = 0, kJoinSamples = 1 };
 void serve_samples(const Program& program, const ExploreOptions& o, detail::Cluster& c,
                    const std::vector<std::uint64_t>& join) {
   c.serial = join[0];
+  const double cpu_at_join = detail::thread_cpu_seconds(), waited_at_join = c.waited;
   detail::explore_split_samples(program, o, nullptr, &c);
+  c.search_cpu += detail::thread_cpu_seconds() - cpu_at_join;
+  c.search_waited += c.waited - waited_at_join;
 }
 
 // Explores the unit `msg` holds (serial, id, most, words) as a unit thread would
@@ -1203,7 +1218,7 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
   int from = 0;
   detail::ClusterTag tag{};
   while (thrown.empty()) {
-    while (c.receive(from, tag, in, false)) {
+    while (count % kPollEvery == 0 && c.receive(from, tag, in, false)) {
       if (in.empty() || in[0] != serial) continue;
       if (tag == detail::ClusterTag::end) ended = stopped = true;
       if (tag == detail::ClusterTag::stop && in.size() >= 2 && in[1] == id) stopped = true;
@@ -1299,6 +1314,7 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
       serve_samples(program, o, c, msg);
       continue;
     }
+    const double cpu_at_join = detail::thread_cpu_seconds(), waited_at_join = c.waited;
     const std::unique_ptr<detail::Execution> x = execution_for(o);
     for (bool ended = false; !ended;) {
       c.receive(from, tag, msg, true);
@@ -1307,6 +1323,8 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
       if (tag == detail::ClusterTag::unit && msg.size() >= 3) ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all);
       else ended = tag == detail::ClusterTag::end;
     }
+    c.search_cpu += detail::thread_cpu_seconds() - cpu_at_join;
+    c.search_waited += c.waited - waited_at_join;
     const std::uint64_t w[] = {serial};
     c.send(0, detail::ClusterTag::ended, w);
   }
