@@ -9,7 +9,7 @@
 
 namespace atomcheck::detail {
 
-// Message tags of the search's protocol (explore.cpp's Units and serve()).
+// Message tags of the search's protocol (explore_units.cpp's Units and serve()).
 enum class ClusterTag : int {
   join = 1,    // 0 -> all: a search starts (serial, kind, memory, equivalence, ...)
   unit = 2,    // 0 -> r: explore this unit (serial, id, most, the unit's words)

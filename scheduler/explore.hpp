@@ -160,7 +160,7 @@ struct ExploreOptions {
   double progress_interval = 0.25;
   // Threads exploring (--jobs): 1 explores on the calling thread alone. With optimal
   // DPOR more add threads that explore branches of the search ahead of it, and the result
-  // is the same for every value (Units in explore.cpp, strategy_optimal.cpp); random and
+  // is the same for every value (Units in explore_units.cpp, strategy_optimal.cpp); random and
   // pct split their samples across that many searches with derived seeds, reproducibly
   // for a given (seed, jobs) (explore_samples.hpp); dfs and dpor use one thread.
   unsigned jobs = 1;
@@ -176,7 +176,7 @@ struct ExploreOptions {
   // With jobs > 1 and optimal: the bytes of executions the units may hold for the search
   // at once (the runs they ran ahead of it); past it a unit stops and the search takes
   // over its branch. 0: 8 MiB per unit thread, 2 MiB with a callback (Units in
-  // explore.cpp), which keep two jobs within twice one job's peak memory on lastzero-15
+  // explore_units.cpp), which keep two jobs within twice one job's peak memory on lastzero-15
   // (bench/jobs_memory.sh).
   std::size_t units_held_bytes = 0;
   // Work on each execution that needs nothing of the search, done by the thread that ran

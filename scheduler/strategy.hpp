@@ -172,7 +172,7 @@ class Strategy {
     return false;
   }
 
-  // ---- units of a parallel search (explore.cpp's Units) -------------------------------
+  // ---- units of a parallel search (explore_units.cpp's Units) -------------------------
   // A unit is a pending branch of the search's tree with everything below it, explored by
   // a strategy of its own on another thread; the search takes its executions as its own
   // when it reaches the branch (strategy_optimal.cpp argues why that is exact). Carved

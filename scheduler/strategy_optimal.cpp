@@ -75,7 +75,7 @@ struct WNode {
 };
 
 // Cache-line aligned and padded: a unit's strategy is made on the search's thread and
-// then written by the unit's at every step (see Units in explore.cpp).
+// then written by the unit's at every step (see Units in explore_units.cpp).
 class alignas(64) OptimalStrategy final : public Strategy {
  public:
   // step_order under TSO is the plain Mazurkiewicz relation over dependent() (tso_ off).
@@ -232,7 +232,7 @@ class alignas(64) OptimalStrategy final : public Strategy {
     return true;
   }
 
-  // ---- units (explore.cpp's Units) ---------------------------------------------------
+  // ---- units (explore_units.cpp's Units) ---------------------------------------------
   // Why a unit gives the one-job search's executions, in its order. A unit is a pending
   // branch k of the wakeup tree at node b, carved with the prefix to b, the sleep set k
   // will have there (b's, plus the branches left of k, explored before it) and k's

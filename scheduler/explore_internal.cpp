@@ -1,0 +1,177 @@
+// The steps of one execution that the search (explore.cpp) and the units that explore
+// ahead of it (explore_units.cpp) share: running it with the search's settings, judging
+// it, checking the program is deterministic and taking its facts. One definition, so a
+// unit's execution counts exactly as one the search ran itself.
+#include "scheduler/explore_internal.hpp"
+
+#include <algorithm>
+#include <span>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/core.h>
+
+#include "checkers/registry.hpp"
+#include "scheduler/equivalence.hpp"
+#include "scheduler/strategy.hpp"
+
+namespace atomcheck::detail {
+
+namespace {
+
+std::string transition_text(const Transition& t) {
+  return fmt::format("T{} {} #{}", t.thread, action_name(t.action), t.target);
+}
+std::string events_text(const std::vector<Event>& ev, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to && i < ev.size(); ++i) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("T{} {} #{}", ev[i].thread, op_name(ev[i].op), ev[i].target);
+    if (is_access(ev[i].op)) out += fmt::format(" = {}", ev[i].value);
+  }
+  return out.empty() ? "nothing" : out;
+}
+bool same_event(const Event& a, const Event& b) {
+  return a.op == b.op && a.thread == b.thread && a.target == b.target && a.value == b.value &&
+         a.value2 == b.value2;
+}
+
+}  // namespace
+
+
+std::string compare_with_previous(const History& prev, const std::vector<Event>& prev_ev,
+                                  const History& now, const std::vector<Event>& now_ev) {
+  const std::size_t n = std::min(prev.steps(), now.steps());
+  auto text_of = [](std::span<const Transition> ts) {
+    std::string out;
+    for (const Transition& t : ts) out += (out.empty() ? "" : ", ") + transition_text(t);
+    return out;
+  };
+  std::size_t po = 0, no = 0;  // into prev.options, now.options
+  for (std::size_t i = 0; i < n; ++i) {
+    auto a = prev.enabled_at(i), b = now.enabled_at(i);
+    if (!std::equal(a.begin(), a.end(), b.begin(), b.end()))
+      return fmt::format("the program is not deterministic: at step {} the enabled transitions were "
+                         "[{}] in the previous execution and are [{}] now, after the same steps "
+                         "(does some state outlive an execution?)",
+                         i, text_of(a), text_of(b));
+    if (!(prev.chosen[i] == now.chosen[i])) break;
+    // The memory model's choices in this step must agree too (RC11).
+    bool same_options = true;
+    for (; po < prev.options.size() && prev.options[po].first == i; ++po, ++no)
+      same_options = same_options && no < now.options.size() && now.options[no] == prev.options[po];
+    if (!same_options || (no < now.options.size() && now.options[no].first == i)) break;
+    std::size_t pa = i ? prev.step_events_end[i - 1] : 0, pb = prev.step_events_end[i];
+    std::size_t na = i ? now.step_events_end[i - 1] : 0, nb = now.step_events_end[i];
+    bool same = pb - pa == nb - na;
+    for (std::size_t k = 0; same && k < pb - pa; ++k) same = same_event(prev_ev[pa + k], now_ev[na + k]);
+    if (!same)
+      return fmt::format("the program is not deterministic: step {} ({}) did [{}] in the previous "
+                         "execution and does [{}] now, after the same steps (does some state "
+                         "outlive an execution?)",
+                         i, transition_text(now.chosen[i]), events_text(prev_ev, pa, pb),
+                         events_text(now_ev, na, nb));
+  }
+  return "";
+}
+
+Judges::Judges(const ExploreOptions& o) : options(o.checker_options) {
+  if (o.make_prepare) prepare = o.make_prepare();
+  for (const std::string& name : o.checkers) {
+    auto c = make_checker(name, o.checker_options);
+    if (!c) throw std::invalid_argument(fmt::format("unknown checker '{}'", name));
+    checkers.push_back(std::move(c));
+  }
+  verdicts.resize(checkers.size());
+}
+
+void Judges::judge(const ExploreOptions& o, detail::Execution& exec, bool judged) {
+  verdicts.resize(checkers.size());  // collect() swaps them out
+  if (!judged) {
+    std::fill(verdicts.begin(), verdicts.end(), Verdict{});
+    return;
+  }
+  if (!checkers.empty()) {
+    const AtomicSets& declared = exec.atomic_sets();
+    const AtomicSets& sets = declared == AtomicSets{} ? o.checker_options.atomic_sets : declared;
+    if (!(sets == options.atomic_sets)) {
+      options.atomic_sets = sets;
+      for (std::size_t k = 0; k < checkers.size(); ++k) checkers[k] = make_checker(o.checkers[k], options);
+    }
+  }
+  // SC checkers read the trace tau: the execution without its commits; TSO checkers
+  // read the execution eta.
+  for (std::size_t k = 0; k < checkers.size(); ++k) {
+    Checker& c = *checkers[k];
+    c.reset();
+    for (const Event& e : exec.trace().events)
+      if (e.op != Op::commit || c.wants_commits()) c.on_event(e);
+    verdicts[k] = c.verdict();
+  }
+}
+
+std::pair<std::uint64_t, std::uint64_t> class_keys_of(const detail::Execution& exec, bool tso,
+                                                      Equivalence eq) {
+  // Under RC11 the interleaving decides neither rf nor mo: the graph is the class.
+  if (const std::uint64_t g = exec.graph_hash()) return {g, g};
+  const std::uint64_t rf_co_hash = rf_co_key(exec.trace());
+  // Under SC the reductions keep Mazurkiewicz's classes over dependent(), which are the
+  // rf+co classes but for where a failed try_lock falls: count what they keep.
+  switch (tso ? eq : Equivalence::step_order) {
+    case Equivalence::step_order: return {class_key(exec.history()), rf_co_hash};
+    case Equivalence::issue_order: return {issue_order_key(exec.history(), rf_co_hash), rf_co_hash};
+    default: return {rf_co_hash, rf_co_hash};
+  }
+}
+
+ExecutionView view_of(const RunFacts& f, detail::EndKind end, const Trace& trace, std::uint64_t index) {
+  ExecutionView view;
+  view.index = index;
+  view.trace = &trace;
+  view.schedule = f.schedule;
+  view.failure = failed_end(end) ? &f.failure : nullptr;
+  view.outcome = end == detail::EndKind::completed ? &f.outcome : nullptr;
+  view.verdicts = &f.verdicts;
+  view.class_key = f.class_hash;
+  view.rf_co_key = f.rf_co_hash;
+  return view;
+}
+
+void collect(RunFacts& f, detail::EndKind end, detail::Execution& exec, Judges& judges,
+             const ExploreOptions& options, bool tso, Equivalence eq, bool need_schedule,
+             bool want_flagged) {
+  f.end = end;
+  f.class_hash = f.rf_co_hash = 0;
+  if (options.count_classes && end != detail::EndKind::aborted)
+    std::tie(f.class_hash, f.rf_co_hash) = class_keys_of(exec, tso, eq);
+  f.steps = exec.steps();
+  f.events = exec.trace().size();
+  if (failed_end(end)) {
+    f.failure = exec.failure();
+    f.failure.schedule = exec.schedule();
+  }
+  f.outcome.clear();
+  if (end == detail::EndKind::completed) f.outcome = exec.outcome();
+  judges.judge(options, exec, judged_end(end));
+  std::swap(f.verdicts, judges.verdicts);
+  f.schedule.clear();
+  f.unmarked_spin = exec.history().unmarked_spin;
+  if (need_schedule || !f.unmarked_spin.empty() || (want_flagged && std::any_of(f.verdicts.begin(), f.verdicts.end(), [](const Verdict& v) { return v.flags(); })))
+    f.schedule = exec.schedule();
+}
+
+std::string wait_text(const History& h) {
+  const std::string at = detail::call_site_name(h.wait_site);
+  return fmt::format("{}{}", h.wait_construct, at.empty() ? "" : " at " + at);
+}
+
+std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
+  auto x = std::make_unique<detail::Execution>(o.memory, o.stack_size, o.max_steps, o.spin_threshold);
+  x->set_spurious_wakeups(o.spurious_wakeups);
+  x->set_race_check(o.race_check);
+  x->set_depth_bound(o.depth_bound);
+  x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal);
+  return x;
+}
+
+}  // namespace atomcheck::detail
