@@ -39,6 +39,7 @@ for model in "${models[@]}"; do
     wait
     python3 -c "import json; print(max(json.load(open('$tmp/a.json'))['elapsed_seconds'], json.load(open('$tmp/b.json'))['elapsed_seconds']))" >> "$tmp/wboth"
     "$one" run "$model" --jobs 1 --json --quiet | elapsed >> "$tmp/wone"
+    "$one" run "$model" --jobs 2 --json --quiet | elapsed >> "$tmp/wthreads"
   done
   python3 - "$tmp" "$model" "$rounds" <<'PY'
 import json, statistics, sys
@@ -70,8 +71,10 @@ print(f"projection: the others' runs fill rank 0's core at N = {1 + per_exec / t
       f"(1 + {per_exec * 1e6:.2f} / {take * 1e6:.2f}); at N = 32 they would need {31 * take / per_exec:.2f} of it")
 w1 = med(map(float, open(f"{tmp}/w1"))); w2 = med(map(float, open(f"{tmp}/w2")))
 wone = med(map(float, open(f"{tmp}/wone"))); wboth = med(map(float, open(f"{tmp}/wboth")))
+wthreads = med(map(float, open(f"{tmp}/wthreads")))
 print(f"search wall: 1 rank {w1 * 1e3:.0f} ms, 2 ranks {w2 * 1e3:.0f} ms: 2 ranks / 1 rank {w2 / w1:.3f}; "
-      f"ceiling (two one-process runs at once) {wboth / (2 * wone):.3f}; medians of {rounds}")
+      f"--jobs 2 / --jobs 1 (threads) {wthreads / wone:.3f}; ceiling (two one-process runs at once) "
+      f"{wboth / (2 * wone):.3f}; medians of {rounds}")
 PY
-  rm -f "$tmp/w1" "$tmp/w2" "$tmp/wone" "$tmp/wboth"
+  rm -f "$tmp/w1" "$tmp/w2" "$tmp/wone" "$tmp/wboth" "$tmp/wthreads"
 done
