@@ -41,6 +41,52 @@ for model in "${models[@]}"; do
     "$one" run "$model" --jobs 1 --json --quiet | elapsed >> "$tmp/wone"
     "$one" run "$model" --jobs 2 --json --quiet | elapsed >> "$tmp/wthreads"
   done
+  # Instructions per rank (callgrind): the same figures on a machine whose speed moves,
+  # deterministic but for which rank explores which unit. "base" is a search of lastzero-2
+  # at the same N: MPI's start-up and the program's registry, left out.
+  if [ "${MPI_SCALING_INSTRUCTIONS:-1}" = 1 ] && command -v valgrind > /dev/null; then
+    cat > "$tmp/cg.sh" <<'SH'
+#!/bin/sh
+exec valgrind --tool=callgrind --callgrind-out-file="$CG_OUT.$OMPI_COMM_WORLD_RANK" "$@"
+SH
+    chmod +x "$tmp/cg.sh"
+    for n in 1 2 3 4; do
+      for what in "$model" lastzero-2; do
+        CG_OUT="$tmp/cg.$what.$n" ATOMCHECK_MPI_STATS="$tmp/cgstats.$what.$n" \
+          mpirun --oversubscribe -x CG_OUT -n "$n" "$tmp/cg.sh" "$mpi" run "$what" --quiet > /dev/null 2>&1
+      done
+    done
+    python3 - "$tmp" "$model" <<'PY'
+import json, sys
+tmp, model = sys.argv[1], sys.argv[2]
+def ir(what, n, k):
+    for line in open(f"{tmp}/cg.{what}.{n}.{k}"):
+        if line.startswith("summary:"):
+            return int(line.split()[1])
+def stats(what, n):
+    return {j["rank"]: j for j in map(json.loads, open(f"{tmp}/cgstats.{what}.{n}"))}
+total = None
+for line in open(f"{tmp}/a.json"):
+    pass
+total = json.load(open(f"{tmp}/a.json"))["executions"]
+per_exec = (ir(model, 1, 0) - ir("lastzero-2", 1, 0)) / total
+print(f"{model}, instructions (callgrind): one rank {per_exec:,.0f} per execution")
+points = []
+for n in (2, 3, 4):
+    st = stats(model, n)
+    remote = sum(st[k]["executions"] for k in range(1, n))
+    own = total - remote
+    work0 = ir(model, n, 0) - ir("lastzero-2", n, 0)
+    take = (work0 - own * per_exec) / remote
+    points.append((remote, work0 - own * per_exec))
+    others = [(ir(model, n, k) - ir("lastzero-2", n, k)) / max(st[k]["executions"], 1) for k in range(1, n)]
+    print(f"  N={n}: rank 0 ran {own}, the others {remote}; rank 0 {take:,.0f} per execution another rank ran "
+          f"({take / per_exec:.3f} of running one); the others {', '.join(f'{o:,.0f}' for o in others)} per execution")
+take = sum(x * y for x, y in points) / sum(x * x for x, _ in points)
+print(f"  fitted: rank 0 pays {take / per_exec:.3f} of an execution for each execution another rank runs; "
+      f"the others' runs fill rank 0 at N = {1 + per_exec / max(take, 1):.1f} ranks")
+PY
+  fi
   python3 - "$tmp" "$model" "$rounds" <<'PY'
 import json, statistics, sys
 tmp, model, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
