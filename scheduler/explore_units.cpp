@@ -6,6 +6,7 @@
 #include "scheduler/explore_units.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -210,11 +211,17 @@ bool Units::take_run(Unit& u, detail::WordReader& in) {
   run.events = events;
   ++remote_executions_;
   const bool again = (head >> 9) & 1, error = (head >> 10) & 1, has_outcome = (head >> 11) & 1;
+  // A rank numbers a unit's outcomes in the order it first sent them, and the compact
+  // runs here meet them in that order too, so u.outcomes is a prefix of sent_outcomes:
+  // an outcome already there is its index, with no copy of its names.
+  std::uint64_t known = std::numeric_limits<std::uint64_t>::max();
   facts_.outcome.clear();
   if (has_outcome) {
     std::uint64_t k = 0;
     if (!in.word(k) || k > u.sent_outcomes.size()) return false;
-    if (k < u.sent_outcomes.size()) {
+    if (k < u.outcomes.size()) {
+      known = k;
+    } else if (k < u.sent_outcomes.size()) {
       facts_.outcome = u.sent_outcomes[k];
     } else {
       std::uint64_t n = 0;
@@ -235,8 +242,15 @@ bool Units::take_run(Unit& u, detail::WordReader& in) {
     if (!in.text(make_full(run).error)) return false;
   } else if (again) {
     run_again(u, run);
+  } else if (known < u.outcomes.size()) {
+    run.outcome = static_cast<std::uint32_t>(known);
+    run.rest.reset();
   } else {
+    // A run's words carry no failure, verdict, schedule or spin (those come again).
     facts_.end = run.end;
+    facts_.schedule.clear();
+    facts_.unmarked_spin.clear();
+    facts_.verdicts.clear();
     if (!compact(u, run, facts_)) {
       RunFacts& f = make_full(run).facts;
       f = RunFacts{};

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/checkpoint.hpp"
+#include "tests/support/result_summary.hpp"
 #include "scheduler/api.hpp"
 #include "scheduler/explore.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -569,19 +570,11 @@ LibrarySearch search_library(const Program& p, unsigned jobs, std::uint64_t unit
   return out;
 }
 
-// Everything the summary prints, as one comparable string.
+// Everything the summary prints, as one comparable string, with the size estimate and
+// what checkers left undecided.
 std::string library_summary(const ExploreResult& r) {
-  std::string s = fmt::format("exec {} completed {} failed {} deadlocks {} stepb {} pruned {} blocked {} classes {} "
-                              "rf_co {} steps {} events {} stop {} error '{}' estimate {} bounded {}",
-                              r.executions, r.completed, r.failed, r.deadlocks, r.step_bounded, r.pruned,
-                              r.sleep_blocked, r.classes, r.rf_co_classes, r.steps, r.events,
-                              stop_reason_name(r.stop), r.error, r.estimate, r.bounded);
-  for (const Failure& f : r.failures)
-    s += fmt::format("\n  failure {} {} {} {}", f.execution, failure_kind_name(f.kind), f.message, f.schedule);
-  for (const auto& [o, n] : r.outcomes) s += fmt::format("\n  outcome {} x{}", format_outcome(o), n);
-  for (const CheckerSummary& c : r.checkers)
-    s += fmt::format("\n  {} flagged {} undecided {} first {} {}", c.name, c.flagged, c.undecided, c.first_execution,
-                     c.first_schedule);
+  std::string s = testing_support::result_summary(r) + fmt::format("\n  estimate {} bounded {}", r.estimate, r.bounded);
+  for (const CheckerSummary& c : r.checkers) s += fmt::format("\n  {} undecided {}", c.name, c.undecided);
   return s;
 }
 

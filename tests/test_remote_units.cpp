@@ -23,6 +23,7 @@
 #include "scheduler/explore.hpp"
 #include "tests/support/options.hpp"
 #include "tests/support/random_program.hpp"
+#include "tests/support/result_summary.hpp"
 
 namespace atomcheck {
 namespace {
@@ -135,19 +136,7 @@ Seen search(const Program& p, MemoryModelKind m, bool oracle, bool callback, int
   return out;
 }
 
-std::string summary(const ExploreResult& r) {
-  std::string s = fmt::format("exec {} completed {} failed {} deadlocks {} stepb {} pruned {} blocked {} "
-                              "classes {} rf_co {} steps {} events {} stop {} error '{}' incomplete {}",
-                              r.executions, r.completed, r.failed, r.deadlocks, r.step_bounded, r.pruned,
-                              r.sleep_blocked, r.classes, r.rf_co_classes, r.steps, r.events,
-                              stop_reason_name(r.stop), r.error, r.reduction_incomplete);
-  for (const Failure& f : r.failures)
-    s += fmt::format("\n  failure {} {} {} {}", f.execution, failure_kind_name(f.kind), f.message, f.schedule);
-  for (const auto& [o, n] : r.outcomes) s += fmt::format("\n  outcome {} x{}", format_outcome(o), n);
-  for (const CheckerSummary& c : r.checkers)
-    s += fmt::format("\n  {} flagged {} first {} {}", c.name, c.flagged, c.first_execution, c.first_schedule);
-  return s;
-}
+std::string summary(const ExploreResult& r) { return testing_support::result_summary(r); }
 
 std::size_t scaled(std::size_t n) {
   const char* s = std::getenv("ATOMCHECK_SANITIZED");
