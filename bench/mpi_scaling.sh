@@ -80,8 +80,10 @@ for n in (2, 3, 4):
     take = (work0 - own * per_exec) / remote
     points.append((remote, work0 - own * per_exec))
     others = [(ir(model, n, k) - ir("lastzero-2", n, k)) / max(st[k]["executions"], 1) for k in range(1, n)]
-    print(f"  N={n}: rank 0 ran {own}, the others {remote}; rank 0 {take:,.0f} per execution another rank ran "
-          f"({take / per_exec:.3f} of running one); the others {', '.join(f'{o:,.0f}' for o in others)} per execution")
+    units, over = st[0].get("units", 0), st[0].get("taken_over", 0)
+    print(f"  N={n}: rank 0 ran {own}, the others {remote} in {units} units ({over} taken over); rank 0 {take:,.0f} "
+          f"per execution another rank ran ({take / per_exec:.3f} of running one; {take * remote / max(units, 1) / per_exec:.1f} "
+          f"executions' worth per unit); the others {', '.join(f'{o:,.0f}' for o in others)} per execution")
 take = sum(x * y for x, y in points) / sum(x * x for x, _ in points)
 print(f"  fitted: rank 0 pays {take / per_exec:.3f} of an execution for each execution another rank runs; "
       f"the others' runs fill rank 0 at N = {1 + per_exec / max(take, 1):.1f} ranks")

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -53,15 +54,29 @@ class MpiCluster final : public detail::Cluster {
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  // Nonblocking: a message past MPI's eager limit (a unit, a unit's state) would hold
+  // the sender until the receiver, maybe asleep between probes, matched it. The words
+  // are copied, MPI keeps the order of two messages to the same rank, and every call
+  // here and leave() reap the sends done.
   void send(int to, detail::ClusterTag tag, std::span<const std::uint64_t> words) override {
-    MPI_Send(words.data(), static_cast<int>(words.size()), MPI_UINT64_T, to, static_cast<int>(tag), MPI_COMM_WORLD);
+    reap();
+    Pending& p = pending_.emplace_back();
+    p.words.assign(words.begin(), words.end());
+    MPI_Isend(p.words.data(), static_cast<int>(p.words.size()), MPI_UINT64_T, to, static_cast<int>(tag),
+              MPI_COMM_WORLD, &p.request);
     ++messages;
     bytes += words.size() * sizeof(std::uint64_t);
+  }
+  // Waits for every send to complete (before MPI_Finalize).
+  void flush() {
+    for (Pending& p : pending_) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
+    pending_.clear();
   }
   // Waiting probes without sleeping for a while, then sleeps between probes: MPI's own
   // blocking calls spin on a core, which an idle rank would take from the busy ones
   // when ranks share cores (`mpirun --oversubscribe`, or rank 0's unit threads).
   bool receive(int& from, detail::ClusterTag& tag, std::vector<std::uint64_t>& words, bool wait) override {
+    reap();
     MPI_Status st;
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
@@ -85,12 +100,28 @@ class MpiCluster final : public detail::Cluster {
     const std::uint64_t w[] = {bits_of(cpu_seconds()), executions, messages + 1, bytes + 6 * sizeof(std::uint64_t),
                                bits_of(search_waited), bits_of(search_cpu)};
     send(0, detail::ClusterTag::stats, w);
+    flush();
     MPI_Finalize();
     std::_Exit(0);
   }
 
  private:
+  struct Pending {
+    std::vector<std::uint64_t> words;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  // Drops the sends MPI is done with, oldest first (a deque keeps the others' buffers
+  // where MPI reads them).
+  void reap() {
+    while (!pending_.empty()) {
+      int done = 0;
+      MPI_Test(&pending_.front().request, &done, MPI_STATUS_IGNORE);
+      if (!done) return;
+      pending_.pop_front();
+    }
+  }
   int rank_ = 0, size_ = 1;
+  std::deque<Pending> pending_;
 };
 
 // Rank 0, after its command: the other ranks leave, and with ATOMCHECK_MPI_STATS=FILE
@@ -99,7 +130,8 @@ void end_job(MpiCluster& c) {
   const std::uint64_t none[] = {0};
   for (int k = 1; k < c.size(); ++k) c.send(k, detail::ClusterTag::quit, none);
   std::vector<std::vector<std::uint64_t>> stats(static_cast<std::size_t>(c.size()));
-  stats[0] = {bits_of(cpu_seconds()), c.executions, c.messages, c.bytes, bits_of(c.search_waited), bits_of(c.search_cpu)};
+  stats[0] = {bits_of(cpu_seconds()), c.executions, c.messages, c.bytes, bits_of(c.search_waited), bits_of(c.search_cpu),
+              c.units, c.taken_over, c.replayed};
   std::vector<std::uint64_t> msg;
   int from = 0;
   detail::ClusterTag tag{};
@@ -119,9 +151,10 @@ void end_job(MpiCluster& c) {
   for (std::size_t k = 0; k < stats.size(); ++k)
     fmt::print(out,
                "{{\"rank\": {}, \"cpu_seconds\": {:.6f}, \"executions\": {}, \"messages\": {}, \"bytes\": {}, "
-               "\"search_cpu_seconds\": {:.6f}, \"wait_cpu_seconds\": {:.6f}}}\n",
+               "\"search_cpu_seconds\": {:.6f}, \"wait_cpu_seconds\": {:.6f}{}}}\n",
                k, double_of(stats[k][0]), stats[k][1], stats[k][2], stats[k][3], double_of(stats[k][5]),
-               double_of(stats[k][4]));
+               double_of(stats[k][4]),
+               k ? "" : fmt::format(", \"units\": {}, \"taken_over\": {}, \"replayed\": {}", stats[k][6], stats[k][7], stats[k][8]));
   std::fclose(out);
 }
 
@@ -179,6 +212,7 @@ int mpi_main(int argc, char** argv) {
   detail::set_cluster(&c);
   const int code = cli_main(n, args.data());
   if (distributes(argc, argv)) end_job(c);
+  c.flush();
   MPI_Finalize();
   return code;
 }

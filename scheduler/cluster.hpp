@@ -15,7 +15,7 @@ enum class ClusterTag : int {
   unit = 2,    // 0 -> r: explore this unit (serial, id, most, the unit's words)
   stop = 3,    // 0 -> r: stop unit id after the current execution
   runs = 4,    // r -> 0: executions of unit id (serial, id, runs)
-  done = 5,    // r -> 0: unit id ended (serial, id, complete, first/last schedules, words)
+  done = 5,    // r -> 0: unit id ended (serial, id, complete, first/last records, words)
   end = 6,     // 0 -> all: the search ended; drop any unit, answer `ended`
   ended = 7,   // r -> 0: nothing more of this search will come
   quit = 8,    // 0 -> all: the command ended; answer with `stats` and leave
@@ -41,6 +41,9 @@ struct Cluster {
   // that CPU spent waiting for a message (the transport adds every wait up in `waited`).
   std::uint64_t messages = 0, bytes = 0, executions = 0;
   double search_cpu = 0, search_waited = 0, waited = 0;
+  // Rank 0's searches: the units other processes explored, those the search reached
+  // before they ended (and took over), and the executions it ran again.
+  std::uint64_t units = 0, taken_over = 0, replayed = 0;
   // The serial of the job's current search (rank 0's count of distributed searches).
   std::uint64_t serial = 0;
   bool claimed = false;  // an explore() uses it (claim_cluster)

@@ -814,6 +814,11 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
     }
   }
   if (units) units->report(r.parallel);
+  if (cluster) {
+    cluster->units += r.parallel.remote_units;
+    cluster->taken_over += r.parallel.taken_over;
+    cluster->replayed += r.parallel.replayed;
+  }
   units.reset();  // stops the units still running
   if (r.error.empty() && !strategy->error().empty()) {
     r.error = strategy->error();

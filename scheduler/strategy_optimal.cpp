@@ -96,7 +96,10 @@ class alignas(64) OptimalStrategy final : public Strategy {
         add_sleep(n, n.wut.front().t);
         n.wut.erase(n.wut.begin());
       }
-      if (unit_root_ != kNone && stack_.size() == unit_root_ + 1) return false;  // a unit's branch is done
+      if (unit_root_ != kNone && stack_.size() == unit_root_ + 1) {  // a unit's branch is done
+        unit_done_ = true;
+        return false;
+      }
       if (!n.wut.empty()) return true;
       retire_back();
     }
@@ -170,20 +173,27 @@ class alignas(64) OptimalStrategy final : public Strategy {
     return true;
   }
 
-  // A unit for another process (atomcheck-mpi): the save() words, then what makes it a
-  // unit (its root, prefix, sleep sets and branch) and what it recorded for the search
-  // (outside_*) and its error. Carved units of its own are not carried: a unit carves
-  // none but through carve_from_unit(), which the search makes on the copy it loads.
+  // A unit for another process (atomcheck-mpi): a form word, then the save() words and
+  // what makes it a unit (its root, prefix, sleep sets and branch), what it recorded for
+  // the search (outside_*) and its error. A unit whose branch is done travels back as its
+  // result alone (form 1: root, tallies, outside_*, error): join_unit() reads nothing
+  // else, and the copy it is loaded into, the one carved and sent, has the rest. Carved
+  // units of its own are not carried: a unit carves none but through carve_from_unit(),
+  // which the search makes on the copy it loads.
   bool save_unit(std::vector<std::uint64_t>& out) const override {
     if (unit_root_ == kNone || !carved_.empty()) return false;
-    out.insert(out.end(), {tso_ ? 1u : 0u, issue_order_ ? 1u : 0u, unit_root_, started_ ? 1u : 0u,
-                           spins_ ? 1u : 0u, blocked_});
-    push_nodes(out, stack_);
-    detail::push_transitions(out, unit_.prefix);
-    detail::push_transitions(out, unit_.sleep);
-    out.push_back(unit_.above_sleep.size());
-    for (const auto& s : unit_.above_sleep) detail::push_transitions(out, s);
-    push_tree(out, unit_.branch);
+    if (unit_done_) {
+      out.insert(out.end(), {1u, unit_root_, spins_ ? 1u : 0u, blocked_});
+    } else {
+      out.insert(out.end(), {0u, tso_ ? 1u : 0u, issue_order_ ? 1u : 0u, unit_root_, started_ ? 1u : 0u,
+                             spins_ ? 1u : 0u, blocked_});
+      push_nodes(out, stack_);
+      detail::push_transitions(out, unit_.prefix);
+      detail::push_transitions(out, unit_.sleep);
+      out.push_back(unit_.above_sleep.size());
+      for (const auto& s : unit_.above_sleep) detail::push_transitions(out, s);
+      push_tree(out, unit_.branch);
+    }
     out.push_back(outside_at_.size());
     for (std::size_t o = 0; o < outside_at_.size(); ++o) out.insert(out.end(), {outside_at_[o], outside_begin_[o]});
     detail::push_transitions(out, outside_);
@@ -192,19 +202,27 @@ class alignas(64) OptimalStrategy final : public Strategy {
   }
   bool load_unit(std::span<const std::uint64_t> in) override {
     detail::WordReader r{in};
-    std::uint64_t tso = 0, issue = 0, root = 0, started = 0, spins = 0, blocked = 0, above = 0, outs = 0;
-    if (!r.word(tso) || !r.word(issue) || !r.word(root) || !r.word(started) || !r.word(spins) || !r.word(blocked) ||
-        tso > 1 || issue > 1 || started > 1 || spins > 1 || root > 100000)
-      return false;
+    std::uint64_t form = 0, tso = 0, issue = 0, root = 0, started = 0, spins = 0, blocked = 0, above = 0, outs = 0;
+    if (!r.word(form) || form > 1) return false;
+    const bool done = form == 1;
     std::vector<Node> stack;
     decltype(unit_) unit;
-    if (!read_nodes(r, stack) || !r.transitions(unit.prefix) || !r.transitions(unit.sleep) || !r.word(above) ||
-        above != root || unit.prefix.size() != root)
-      return false;
-    unit.above_sleep.resize(above);
-    for (auto& s : unit.above_sleep)
-      if (!r.transitions(s)) return false;
-    if (!read_tree(r, unit.branch, 0) || !r.word(outs) || outs > r.left() / 2) return false;
+    if (done) {  // onto the copy this unit was carved as
+      if (!r.word(root) || !r.word(spins) || !r.word(blocked) || spins > 1 || unit_root_ == kNone || root != unit_root_)
+        return false;
+    } else {
+      if (!r.word(tso) || !r.word(issue) || !r.word(root) || !r.word(started) || !r.word(spins) || !r.word(blocked) ||
+          tso > 1 || issue > 1 || started > 1 || spins > 1 || root > 100000)
+        return false;
+      if (!read_nodes(r, stack) || !r.transitions(unit.prefix) || !r.transitions(unit.sleep) || !r.word(above) ||
+          above != root || unit.prefix.size() != root)
+        return false;
+      unit.above_sleep.resize(above);
+      for (auto& s : unit.above_sleep)
+        if (!r.transitions(s)) return false;
+      if (!read_tree(r, unit.branch, 0)) return false;
+    }
+    if (!r.word(outs) || outs > r.left() / 2) return false;
     std::vector<std::uint32_t> at(outs), begin(outs);
     for (std::size_t o = 0; o < outs; ++o) {
       std::uint64_t a = 0, b = 0;
@@ -217,14 +235,17 @@ class alignas(64) OptimalStrategy final : public Strategy {
     if (!r.transitions(outside) || !r.text(error) || r.left() != 0) return false;
     for (std::size_t o = 0; o < outs; ++o)
       if (begin[o] > outside.size() || (o > 0 && begin[o] < begin[o - 1])) return false;
-    tso_ = tso != 0;
-    issue_order_ = issue != 0;
-    unit_root_ = root;
-    started_ = started != 0;
+    if (!done) {
+      tso_ = tso != 0;
+      issue_order_ = issue != 0;
+      unit_root_ = root;
+      started_ = started != 0;
+      stack_ = std::move(stack);
+      unit_ = std::move(unit);
+    }
+    unit_done_ = done;
     spins_ = spins != 0;
     blocked_ = blocked;
-    stack_ = std::move(stack);
-    unit_ = std::move(unit);
     outside_at_ = std::move(at);
     outside_begin_ = std::move(begin);
     outside_ = std::move(outside);
@@ -998,6 +1019,7 @@ class alignas(64) OptimalStrategy final : public Strategy {
   bool changes_ = false;    // some Carved::changed not yet reported
   std::vector<Carved> carved_;
   std::size_t unit_root_ = kNone;
+  bool unit_done_ = false;  // begin_execution() found the unit's branch done
   struct {
     std::vector<Transition> prefix, sleep;
     std::vector<std::vector<Transition>> above_sleep;  // the sleep sets of the nodes above the root
