@@ -75,6 +75,87 @@ std::string compare_with_previous(const History& prev, const std::vector<Event>&
   return "";
 }
 
+void push_record(std::vector<std::uint64_t>& out, const History& h, const std::vector<Event>& events) {
+  out.push_back(h.steps());
+  std::span<const Transition> before;
+  for (std::size_t i = 0; i < h.steps(); ++i) {
+    push_transition(out, h.chosen[i]);
+    const auto now = h.enabled_at(i);
+    out.push_back(now.size());
+    const std::size_t mask_at = out.size();  // bit j: entry j differs from the step before
+    out.resize(out.size() + (now.size() + 63) / 64);
+    for (std::size_t j = 0; j < now.size(); ++j)
+      if (j >= before.size() || !(now[j] == before[j])) {
+        out[mask_at + j / 64] |= std::uint64_t{1} << (j % 64);
+        push_transition(out, now[j]);
+      }
+    before = now;
+    out.push_back(h.step_events_end[i]);
+  }
+  out.push_back(h.options.size());
+  for (const auto& [step, option] : h.options) out.push_back(std::uint64_t{step} << 32 | option);
+  out.push_back(events.size());
+  for (const Event& e : events)
+    out.insert(out.end(), {static_cast<std::uint64_t>(e.op) | std::uint64_t{e.thread} << 32, e.target,
+                           static_cast<std::uint64_t>(e.value), static_cast<std::uint64_t>(e.value2)});
+}
+
+bool read_record(WordReader& in, History& h, std::vector<Event>& events) {
+  h.clear();
+  std::uint64_t steps = 0;
+  if (!in.word(steps) || steps > in.left() / 4) return false;
+  std::uint32_t before_begin = 0, before_size = 0;
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    Transition t;
+    std::uint64_t n = 0, end = 0;
+    if (!in.transition(t) || !in.word(n) || n == 0 || n > in.left()) return false;
+    h.chosen.push_back(t);
+    const auto begin = static_cast<std::uint32_t>(h.enabled.size());
+    h.enabled_begin.push_back(begin);
+    const std::size_t mask_at = in.at;
+    if ((n + 63) / 64 > in.left()) return false;
+    in.at += (n + 63) / 64;
+    for (std::size_t j = 0; j < n; ++j) {
+      if ((in.in[mask_at + j / 64] >> (j % 64)) & 1) {
+        if (!in.transition(t)) return false;
+        h.enabled.push_back(t);
+      } else if (j < before_size) {
+        const Transition same = h.enabled[before_begin + j];
+        h.enabled.push_back(same);
+      } else {
+        return false;
+      }
+    }
+    before_begin = begin;
+    before_size = static_cast<std::uint32_t>(n);
+    if (!in.word(end) || (!h.step_events_end.empty() && end < h.step_events_end.back()) || end > 0xffffffffu)
+      return false;
+    h.step_events_end.push_back(static_cast<std::uint32_t>(end));
+  }
+  std::uint64_t options = 0, n = 0;
+  if (!in.word(options) || options > in.left()) return false;
+  for (std::uint64_t k = 0; k < options; ++k) {
+    std::uint64_t w = 0;
+    in.word(w);
+    if ((w >> 32) >= steps || (k > 0 && (w >> 32) < h.options.back().first)) return false;
+    h.options.emplace_back(static_cast<std::uint32_t>(w >> 32), static_cast<std::uint32_t>(w));
+  }
+  if (!in.word(n) || n > in.left() / 4 || (steps > 0 && h.step_events_end.back() > n)) return false;
+  events.resize(n);
+  for (Event& e : events) {
+    std::uint64_t a = 0, target = 0, value = 0, value2 = 0;
+    in.word(a), in.word(target), in.word(value), in.word(value2);
+    if ((a & 0xffffffffu) > static_cast<std::uint64_t>(Op::end) || target > 0xffffffffu) return false;
+    e = Event{};
+    e.op = static_cast<Op>(a & 0xffffffffu);
+    e.thread = static_cast<ThreadId>(a >> 32);
+    e.target = static_cast<std::uint32_t>(target);
+    e.value = static_cast<std::int64_t>(value);
+    e.value2 = static_cast<std::int64_t>(value2);
+  }
+  return true;
+}
+
 Judges::Judges(const ExploreOptions& o) : options(o.checker_options) {
   if (o.make_prepare) prepare = o.make_prepare();
   for (const std::string& name : o.checkers) {

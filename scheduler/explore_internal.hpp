@@ -13,6 +13,7 @@
 
 #include "execution.hpp"
 #include "explore.hpp"
+#include "strategy_words.hpp"
 
 namespace atomcheck::detail {
 
@@ -23,6 +24,15 @@ namespace atomcheck::detail {
 // Returns a one-line error naming the step and both versions, or "".
 std::string compare_with_previous(const History& prev, const std::vector<Event>& prev_ev,
                                   const History& now, const std::vector<Event>& now_ev);
+
+// What compare_with_previous() reads of an execution (the steps taken, each step's enabled
+// transitions, a memory model's choices, each step's events), as words: a unit another
+// process explored sends its first and last executions so, for the checks at the unit's
+// two ends, instead of having them run again here. An enabled set is sent as the entries
+// that differ from the step before (a step changes one or two). read_record() checks
+// every count against the words left and leaves the rest of `h` empty.
+void push_record(std::vector<std::uint64_t>& out, const History& h, const std::vector<Event>& events);
+bool read_record(WordReader& in, History& h, std::vector<Event>& events);
 
 // The checkers of one Execution (each exploring thread has its own), remade when the
 // atomic sets a program declares change (in practice after its first execution only).

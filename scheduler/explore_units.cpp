@@ -303,8 +303,8 @@ detail::EndKind Units::replay_choices() {
   return replay_exec_->run(program_, *again);
 }
 
-// The unit ended: its state, its first and last executions (run again here for the
-// determinism checks), whether it ran the whole branch, and what it threw.
+// The unit ended: whether it ran the whole branch, what it threw, its first and last
+// executions (their records, for the determinism checks at its two ends) and its state.
 void Units::take_end(Unit& u, detail::WordReader& in, int from) {
   std::uint64_t complete = 0, thrown = 0, first = 0, last = 0;
   std::string what;
@@ -312,18 +312,10 @@ void Units::take_end(Unit& u, detail::WordReader& in, int from) {
     u.thrown = std::make_exception_ptr(std::runtime_error(fmt::format("rank {} sent a damaged unit", from)));
   };
   if (!in.word(complete) || !in.word(thrown) || (thrown && !in.text(what))) return bad();
-  if (!in.word(first) || (first && !in.transitions(choices_))) return bad();
-  if (first) {
-    replay_choices();
-    replay_exec_->swap_record(u.first, u.first_events);
-    u.has_first = true;
-  }
-  if (!in.word(last) || (last && !in.transitions(choices_))) return bad();
-  if (last) {
-    replay_choices();
-    replay_exec_->swap_record(u.last, u.last_events);
-    u.has_last = true;
-  }
+  if (!in.word(first) || (first && !read_record(in, u.first, u.first_events))) return bad();
+  u.has_first = first != 0;
+  if (!in.word(last) || (last && !read_record(in, u.last, u.last_events))) return bad();
+  u.has_last = last != 0;
   if (!u.strategy->load_unit(in.in.subspan(in.at))) return bad();
   u.complete = complete != 0;
   if (thrown) u.thrown = std::make_exception_ptr(std::runtime_error(what));
@@ -587,9 +579,8 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
     batch.resize(2);
     in_batch = 0;
   };
-  History last;
-  std::vector<Event> last_events;
-  std::vector<Transition> first_choices, last_choices;
+  History first, last;
+  std::vector<Event> first_events, last_events;
   std::vector<Outcome> outcomes;  // sent so far, by index (the search keeps the same list)
   bool has_first = false, has_last = false, complete = false, stopped = false, ended = false;
   std::uint64_t count = 0, blocked = st->sleep_blocked();
@@ -625,7 +616,8 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
         why = compare_with_previous(last, last_events, h, x.trace().events);
       } else {
         has_first = true;
-        first_choices = x.choices();
+        first = h;
+        first_events = x.trace().events;
       }
     }
     const std::uint64_t blocked_now = st->sleep_blocked();
@@ -655,7 +647,6 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
     ++in_batch;
     if (!why.empty()) break;
     if (end != detail::EndKind::aborted) {
-      last_choices = x.choices();
       x.swap_record(last, last_events);
       has_last = true;
     }
@@ -666,9 +657,9 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
   std::vector<std::uint64_t> done{serial, id, complete ? 1u : 0u, thrown.empty() ? 0u : 1u};
   if (!thrown.empty()) detail::push_string(done, thrown);
   done.push_back(has_first ? 1u : 0u);
-  if (has_first) detail::push_transitions(done, first_choices);
+  if (has_first) push_record(done, first, first_events);
   done.push_back(has_last ? 1u : 0u);
-  if (has_last) detail::push_transitions(done, last_choices);
+  if (has_last) push_record(done, last, last_events);
   st->save_unit(done);
   c.send(0, detail::ClusterTag::done, done);
   return ended;

@@ -6,6 +6,8 @@
 // same order (class keys, schedules, failures, outcomes, verdicts) and the same counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -19,8 +21,11 @@
 
 #include <fmt/core.h>
 
+#include "scheduler/api.hpp"
 #include "scheduler/cluster.hpp"
+#include "scheduler/execution.hpp"
 #include "scheduler/explore.hpp"
+#include "scheduler/explore_internal.hpp"
 #include "tests/support/options.hpp"
 #include "tests/support/random_program.hpp"
 #include "tests/support/result_summary.hpp"
@@ -181,6 +186,158 @@ void check_ranks(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spin
 TEST(RemoteUnits, RandomProgramsSc) { check_ranks(MemoryModelKind::sc, 8001, scaled(600), false); }
 TEST(RemoteUnits, RandomProgramsTso) { check_ranks(MemoryModelKind::tso, 8002, scaled(600), false); }
 TEST(RemoteUnits, RandomSpinProgramsTso) { check_ranks(MemoryModelKind::tso, 8003, scaled(300), true); }
+
+// A unit's first and last executions come to rank 0 as records (push_record): what the
+// determinism check reads must come back field for field, a cut record must be refused,
+// and the check must answer on records as on the executions.
+TEST(RemoteUnits, ARecordTravelsAsWordsExactly) {
+  std::mt19937_64 rng(8005);
+  std::size_t records = 0, differing = 0;
+  for (int i = 0; i < 60; ++i) {
+    const bool tso = i % 2 == 1;
+    auto rp = make_random(rng, tso, i % 3 == 0);
+    Program p = program_of(rp);
+    ExploreOptions o = options_for(tso ? MemoryModelKind::tso : MemoryModelKind::sc, false);
+    const std::unique_ptr<detail::Execution> x = detail::execution_for(o);
+    const std::unique_ptr<Strategy> st = make_dfs_strategy();
+    History prev, prev_back;
+    std::vector<Event> prev_events, prev_events_back;
+    for (int run = 0; run < 12 && st->begin_execution(); ++run) {
+      x->run(p, *st);
+      const History& h = x->history();
+      const std::vector<Event>& ev = x->trace().events;
+      std::vector<std::uint64_t> words{7};  // a word before, as in a message
+      detail::push_record(words, h, ev);
+      History back;
+      std::vector<Event> back_events;
+      detail::WordReader in{words};
+      in.at = 1;
+      ASSERT_TRUE(detail::read_record(in, back, back_events)) << describe(rp);
+      ASSERT_EQ(in.left(), 0u);
+      ASSERT_EQ(back.steps(), h.steps());
+      for (std::size_t k = 0; k < h.steps(); ++k) {
+        ASSERT_TRUE(back.chosen[k] == h.chosen[k]) << k;
+        const auto a = back.enabled_at(k), b = h.enabled_at(k);
+        ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "step " << k << ": " << describe(rp);
+      }
+      ASSERT_EQ(back.step_events_end, h.step_events_end);
+      ASSERT_EQ(back.options, h.options);
+      ASSERT_EQ(back_events.size(), ev.size());
+      for (std::size_t k = 0; k < ev.size(); ++k) {
+        ASSERT_EQ(back_events[k].op, ev[k].op);
+        ASSERT_EQ(back_events[k].thread, ev[k].thread);
+        ASSERT_EQ(back_events[k].target, ev[k].target);
+        ASSERT_EQ(back_events[k].value, ev[k].value);
+        ASSERT_EQ(back_events[k].value2, ev[k].value2);
+      }
+      for (std::size_t cut = 1; cut < words.size(); ++cut) {
+        History h2;
+        std::vector<Event> e2;
+        detail::WordReader short_in{std::span<const std::uint64_t>(words).first(cut)};
+        short_in.at = 1;
+        ASSERT_FALSE(detail::read_record(short_in, h2, e2)) << "a record cut to " << cut << " of " << words.size();
+      }
+      if (run > 0) {
+        EXPECT_EQ(detail::compare_with_previous(prev_back, prev_events_back, back, back_events),
+                  detail::compare_with_previous(prev, prev_events, h, ev));
+        // A changed value is caught on records as on the executions.
+        if (!back_events.empty() && !h.step_events_end.empty() && h.step_events_end[0] > 0) {
+          std::vector<Event> changed = back_events;
+          ++changed[0].value;
+          EXPECT_NE(detail::compare_with_previous(back, back_events, back, changed), "");
+          ++differing;
+        }
+      }
+      prev = h;
+      prev_events = ev;
+      prev_back = std::move(back);
+      prev_events_back = std::move(back_events);
+      ++records;
+    }
+  }
+  EXPECT_GT(records, 300u);
+  EXPECT_GT(differing, 100u);
+}
+
+// A program whose state outlives an execution is caught over ranks too, wherever the
+// odd execution falls in rank 1's units: inside one (rank 1 compares it with its
+// neighbours), or at a unit's ends, whose records rank 0 compares with the search's
+// neighbours. (Rank 1 runs unit executions only; rank 0 also runs the estimator's walks,
+// which no check sees.)
+TEST(RemoteUnits, StateOutlivingAnExecutionIsCaught) {
+  std::atomic<int> on_rank1{0};
+  int odd = 0;
+  Program p = [&] {
+    const detail::Cluster* c = detail::cluster();
+    const bool deviate = c && c->rank() == 1 && ++on_rank1 == odd;
+    atomic<int> x(0, "x"), y(0, "y"), z(0, "z");
+    x.store(deviate ? 2 : 1);
+    thread t1([&] { y.store(1); x.store(3); z.store(1); });
+    thread t2([&] { outcome("s", y.load() + x.load() + z.load()); });
+    thread t3([&] { x.store(4); y.store(2); z.store(2); });
+    thread t4([&] { outcome("t", z.load() + y.load()); });
+    t1.join();
+    t2.join();
+    t3.join();
+    t4.join();
+  };
+  // Until 40 searches caught it (how many runs rank 1 gets, and which units are
+  // dropped, vary with timing), or 400 searches.
+  std::size_t caught = 0, dropped = 0;
+  for (int i = 0; i < 400 && caught < 40; ++i) {
+    odd = 1 + i % 40;
+    for (int ranks : {2, 3}) {
+      on_rank1 = 0;
+      const Seen r = search(p, MemoryModelKind::sc, false, false, ranks);
+      if (on_rank1 < odd) {  // rank 1 ran fewer executions this time
+        EXPECT_EQ(r.result.stop, StopReason::none) << r.result.error;
+        continue;
+      }
+      // A unit whose branch changed before the search reached it is dropped with its
+      // runs (the search explores the branch itself): the odd one may have been there.
+      if (r.result.parallel.discarded > 0 && r.result.stop == StopReason::none) {
+        ++dropped;
+        continue;
+      }
+      EXPECT_EQ(r.result.stop, StopReason::nondeterministic) << "run " << odd << " of rank 1, " << ranks << " ranks";
+      EXPECT_NE(r.result.error.find("not deterministic"), std::string::npos) << r.result.error;
+      ++caught;
+    }
+  }
+  std::printf("caught the odd execution in %zu searches (%zu more had dropped units)\n", caught, dropped);
+  EXPECT_GE(caught, 40u) << "rank 1 ran few executions";
+}
+
+// A rank whose program differs in every execution (a static it alone set) agrees with
+// itself inside its units: only rank 0's checks at each unit's ends, on the records of
+// the unit's first and last executions, can see it.
+TEST(RemoteUnits, ARankThatDiffersIsCaughtAtItsUnitsEnds) {
+  Program p = [] {
+    const detail::Cluster* c = detail::cluster();
+    atomic<int> x(0, "x"), y(0, "y"), z(0, "z");
+    x.store(c && c->rank() == 1 ? 2 : 1);
+    thread t1([&] { y.store(1); x.store(3); z.store(1); });
+    thread t2([&] { outcome("s", y.load() + x.load() + z.load()); });
+    thread t3([&] { x.store(4); y.store(2); z.store(2); });
+    thread t4([&] { outcome("t", z.load() + y.load()); });
+    t1.join();
+    t2.join();
+    t3.join();
+    t4.join();
+  };
+  std::size_t caught = 0;
+  for (int i = 0; i < 300 && caught < 20; ++i) {
+    const Seen r = search(p, MemoryModelKind::sc, false, false, 2);
+    if (r.result.parallel.units == 0) {  // the search took no unit's runs
+      EXPECT_EQ(r.result.stop, StopReason::none) << r.result.error;
+      continue;
+    }
+    EXPECT_EQ(r.result.stop, StopReason::nondeterministic) << "search " << i;
+    EXPECT_NE(r.result.error.find("not deterministic"), std::string::npos) << r.result.error;
+    ++caught;
+  }
+  EXPECT_GE(caught, 20u) << "the search took few units";
+}
 
 // Split samples over ranks: rank k runs searches k*jobs.. of the split, so 3 ranks of
 // one job each give the summary of one process with 3 jobs.
