@@ -6,6 +6,8 @@
 #include "scheduler/explore_units.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <deque>
 #include <limits>
 #include <span>
 #include <stdexcept>
@@ -25,8 +27,10 @@ Units::Units(const Program& program, const ExploreOptions& options, bool tso, Eq
   // More threads than cores only take cores from each other.
   const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
   const unsigned n = options.units_inline ? 0 : std::min(options.jobs, cores) - 1;
+  // Another rank explores `--jobs` units at once (serve()), as this one does.
   if (cluster_)
-    for (int r = 1; r < cluster_->size(); ++r) remote_.push_back(RemoteSlot{r});
+    for (int r = 1; r < cluster_->size(); ++r)
+      for (unsigned j = 0; j < std::max(options.jobs, 1u); ++j) remote_.push_back(RemoteSlot{r});
   const unsigned workers = n + static_cast<unsigned>(remote_.size());
   remote_idle_ = static_cast<unsigned>(remote_.size());
   max_carved_ = options.units_inline ? 2 * options.jobs : kCarvedPerThread * workers;
@@ -170,11 +174,12 @@ bool Units::receive(bool wait) {
   int from = 0;
   detail::ClusterTag tag{};
   if (!cluster_->receive(from, tag, msg_, wait)) return false;
+  // A message of an earlier search, or of a unit already ended, is dropped.
+  if (msg_.size() < 2 || msg_[0] != cluster_->serial) return true;
   RemoteSlot* s = nullptr;
   for (RemoteSlot& r : remote_)
-    if (r.rank == from) s = &r;
-  // A message of an earlier search, or of a unit already ended, is dropped.
-  if (!s || !s->unit || msg_.size() < 2 || msg_[0] != cluster_->serial || msg_[1] != s->id) return true;
+    if (r.rank == from && r.unit && r.id == msg_[1]) s = &r;
+  if (!s) return true;
   Unit& u = *s->unit;
   detail::WordReader in{msg_};
   in.at = 2;
@@ -324,11 +329,11 @@ void Units::take_end(Unit& u, detail::WordReader& in, int from) {
 // The search ended: each process drops its unit and says when nothing more will come.
 void Units::end_remote() {
   const std::uint64_t w[] = {cluster_->serial};
-  for (RemoteSlot& r : remote_) cluster_->send(r.rank, detail::ClusterTag::end, w);
-  std::size_t ended = 0;
+  for (int r = 1; r < cluster_->size(); ++r) cluster_->send(r, detail::ClusterTag::end, w);
+  int ended = 0;
   int from = 0;
   detail::ClusterTag tag{};
-  while (ended < remote_.size()) {
+  while (ended < cluster_->size() - 1) {
     cluster_->receive(from, tag, msg_, true);
     if (tag == detail::ClusterTag::ended && !msg_.empty() && msg_[0] == cluster_->serial) ++ended;
   }
@@ -665,6 +670,134 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
   return ended;
 }
 
+// A rank's units on `--jobs` threads, each exploring one unit at a time (serve_unit)
+// through a Port: a Cluster whose messages this thread carries, the only one of the
+// rank that calls MPI (MPI_THREAD_FUNNELED). A unit goes to the thread with the fewest
+// in hand (rank 0 sends at most `--jobs` at once; threads are capped at the cores, so
+// a few may queue), a stop to the thread that holds its unit, `end` to every thread;
+// the search's `ended` goes once all of them ended and what they sent has gone.
+struct Ports {
+  struct Message {
+    int to;
+    detail::ClusterTag tag;
+    std::vector<std::uint64_t> words;
+  };
+  std::mutex m;
+  std::deque<Message> out;  // to rank 0, from every thread
+};
+
+class Port final : public detail::Cluster {
+ public:
+  Port(const detail::Cluster& outer, Ports& ports) : outer_(outer), ports_(ports) {}
+  int rank() const override { return outer_.rank(); }
+  int size() const override { return outer_.size(); }
+  void send(int to, detail::ClusterTag tag, std::span<const std::uint64_t> words) override {
+    std::lock_guard<std::mutex> lock(ports_.m);
+    ports_.out.push_back({to, tag, {words.begin(), words.end()}});
+  }
+  bool receive(int& from, detail::ClusterTag& tag, std::vector<std::uint64_t>& words, bool wait) override {
+    std::unique_lock<std::mutex> lock(ports_.m);
+    if (wait) cv_.wait(lock, [&] { return !in_.empty(); });
+    if (in_.empty()) return false;
+    from = 0;
+    tag = in_.front().tag;
+    words = std::move(in_.front().words);
+    in_.pop_front();
+    return true;
+  }
+  [[noreturn]] void leave() override { std::abort(); }  // the rank's own thread leaves, not a port
+  void post(detail::ClusterTag tag, std::vector<std::uint64_t> words) {
+    {
+      std::lock_guard<std::mutex> lock(ports_.m);
+      in_.push_back({0, tag, std::move(words)});
+    }
+    cv_.notify_one();
+  }
+  std::vector<std::uint64_t> units;  // the ids it holds, oldest first (the serving thread's)
+  double cpu = 0;                    // its thread's, over the search
+  std::atomic<bool> ended{false};
+
+ private:
+  const detail::Cluster& outer_;
+  Ports& ports_;
+  std::condition_variable cv_;
+  std::deque<Ports::Message> in_;  // under ports_.m
+};
+
+void serve_threads(const Program& program, const ExploreOptions& o, detail::Cluster& c, std::uint64_t serial,
+                   bool tso, Equivalence eq, bool again_all) {
+  const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+  const unsigned n = std::min(o.jobs, cores);
+  Ports ports;
+  std::deque<Port> port;
+  for (unsigned k = 0; k < n; ++k) port.emplace_back(c, ports);
+  std::vector<std::thread> threads;
+  for (unsigned k = 0; k < n; ++k)
+    threads.emplace_back([&, k] {
+      Port& p = port[k];
+      detail::ensure_alt_stack();
+      detail::set_cluster(&p);
+      const double cpu_at_start = detail::thread_cpu_seconds();
+      const std::unique_ptr<detail::Execution> x = execution_for(o);
+      std::vector<std::uint64_t> msg;
+      int from = 0;
+      detail::ClusterTag tag{};
+      for (bool ended = false; !ended;) {
+        p.receive(from, tag, msg, true);
+        if (tag == detail::ClusterTag::unit) ended = serve_unit(program, o, p, *x, msg, tso, eq, again_all);
+        else ended = tag == detail::ClusterTag::end;
+      }
+      p.cpu = detail::thread_cpu_seconds() - cpu_at_start;
+      detail::set_cluster(nullptr);
+      p.ended.store(true);
+    });
+  std::vector<std::uint64_t> msg;
+  std::deque<Ports::Message> out;
+  int from = 0;
+  detail::ClusterTag tag{};
+  for (bool end_sent = false;;) {
+    {
+      std::lock_guard<std::mutex> lock(ports.m);
+      out.swap(ports.out);
+    }
+    for (const Ports::Message& m : out) {
+      if (m.tag == detail::ClusterTag::done)
+        for (Port& p : port) std::erase(p.units, m.words[1]);
+      c.send(m.to, m.tag, m.words);
+    }
+    const bool forwarded = !out.empty();
+    out.clear();
+    if (end_sent && std::all_of(port.begin(), port.end(), [](const Port& p) { return p.ended.load(); })) {
+      std::lock_guard<std::mutex> lock(ports.m);
+      if (ports.out.empty()) break;
+      continue;
+    }
+    if (!c.receive(from, tag, msg, false)) {
+      if (!forwarded) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      continue;
+    }
+    if (tag == detail::ClusterTag::quit) c.leave();
+    if (msg.empty() || msg[0] != serial) continue;
+    if (tag == detail::ClusterTag::unit && msg.size() >= 3) {
+      Port& p = *std::min_element(port.begin(), port.end(),
+                                  [](const Port& a, const Port& b) { return a.units.size() < b.units.size(); });
+      p.units.push_back(msg[1]);
+      p.post(tag, std::move(msg));
+    } else if (tag == detail::ClusterTag::stop && msg.size() >= 2) {
+      for (Port& p : port)
+        if (std::find(p.units.begin(), p.units.end(), msg[1]) != p.units.end()) p.post(tag, msg);
+    } else if (tag == detail::ClusterTag::end) {
+      for (Port& p : port) p.post(tag, msg);
+      end_sent = true;
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  for (const Port& p : port) {
+    c.executions += p.executions;
+    c.search_cpu += p.cpu;
+  }
+}
+
 }  // namespace
 
 [[noreturn]] void serve(const Program& program, const ExploreOptions& given, detail::Cluster& c) {
@@ -686,13 +819,17 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
       continue;
     }
     const double cpu_at_join = detail::thread_cpu_seconds(), waited_at_join = c.waited;
-    const std::unique_ptr<detail::Execution> x = execution_for(o);
-    for (bool ended = false; !ended;) {
-      c.receive(from, tag, msg, true);
-      if (tag == detail::ClusterTag::quit) c.leave();
-      if (msg.empty() || msg[0] != serial) continue;
-      if (tag == detail::ClusterTag::unit && msg.size() >= 3) ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all);
-      else ended = tag == detail::ClusterTag::end;
+    if (o.jobs > 1) {
+      serve_threads(program, o, c, serial, tso, eq, again_all);
+    } else {
+      const std::unique_ptr<detail::Execution> x = execution_for(o);
+      for (bool ended = false; !ended;) {
+        c.receive(from, tag, msg, true);
+        if (tag == detail::ClusterTag::quit) c.leave();
+        if (msg.empty() || msg[0] != serial) continue;
+        if (tag == detail::ClusterTag::unit && msg.size() >= 3) ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all);
+        else ended = tag == detail::ClusterTag::end;
+      }
     }
     c.search_cpu += detail::thread_cpu_seconds() - cpu_at_join;
     c.search_waited += c.waited - waited_at_join;

@@ -69,6 +69,9 @@ case $case in
     same "--jobs 1" run lastzero-8 --checker velodrome,aerodrome
     same "--jobs 1" run lastzero-12 --max-executions 5000
     shared run lastzero-10
+    # Every rank with 2 threads: 5 unit threads beside rank 0's search.
+    same "" run readers-8 --memory tso --jobs 2
+    shared run lastzero-10 --jobs 2
     ;;
   validate)
     same "--jobs 1" validate lastzero-8 --strategy optimal --memory both --checker "$poly"
