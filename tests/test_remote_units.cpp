@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -265,17 +266,11 @@ TEST(RemoteUnits, ARecordTravelsAsWordsExactly) {
   EXPECT_GT(differing, 100u);
 }
 
-// A program whose state outlives an execution is caught over ranks too, wherever the
-// odd execution falls in rank 1's units: inside one (rank 1 compares it with its
-// neighbours), or at a unit's ends, whose records rank 0 compares with the search's
-// neighbours. (Rank 1 runs unit executions only; rank 0 also runs the estimator's walks,
-// which no check sees.)
-TEST(RemoteUnits, StateOutlivingAnExecutionIsCaught) {
-  std::atomic<int> on_rank1{0};
-  int odd = 0;
-  Program p = [&] {
-    const detail::Cluster* c = detail::cluster();
-    const bool deviate = c && c->rank() == 1 && ++on_rank1 == odd;
+// Four threads racing on x, y and z after a first store to x of 1, or of 2 where `odd`
+// says so (a static that outlives an execution, as a faulty program's would).
+Program odd_first_store(std::function<bool()> odd) {
+  return [odd] {
+    const bool deviate = odd();
     atomic<int> x(0, "x"), y(0, "y"), z(0, "z");
     x.store(deviate ? 2 : 1);
     thread t1([&] { y.store(1); x.store(3); z.store(1); });
@@ -287,6 +282,20 @@ TEST(RemoteUnits, StateOutlivingAnExecutionIsCaught) {
     t3.join();
     t4.join();
   };
+}
+
+// A program whose state outlives an execution is caught over ranks too, wherever the
+// odd execution falls in rank 1's units: inside one (rank 1 compares it with its
+// neighbours), or at a unit's ends, whose records rank 0 compares with the search's
+// neighbours. (Rank 1 runs unit executions only; rank 0 also runs the estimator's walks,
+// which no check sees.)
+TEST(RemoteUnits, StateOutlivingAnExecutionIsCaught) {
+  std::atomic<int> on_rank1{0};
+  int odd = 0;
+  Program p = odd_first_store([&] {
+    const detail::Cluster* c = detail::cluster();
+    return c && c->rank() == 1 && ++on_rank1 == odd;
+  });
   // Until 40 searches caught it (how many runs rank 1 gets, and which units are
   // dropped, vary with timing), or 400 searches.
   const std::size_t enough = scaled(40);
@@ -319,19 +328,10 @@ TEST(RemoteUnits, StateOutlivingAnExecutionIsCaught) {
 // itself inside its units: only rank 0's checks at each unit's ends, on the records of
 // the unit's first and last executions, can see it.
 TEST(RemoteUnits, ARankThatDiffersIsCaughtAtItsUnitsEnds) {
-  Program p = [] {
+  Program p = odd_first_store([] {
     const detail::Cluster* c = detail::cluster();
-    atomic<int> x(0, "x"), y(0, "y"), z(0, "z");
-    x.store(c && c->rank() == 1 ? 2 : 1);
-    thread t1([&] { y.store(1); x.store(3); z.store(1); });
-    thread t2([&] { outcome("s", y.load() + x.load() + z.load()); });
-    thread t3([&] { x.store(4); y.store(2); z.store(2); });
-    thread t4([&] { outcome("t", z.load() + y.load()); });
-    t1.join();
-    t2.join();
-    t3.join();
-    t4.join();
-  };
+    return c && c->rank() == 1;
+  });
   const std::size_t enough = scaled(20);
   std::size_t caught = 0;
   for (int i = 0; i < 300 && caught < enough; ++i) {
