@@ -124,7 +124,7 @@ inline RunFacts& unpack(const UnitRun& run, const Unit& u, RunFacts& f) {
 // as much as running the executions (README, "Exploring on several cores").
 class Units {
  public:
-  // `cluster`: other processes that explore units too (atomcheck-mpi), each one at a time.
+  // `cluster`: other processes that explore units too (atomcheck-mpi), each `--jobs` at once.
   Units(const Program& program, const ExploreOptions& options, bool tso, Equivalence eq, bool want_trace,
         detail::Cluster* cluster);
   ~Units();
@@ -165,11 +165,12 @@ class Units {
  private:
   void withdraw(Unit& u);  // under m_
   // ---- units in other processes (atomcheck-mpi, docs/mpi.md) --------------------------
-  // A process explores one unit at a time: the search sends it the unit's words
-  // (Strategy::save_unit), the process sends back its runs in batches, as the words of
-  // UnitRun (encode_run in serve()), and at the end the unit's state, which the search
-  // loads into its copy of the unit's strategy, so that it takes the runs, takes over
-  // and joins exactly as for a thread. A run whose facts do not fit in words (a failure,
+  // A process explores `--jobs` units at once, each in a slot here: the search sends it
+  // the unit's words (Strategy::save_unit), the process sends back its runs in batches,
+  // as the words of UnitRun (encode_run in serve()), and at the end the records of its
+  // first and last executions and its result or state, which the search loads into its
+  // copy of the unit's strategy, so that it takes the runs, takes over and joins exactly
+  // as for a thread. A run whose facts do not fit in words (a failure,
   // a verdict, a trace for the callback, a spin) comes as its schedule, and the search
   // runs it again here: the program is deterministic (the search checks it), and these
   // runs are few unless checkers judge every run.
