@@ -27,7 +27,10 @@ Units::Units(const Program& program, const ExploreOptions& options, bool tso, Eq
   // More threads than cores only take cores from each other.
   const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
   const unsigned n = options.units_inline ? 0 : std::min(options.jobs, cores) - 1;
-  // Another rank explores `--jobs` units at once (serve()), as this one does.
+  // Another rank explores `--jobs` units at once (serve()), as this one does. (Sending
+  // each rank one unit ahead, to start as soon as one ends, was measured and lost:
+  // readers-15 over 2 ranks took 16% longer, lastzero-12 twice as long. A unit queued
+  // behind a running one cannot be taken back at once when the search reaches it.)
   if (cluster_)
     for (int r = 1; r < cluster_->size(); ++r)
       for (unsigned j = 0; j < std::max(options.jobs, 1u); ++j) remote_.push_back(RemoteSlot{r});
@@ -673,9 +676,10 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
 // A rank's units on `--jobs` threads, each exploring one unit at a time (serve_unit)
 // through a Port: a Cluster whose messages this thread carries, the only one of the
 // rank that calls MPI (MPI_THREAD_FUNNELED). A unit goes to the thread with the fewest
-// in hand (rank 0 sends at most `--jobs` at once; threads are capped at the cores, so
-// a few may queue), a stop to the thread that holds its unit, `end` to every thread;
-// the search's `ended` goes once all of them ended and what they sent has gone.
+// in hand (rank 0 sends `--jobs` at most, so an idle one: a unit queued behind another
+// could not be taken back when the search reaches it), a stop to the thread that holds
+// its unit, `end` to every thread; the search's `ended` goes once all of them ended and
+// what they sent has gone.
 struct Ports {
   struct Message {
     int to;
@@ -695,14 +699,24 @@ class Port final : public detail::Cluster {
     std::lock_guard<std::mutex> lock(ports_.m);
     ports_.out.push_back({to, tag, {words.begin(), words.end()}});
   }
+  // Waiting (between units): the next message. Not waiting (serve_unit's polls): the
+  // next `end` or stop of the unit running; the units held behind it, and their stops,
+  // stay for their turn.
   bool receive(int& from, detail::ClusterTag& tag, std::vector<std::uint64_t>& words, bool wait) override {
     std::unique_lock<std::mutex> lock(ports_.m);
     if (wait) cv_.wait(lock, [&] { return !in_.empty(); });
-    if (in_.empty()) return false;
+    auto it = in_.begin();
+    if (!wait)
+      it = std::find_if(in_.begin(), in_.end(), [&](const Ports::Message& m) {
+        return m.tag == detail::ClusterTag::end ||
+               (m.tag == detail::ClusterTag::stop && m.words.size() >= 2 && m.words[1] == running);
+      });
+    if (it == in_.end()) return false;
     from = 0;
-    tag = in_.front().tag;
-    words = std::move(in_.front().words);
-    in_.pop_front();
+    tag = it->tag;
+    words = std::move(it->words);
+    in_.erase(it);
+    if (tag == detail::ClusterTag::unit && words.size() >= 2) running = words[1];
     return true;
   }
   [[noreturn]] void leave() override { std::abort(); }  // the rank's own thread leaves, not a port
@@ -714,6 +728,7 @@ class Port final : public detail::Cluster {
     cv_.notify_one();
   }
   std::vector<std::uint64_t> units;  // the ids it holds, oldest first (the serving thread's)
+  std::uint64_t running = 0;         // the id of the unit its thread explores (its thread's)
   double cpu = 0;                    // its thread's, over the search
   std::atomic<bool> ended{false};
 
@@ -726,8 +741,7 @@ class Port final : public detail::Cluster {
 
 void serve_threads(const Program& program, const ExploreOptions& o, detail::Cluster& c, std::uint64_t serial,
                    bool tso, Equivalence eq, bool again_all) {
-  const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
-  const unsigned n = std::min(o.jobs, cores);
+  const unsigned n = std::max(1u, o.jobs);
   Ports ports;
   std::deque<Port> port;
   for (unsigned k = 0; k < n; ++k) port.emplace_back(c, ports);
