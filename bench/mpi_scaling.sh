@@ -65,9 +65,6 @@ def ir(what, n, k):
             return int(line.split()[1])
 def stats(what, n):
     return {j["rank"]: j for j in map(json.loads, open(f"{tmp}/cgstats.{what}.{n}"))}
-total = None
-for line in open(f"{tmp}/a.json"):
-    pass
 total = json.load(open(f"{tmp}/a.json"))["executions"]
 per_exec = (ir(model, 1, 0) - ir("lastzero-2", 1, 0)) / total
 print(f"{model}, instructions (callgrind): one rank {per_exec:,.0f} per execution")

@@ -673,6 +673,23 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
   return ended;
 }
 
+// Explores the units `c` brings, one at a time, until the search ends: a rank's one
+// thread, or each of its `--jobs` threads through its Port (below).
+void serve_units(const Program& program, const ExploreOptions& o, detail::Cluster& c, std::uint64_t serial,
+                 bool tso, Equivalence eq, bool again_all) {
+  const std::unique_ptr<detail::Execution> x = execution_for(o);
+  std::vector<std::uint64_t> msg;
+  int from = 0;
+  detail::ClusterTag tag{};
+  for (bool ended = false; !ended;) {
+    c.receive(from, tag, msg, true);
+    if (tag == detail::ClusterTag::quit) c.leave();
+    if (msg.empty() || msg[0] != serial) continue;
+    if (tag == detail::ClusterTag::unit && msg.size() >= 3) ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all);
+    else ended = tag == detail::ClusterTag::end;
+  }
+}
+
 // A rank's units on `--jobs` threads, each exploring one unit at a time (serve_unit)
 // through a Port: a Cluster whose messages this thread carries, the only one of the
 // rank that calls MPI (MPI_THREAD_FUNNELED). A unit goes to the thread with the fewest
@@ -752,15 +769,7 @@ void serve_threads(const Program& program, const ExploreOptions& o, detail::Clus
       detail::ensure_alt_stack();
       detail::set_cluster(&p);
       const double cpu_at_start = detail::thread_cpu_seconds();
-      const std::unique_ptr<detail::Execution> x = execution_for(o);
-      std::vector<std::uint64_t> msg;
-      int from = 0;
-      detail::ClusterTag tag{};
-      for (bool ended = false; !ended;) {
-        p.receive(from, tag, msg, true);
-        if (tag == detail::ClusterTag::unit) ended = serve_unit(program, o, p, *x, msg, tso, eq, again_all);
-        else ended = tag == detail::ClusterTag::end;
-      }
+      serve_units(program, o, p, serial, tso, eq, again_all);
       p.cpu = detail::thread_cpu_seconds() - cpu_at_start;
       detail::set_cluster(nullptr);
       p.ended.store(true);
@@ -833,18 +842,8 @@ void serve_threads(const Program& program, const ExploreOptions& o, detail::Clus
       continue;
     }
     const double cpu_at_join = detail::thread_cpu_seconds(), waited_at_join = c.waited;
-    if (o.jobs > 1) {
-      serve_threads(program, o, c, serial, tso, eq, again_all);
-    } else {
-      const std::unique_ptr<detail::Execution> x = execution_for(o);
-      for (bool ended = false; !ended;) {
-        c.receive(from, tag, msg, true);
-        if (tag == detail::ClusterTag::quit) c.leave();
-        if (msg.empty() || msg[0] != serial) continue;
-        if (tag == detail::ClusterTag::unit && msg.size() >= 3) ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all);
-        else ended = tag == detail::ClusterTag::end;
-      }
-    }
+    if (o.jobs > 1) serve_threads(program, o, c, serial, tso, eq, again_all);
+    else serve_units(program, o, c, serial, tso, eq, again_all);
     c.search_cpu += detail::thread_cpu_seconds() - cpu_at_join;
     c.search_waited += c.waited - waited_at_join;
     const std::uint64_t w[] = {serial};
