@@ -711,7 +711,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
               // execution, and the search rethrows once it has taken the runs before.)
               if (!u->thrown && units->hungry(carved.size()))
                 if (auto st = strategy->carve_from_unit(*u->strategy)) give(std::move(st), r.executions + u->count);
-              strategy->continue_unit(at, *u->strategy);
+              strategy->continue_unit(at, *u->strategy, u->remote);
             }
             draining = std::move(u);
             draining_id = at;

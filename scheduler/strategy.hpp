@@ -196,10 +196,12 @@ class Strategy {
   // The search reached unit `which` (unit_reached()'s), which stopped before the end of
   // its branch: the search will continue from where `unit` stopped, and takes its nodes
   // below the branch now, so that it can carve more units from them while it takes the
-  // unit's executions (before join_unit).
-  virtual void continue_unit(int which, const Strategy& unit) {
+  // unit's executions (before join_unit). `own_memory`: `unit` was made by the search's
+  // thread (loaded from another process's words), so its nodes may be moved, not copied.
+  virtual void continue_unit(int which, Strategy& unit, bool own_memory) {
     (void)which;
     (void)unit;
+    (void)own_memory;
   }
   // Ends unit `which` (unit_reached()'s). With `unit` null the search explores the branch
   // itself; else it takes the executions `unit` ran as its own (all of the branch, or the

@@ -350,25 +350,31 @@ class alignas(64) OptimalStrategy final : public Strategy {
     u.carved_.clear();
     return v;
   }
-  void continue_unit(int which, const Strategy& unit) override {
+  void continue_unit(int which, Strategy& unit, bool own_memory) override {
     const std::size_t b = carved_[static_cast<std::size_t>(std::abs(which) - 1)].node;
-    const auto& u = static_cast<const OptimalStrategy&>(unit);
+    auto& u = static_cast<OptimalStrategy&>(unit);
     // Insertions at b and above (join_unit's, later) skip the first branch at each node,
     // the one on the path, so they cannot change what is below b: taking these nodes
     // first is the state the one-job search has once the unit's executions are done.
     stack_[b].wut.front().kids.clear();
     ++shape_;
-    // Copied, not moved: the unit's vectors live in its thread's malloc arena, and the
-    // search would keep them (retired nodes are reused) beside that thread's own live
-    // memory, where the two threads' writes to neighbouring bytes pass cache lines back
-    // and forth.
+    // A unit thread's nodes are copied, not moved: its vectors live in that thread's
+    // malloc arena, and the search would keep them (retired nodes are reused) beside the
+    // thread's own live memory, where the two threads' writes to neighbouring bytes pass
+    // cache lines back and forth. Another rank's unit was loaded by this thread: moved
+    // (copying and then freeing its wakeup trees was a sixth of rank 0's work on
+    // lastzero-12 over 4 ranks, where it takes over most units it reaches).
     for (std::size_t s = b + 1; s < u.stack_.size(); ++s) {
+      Node& from = u.stack_[s];
+      if (own_memory) {
+        stack_.push_back(std::move(from));
+        continue;
+      }
       Node n;
       if (!spare_.empty()) {
         n = std::move(spare_.back());
         spare_.pop_back();
       }
-      const Node& from = u.stack_[s];
       n.enabled.assign(from.enabled.begin(), from.enabled.end());
       n.sleep.assign(from.sleep.begin(), from.sleep.end());
       n.wut = from.wut;
