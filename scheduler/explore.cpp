@@ -678,6 +678,24 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
         carve();
         if (const int at = strategy->unit_reached()) {
           const auto i = static_cast<std::size_t>(std::abs(at) - 1);
+          if (at > 0)
+            units->wait_for(
+                *carved[i],
+                [&] {
+                  if (!units->hungry(carved.size())) return -1;
+                  auto st = strategy->carve_unit();
+                  if (!st) return 0;
+                  give(std::move(st), r.executions + carved[i]->count);
+                  return 1;
+                },
+                [&] {
+                  return (options.time_limit_seconds > 0 &&
+                          std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit_seconds) ||
+                         (options.interrupt && options.interrupt->load(std::memory_order_relaxed)) ||
+                         (options.checkpoint && options.checkpoint_every > 0 &&
+                          std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
+                              options.checkpoint_every);
+                });
           std::unique_ptr<Unit> u = std::move(carved[i]);
           const bool ran = units->reach(*u);
           if (at > 0 && ran && !u->count && u->thrown) std::rethrow_exception(u->thrown);

@@ -117,6 +117,15 @@ bool Units::reach(Unit& u) {
   return true;
 }
 
+void Units::wait_for(Unit& u, const std::function<int()>& carve_one, const std::function<bool()>& give_up) {
+  if (!u.remote || remote_.size() < 2) return;
+  while (!u.done.load(std::memory_order_relaxed) && !give_up()) {
+    const int gave = carve_one();
+    if (gave == 0) return;
+    if (gave < 0) receive(true);
+  }
+}
+
 void Units::report(ExploreResult::Parallel& p) const {
   p.most_held = most_held_.load(std::memory_order_relaxed);
   p.largest_run = largest_run_.load(std::memory_order_relaxed);
