@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# atomcheck-mpi (docs/mpi.md, "What bounds the speed-up"): where rank 0's instructions go
+# atomcheck-mpi (docs/mpi.md, "Where rank 0's work goes"): where rank 0's instructions go
 # in `mpirun -n N atomcheck-mpi run MODEL`, by the parts of its work on other ranks'
 # units, from callgrind's inclusive counts on rank 0, per execution another rank ran and
 # as a fraction of one execution in one process. It splits what any search that keeps
