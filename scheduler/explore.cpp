@@ -568,6 +568,18 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   };
   bool checkpointed_stop = false;  // a stop it can resume from was saved
   auto last_checkpoint = start;
+  const auto checkpoint_due = [&](Clock::time_point now) {
+    return options.checkpoint && options.checkpoint_every > 0 &&
+           std::chrono::duration<double>(now - last_checkpoint).count() >= options.checkpoint_every;
+  };
+  // Why the search must stop now, but for its budget of executions (none: StopReason::none).
+  const auto time_or_interrupt = [&] {
+    if (options.time_limit_seconds > 0 &&
+        std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit_seconds)
+      return StopReason::time_limit;
+    if (options.interrupt && options.interrupt->load(std::memory_order_relaxed)) return StopReason::interrupted;
+    return StopReason::none;
+  };
   std::uint64_t blocked_before = strategy->sleep_blocked();  // a resumed DPOR's count
   // The previous execution, for the determinism check.
   History previous;
@@ -591,19 +603,15 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
       }
     }
     // Not while taking a unit's runs: `reached` is older than the last checkpoint may be.
-    if (options.checkpoint && options.checkpoint_every > 0 && !draining) {
+    if (!draining) {
       const auto now = Clock::now();
-      if (std::chrono::duration<double>(now - last_checkpoint).count() >= options.checkpoint_every) {
+      if (checkpoint_due(now)) {
         last_checkpoint = now;
         checkpoint(false);
       }
     }
     if (limit && r.executions >= limit) r.stop = StopReason::max_executions;
-    else if (options.time_limit_seconds > 0 &&
-             std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit_seconds)
-      r.stop = StopReason::time_limit;
-    else if (options.interrupt && options.interrupt->load(std::memory_order_relaxed))
-      r.stop = StopReason::interrupted;
+    else r.stop = time_or_interrupt();
     if (r.stop != StopReason::none) {
       // Saved before the estimator's walk after the loop, which a resumed search makes
       // where the uninterrupted one makes it.
@@ -657,11 +665,15 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
       units->give(u.get());
       carved.push_back(std::move(u));
     };
-    auto carve = [&] {
-      if (!units->hungry(carved.size())) return;
-      if (auto st = strategy->carve_unit())
-        give(std::move(st), r.executions + (draining ? draining->count - next_run : 0));
+    // 1: gave one; 0: a thread or rank is idle and there is nothing to carve; -1: none is.
+    auto carve_for = [&](std::uint64_t ahead) {
+      if (!units->hungry(carved.size())) return -1;
+      auto st = strategy->carve_unit();
+      if (!st) return 0;
+      give(std::move(st), ahead);
+      return 1;
     };
+    auto carve = [&] { carve_for(r.executions + (draining ? draining->count - next_run : 0)); };
     UnitRun* urun = nullptr;
     if (draining) {
       carve();
@@ -680,22 +692,8 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
           const auto i = static_cast<std::size_t>(std::abs(at) - 1);
           if (at > 0)
             units->wait_for(
-                *carved[i],
-                [&] {
-                  if (!units->hungry(carved.size())) return -1;
-                  auto st = strategy->carve_unit();
-                  if (!st) return 0;
-                  give(std::move(st), r.executions + carved[i]->count);
-                  return 1;
-                },
-                [&] {
-                  return (options.time_limit_seconds > 0 &&
-                          std::chrono::duration<double>(Clock::now() - start).count() >= options.time_limit_seconds) ||
-                         (options.interrupt && options.interrupt->load(std::memory_order_relaxed)) ||
-                         (options.checkpoint && options.checkpoint_every > 0 &&
-                          std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
-                              options.checkpoint_every);
-                });
+                *carved[i], [&] { return carve_for(r.executions + carved[i]->count); },
+                [&] { return time_or_interrupt() != StopReason::none || checkpoint_due(Clock::now()); });
           std::unique_ptr<Unit> u = std::move(carved[i]);
           const bool ran = units->reach(*u);
           if (at > 0 && ran && !u->count && u->thrown) std::rethrow_exception(u->thrown);

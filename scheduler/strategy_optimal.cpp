@@ -574,8 +574,7 @@ class alignas(64) OptimalStrategy final : public Strategy {
         nondeterministic(step);
         return;
       }
-      stack_.push_back(std::move(n));
-      ++shape_;
+      stack_.push_back(std::move(n));  // one branch: nothing to carve from it
       return;
     }
     if (step > 0) {
