@@ -1,4 +1,4 @@
-// The steps of one execution that the search (explore.cpp) and the units that explore
+// The steps of one execution that the search (explore_search.cpp) and the units that explore
 // ahead of it (explore_units.cpp) share: running it with the search's settings, judging
 // it, checking the program is deterministic and taking its facts. One definition, so a
 // unit's execution counts exactly as one the search ran itself.

@@ -1,6 +1,6 @@
 // Internal to the search, not part of atomcheck's API (nothing outside scheduler/
 // includes it; it is installed only because every header of the folder is): what
-// explore.cpp's search and the unit threads and remote units of explore_units.cpp both
+// explore_search.cpp's search and the unit threads and remote units of explore_units.cpp both
 // use to run an execution and take its facts, so the two sides judge and count an
 // execution the same way.
 #pragma once

@@ -1,8 +1,8 @@
 // The units of a parallel optimal search (class Units, explore_units.hpp): the threads
 // that explore the branches explore() carves, and the same units explored by other
-// processes (atomcheck-mpi), with serve(), their side of the protocol. Apart from
-// explore.cpp, which only carves, reaches and joins units, because they are a protocol
-// of their own (threads, hand-over, messages) that explore.cpp held in 1,900 lines.
+// processes (atomcheck-mpi), with serve(), their side of the protocol. Apart from the
+// search (explore_search.cpp), which only carves, reaches and joins units, because they
+// are a protocol of their own (threads, hand-over, messages).
 #include "scheduler/explore_units.hpp"
 
 #include <algorithm>

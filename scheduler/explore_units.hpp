@@ -1,8 +1,8 @@
 // Internal to the search, not part of atomcheck's API (see explore_internal.hpp): the
-// units of a parallel optimal search, which explore() in explore.cpp carves and joins,
-// kept apart from it because their threads, their hand-over and their messages to other
-// processes (atomcheck-mpi) are a protocol of their own, and explore.cpp held both in
-// 1,900 lines. The words here are shared by rank 0's Units and the other ranks' serve().
+// units of a parallel optimal search, which the search (explore_search.cpp) carves and
+// joins, kept apart from it because their threads, their hand-over and their messages to
+// other processes (atomcheck-mpi) are a protocol of their own. The words here are
+// shared by rank 0's Units and the other ranks' serve().
 #pragma once
 
 #include <any>

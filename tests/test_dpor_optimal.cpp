@@ -389,7 +389,7 @@ void check_random_programs(MemoryModelKind m, std::uint64_t seed, std::size_t n,
 TEST(OptimalDporProperties, CheckerDeclarationsHoldOnDfsClasses) {
   // trace-tso is left out: it changed verdict within an issue-order class on
   // "T1: cas(1,2); T2[atomic]: cas(1,1) st(1,1); T3: st_sc(1,1) faa(0,2); T4: cas(0,2)",
-  // so the explorer gives the trace TSO deciders the step order (explore.cpp).
+  // so the explorer gives the trace TSO deciders the step order (explore_search.cpp).
   const std::vector<std::string> names = {"oracle", "velodrome", "aerodrome-opt-fixed",
                                           "regiontrack-fixed", "tso-exec", "tso-robust",
                                           "tso-monitor"};
