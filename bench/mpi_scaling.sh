@@ -7,8 +7,10 @@
 # start to its end (MPI's start-up and the program's registry left out), less the CPU it
 # spent waiting for a message (a spin before it sleeps).
 # Usage: bench/mpi_scaling.sh [BUILD] [ROUNDS] [MODELS...]
-# (default build/release 5 lastzero-12 readers-15)
+# (default build/release 5 lastzero-12 readers-15). RUN_ARGS: options for every run, e.g.
+# RUN_ARGS="--checker velodrome,aerodrome" (checkers judge where each run ran).
 set -euo pipefail
+read -r -a extra <<< "${RUN_ARGS:-}"
 build=${1:-build/release}
 rounds=${2:-5}
 shift $(($# < 2 ? $# : 2))
@@ -27,19 +29,19 @@ for model in "${models[@]}"; do
   # what the projection needs, not the wall time).
   for n in 2 3 4; do
     for r in $(seq "$rounds"); do
-      ATOMCHECK_MPI_STATS="$tmp/$model.$n.$r" mpirun --oversubscribe -n "$n" "$mpi" run "$model" --quiet > /dev/null
+      ATOMCHECK_MPI_STATS="$tmp/$model.$n.$r" mpirun --oversubscribe -n "$n" "$mpi" run "$model" "${extra[@]}" --quiet > /dev/null
     done
   done
   # Wall of the search (elapsed_seconds: MPI's start-up left out) with 1 and 2 ranks, and
   # two one-process runs at once, alternating so that the VM's speed falls on all three.
   for r in $(seq "$rounds"); do
-    mpirun -n 1 "$mpi" run "$model" --json --quiet | elapsed >> "$tmp/w1"
-    mpirun -n 2 "$mpi" run "$model" --json --quiet | elapsed >> "$tmp/w2"
-    "$one" run "$model" --jobs 1 --json --quiet > "$tmp/a.json" & "$one" run "$model" --jobs 1 --json --quiet > "$tmp/b.json"
+    mpirun -n 1 "$mpi" run "$model" "${extra[@]}" --json --quiet | elapsed >> "$tmp/w1"
+    mpirun -n 2 "$mpi" run "$model" "${extra[@]}" --json --quiet | elapsed >> "$tmp/w2"
+    "$one" run "$model" "${extra[@]}" --jobs 1 --json --quiet > "$tmp/a.json" & "$one" run "$model" "${extra[@]}" --jobs 1 --json --quiet > "$tmp/b.json"
     wait
     python3 -c "import json; print(max(json.load(open('$tmp/a.json'))['elapsed_seconds'], json.load(open('$tmp/b.json'))['elapsed_seconds']))" >> "$tmp/wboth"
-    "$one" run "$model" --jobs 1 --json --quiet | elapsed >> "$tmp/wone"
-    "$one" run "$model" --jobs 2 --json --quiet | elapsed >> "$tmp/wthreads"
+    "$one" run "$model" "${extra[@]}" --jobs 1 --json --quiet | elapsed >> "$tmp/wone"
+    "$one" run "$model" "${extra[@]}" --jobs 2 --json --quiet | elapsed >> "$tmp/wthreads"
   done
   # Instructions per rank (callgrind): the same figures on a machine whose speed moves,
   # deterministic but for which rank explores which unit. "base" is a search of lastzero-2
@@ -53,7 +55,7 @@ SH
     for n in 1 2 3 4; do
       for what in "$model" lastzero-2; do
         CG_OUT="$tmp/cg.$what.$n" ATOMCHECK_MPI_STATS="$tmp/cgstats.$what.$n" \
-          mpirun --oversubscribe -x CG_OUT -n "$n" "$tmp/cg.sh" "$mpi" run "$what" --quiet > /dev/null 2>&1
+          mpirun --oversubscribe -x CG_OUT -n "$n" "$tmp/cg.sh" "$mpi" run "$what" "${extra[@]}" --quiet > /dev/null 2>&1
       done
     done
     python3 - "$tmp" "$model" <<'PY'

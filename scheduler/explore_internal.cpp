@@ -5,6 +5,7 @@
 #include "scheduler/explore_internal.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -246,6 +247,58 @@ std::string wait_text(const History& h) {
   return fmt::format("{}{}", h.wait_construct, at.empty() ? "" : " at " + at);
 }
 
+// A field added to Verdict must travel too: this is Verdict's size as push_verdict()
+// knows it (x86-64 with libstdc++, the build CI runs).
+#if defined(__GLIBCXX__) && defined(__x86_64__)
+static_assert(sizeof(Verdict) == 192, "a new Verdict field: add it to push_verdict and read_verdict");
+#endif
+
+void push_verdict(std::vector<std::uint64_t>& out, const Verdict& v) {
+  push_string(out, v.checker);
+  out.push_back((v.answers_serializability ? 1u : 0u) | (v.answers_blame ? 2u : 0u) | (v.serializable ? 4u : 0u) |
+                (v.open_at_end ? 8u : 0u));
+  out.push_back(v.detected_at);
+  out.push_back(v.cycle.size());
+  for (const CycleEdge& e : v.cycle)
+    out.insert(out.end(), {e.from.thread, e.from.first, e.to.thread, e.to.first, e.from_event, e.to_event});
+  out.push_back(v.blamed.size());
+  for (const Blame& b : v.blamed) out.insert(out.end(), {b.txn.thread, b.txn.first, b.interfering, b.at});
+  push_string(out, v.undecided);
+  push_string(out, v.note);
+  out.push_back(v.witness_execution.size());
+  out.insert(out.end(), v.witness_execution.begin(), v.witness_execution.end());
+}
+
+bool read_verdict(WordReader& in, Verdict& v) {
+  std::uint64_t flags = 0, n = 0;
+  if (!in.text(v.checker) || !in.word(flags) || flags > 15 || !in.word(v.detected_at)) return false;
+  v.answers_serializability = flags & 1;
+  v.answers_blame = flags & 2;
+  v.serializable = flags & 4;
+  v.open_at_end = flags & 8;
+  auto thread = [&](ThreadId& t) {
+    std::uint64_t w = 0;
+    if (!in.word(w) || w > std::numeric_limits<ThreadId>::max()) return false;
+    t = static_cast<ThreadId>(w);
+    return true;
+  };
+  if (!in.word(n) || n > in.left() / 6) return false;
+  v.cycle.resize(n);
+  for (CycleEdge& e : v.cycle)
+    if (!thread(e.from.thread) || !in.word(e.from.first) || !thread(e.to.thread) || !in.word(e.to.first) ||
+        !in.word(e.from_event) || !in.word(e.to_event))
+      return false;
+  if (!in.word(n) || n > in.left() / 4) return false;
+  v.blamed.resize(n);
+  for (Blame& b : v.blamed)
+    if (!thread(b.txn.thread) || !in.word(b.txn.first) || !in.word(b.interfering) || !in.word(b.at)) return false;
+  if (!in.text(v.undecided) || !in.text(v.note) || !in.word(n) || n > in.left()) return false;
+  v.witness_execution.resize(n);
+  for (EventIndex& e : v.witness_execution)
+    if (!in.word(e)) return false;
+  return true;
+}
+
 std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   auto x = std::make_unique<detail::Execution>(o.memory, o.stack_size, o.max_steps, o.spin_threshold);
   x->set_spurious_wakeups(o.spurious_wakeups);
@@ -253,6 +306,15 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   x->set_depth_bound(o.depth_bound);
   x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal);
   return x;
+}
+
+ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_clock::time_point start) {
+  ExploreOptions o = given;
+  Deadline& d = o.checker_options.deadline;
+  Deadline search = Deadline::after(given.time_limit_seconds, given.interrupt, start);
+  if (d.interrupt == nullptr) d.interrupt = search.interrupt;
+  d.at = std::min(d.at, search.at);
+  return o;
 }
 
 }  // namespace atomcheck::detail

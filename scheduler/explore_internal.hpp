@@ -5,6 +5,7 @@
 // execution the same way.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,11 @@ std::string compare_with_previous(const History& prev, const std::vector<Event>&
 // every count against the words left and leaves the rest of `h` empty.
 void push_record(std::vector<std::uint64_t>& out, const History& h, const std::vector<Event>& events);
 bool read_record(WordReader& in, History& h, std::vector<Event>& events);
+// A checker's verdict as words, every field of it, for a run another process judged
+// (atomcheck-mpi: `run --checker` without a callback), so that rank 0 counts and
+// reports it as its own checker's. read_verdict() is false on words that are not one.
+void push_verdict(std::vector<std::uint64_t>& out, const Verdict& v);
+bool read_verdict(WordReader& in, Verdict& v);
 
 // The checkers of one Execution (each exploring thread has its own), remade when the
 // atomic sets a program declares change (in practice after its first execution only).
@@ -89,5 +95,10 @@ std::string wait_text(const History& h);
 
 // An Execution with the search's settings: the search's, its estimator's, a unit thread's.
 std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o);
+
+// The options with the checkers' deadline set from the search's interrupt and time
+// limit (counted from `start`), so an exponential checker stops with the search instead
+// of after it.
+ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_clock::time_point start);
 
 }  // namespace atomcheck::detail

@@ -124,17 +124,6 @@ void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index,
   }
 }
 
-// The options with the checkers' deadline set from the search's interrupt and time
-// limit, so an exponential checker stops with the search instead of after it.
-ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_clock::time_point start) {
-  ExploreOptions o = given;
-  Deadline& d = o.checker_options.deadline;
-  Deadline search = Deadline::after(given.time_limit_seconds, given.interrupt, start);
-  if (d.interrupt == nullptr) d.interrupt = search.interrupt;
-  d.at = std::min(d.at, search.at);
-  return o;
-}
-
 using Clock = std::chrono::steady_clock;
 
 // One search: what explore() kept in locals, and the loop's steps.
@@ -252,7 +241,7 @@ Search::Search(const Program& program, const ExploreOptions& given,
     ++cluster_->serial;
     const std::uint64_t join[] = {cluster_->serial, kJoinUnits, static_cast<std::uint64_t>(options_.memory),
                                   static_cast<std::uint64_t>(r_.equivalence), tso_ ? 1u : 0u,
-                                  on_execution_ || !options_.checkers.empty() ? 1u : 0u};
+                                  (on_execution_ ? 1u : 0u) | (options_.checkers.empty() ? 0u : 2u)};
     for (int k = 1; k < cluster_->size(); ++k) cluster_->send(k, ClusterTag::join, join);
   }
   if ((options_.jobs > 1 || cluster_) && options_.strategy == StrategyKind::optimal)

@@ -228,6 +228,7 @@ bool Units::take_run(Unit& u, detail::WordReader& in) {
   run.events = events;
   ++remote_executions_;
   const bool again = (head >> 9) & 1, error = (head >> 10) & 1, has_outcome = (head >> 11) & 1;
+  const bool judged = (head >> 12) & 1, flagged = (head >> 13) & 1;
   // A rank numbers a unit's outcomes in the order it first sent them, and the compact
   // runs here meet them in that order too, so u.outcomes is a prefix of sent_outcomes:
   // an outcome already there is its index, with no copy of its names.
@@ -252,22 +253,42 @@ bool Units::take_run(Unit& u, detail::WordReader& in) {
       if (u.sent_outcomes.size() < kOutcomesSent) u.sent_outcomes.push_back(facts_.outcome);
     }
   }
-  if (again || error) {
+  facts_.verdicts.clear();
+  if (judged) {
+    std::uint64_t n = 0;
+    if (!in.word(n) || n > in.left()) return false;
+    facts_.verdicts.resize(n);
+    for (Verdict& v : facts_.verdicts)
+      if (!read_verdict(in, v)) return false;
+  }
+  if (again || error || flagged) {
     if (!in.transitions(choices_)) return false;
   }
   if (error) {
     if (!in.text(make_full(run).error)) return false;
   } else if (again) {
     run_again(u, run);
+  } else if (judged) {  // the facts collect() takes, with the other process's verdicts
+    RunFacts& f = make_full(run).facts;
+    f.end = run.end;
+    f.class_hash = ch;
+    f.rf_co_hash = rf;
+    f.steps = steps;
+    f.events = events;
+    f.failure = Failure{};
+    if (known < u.outcomes.size()) f.outcome = u.outcomes[known];
+    else std::swap(f.outcome, facts_.outcome);
+    std::swap(f.verdicts, facts_.verdicts);
+    f.schedule = flagged ? format_schedule(choices_) : std::string();
+    f.unmarked_spin.clear();
   } else if (known < u.outcomes.size()) {
     run.outcome = static_cast<std::uint32_t>(known);
     run.rest.reset();
   } else {
-    // A run's words carry no failure, verdict, schedule or spin (those come again).
+    // A run's words carry no failure, schedule or spin (those come again).
     facts_.end = run.end;
     facts_.schedule.clear();
     facts_.unmarked_spin.clear();
-    facts_.verdicts.clear();
     if (!compact(u, run, facts_)) {
       RunFacts& f = make_full(run).facts;
       f = RunFacts{};
@@ -582,7 +603,7 @@ void serve_samples(const Program& program, const ExploreOptions& o, detail::Clus
 // (Units::run), sending its runs in batches and its state at the end. True when the
 // search ended meanwhile (its `end` came).
 bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster& c, detail::Execution& x,
-                const std::vector<std::uint64_t>& msg, bool tso, Equivalence eq, bool again_all) {
+                const std::vector<std::uint64_t>& msg, bool tso, Equivalence eq, bool again_all, Judges* judges) {
   const std::uint64_t serial = msg[0], id = msg[1], most = msg[2];
   auto st = make_optimal_strategy(eq, tso);
   std::string thrown;
@@ -645,6 +666,16 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
     const bool again = failed_end(end) || h.spins || !h.unmarked_spin.empty() || again_all;
     const bool outcome = !again && why.empty() && end == detail::EndKind::completed;
     head |= !why.empty() ? 1u << 10 : again ? 1u << 9 : outcome ? 1u << 11 : 0u;
+    // The checkers judge here, as collect() would on rank 0; a flagging verdict brings
+    // its run's choices, for the schedule the report names.
+    const bool judged = judges && !again && why.empty();
+    bool flagged = false;
+    if (judged) {
+      judges->judge(o, x, judged_end(end));
+      flagged = std::any_of(judges->verdicts.begin(), judges->verdicts.end(),
+                            [](const Verdict& v) { return v.flags(); });
+      head |= (1u << 12) | (flagged ? 1u << 13 : 0u);
+    }
     batch.insert(batch.end(), {head, ch, rf, x.steps(), x.trace().size()});
     if (outcome) {  // its index among the unit's outcomes, and the outcome the first time
       Outcome out = x.outcome();
@@ -659,7 +690,11 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
         if (outcomes.size() < kOutcomesSent) outcomes.push_back(std::move(out));
       }
     }
-    if (again || !why.empty()) detail::push_transitions(batch, x.choices());
+    if (judged) {
+      batch.push_back(judges->verdicts.size());
+      for (const Verdict& v : judges->verdicts) push_verdict(batch, v);
+    }
+    if (again || !why.empty() || flagged) detail::push_transitions(batch, x.choices());
     if (!why.empty()) detail::push_string(batch, why);
     ++in_batch;
     if (!why.empty()) break;
@@ -684,9 +719,11 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
 
 // Explores the units `c` brings, one at a time, until the search ends: a rank's one
 // thread, or each of its `--jobs` threads through its Port (below).
-void serve_units(const Program& program, const ExploreOptions& o, detail::Cluster& c, std::uint64_t serial,
-                 bool tso, Equivalence eq, bool again_all) {
+void serve_units(const Program& program, const ExploreOptions& given, detail::Cluster& c, std::uint64_t serial,
+                 bool tso, Equivalence eq, bool again_all, bool judge) {
+  const ExploreOptions o = with_deadline(given, std::chrono::steady_clock::now());
   const std::unique_ptr<detail::Execution> x = execution_for(o);
+  const std::unique_ptr<Judges> judges = judge && !again_all ? std::make_unique<Judges>(o) : nullptr;
   std::vector<std::uint64_t> msg;
   int from = 0;
   detail::ClusterTag tag{};
@@ -694,8 +731,10 @@ void serve_units(const Program& program, const ExploreOptions& o, detail::Cluste
     c.receive(from, tag, msg, true);
     if (tag == detail::ClusterTag::quit) c.leave();
     if (msg.empty() || msg[0] != serial) continue;
-    if (tag == detail::ClusterTag::unit && msg.size() >= 3) ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all);
-    else ended = tag == detail::ClusterTag::end;
+    if (tag == detail::ClusterTag::unit && msg.size() >= 3)
+      ended = serve_unit(program, o, c, *x, msg, tso, eq, again_all, judges.get());
+    else
+      ended = tag == detail::ClusterTag::end;
   }
 }
 
@@ -766,7 +805,7 @@ class Port final : public detail::Cluster {
 };
 
 void serve_threads(const Program& program, const ExploreOptions& o, detail::Cluster& c, std::uint64_t serial,
-                   bool tso, Equivalence eq, bool again_all) {
+                   bool tso, Equivalence eq, bool again_all, bool judge) {
   const unsigned n = std::max(1u, o.jobs);
   Ports ports;
   std::deque<Port> port;
@@ -778,7 +817,7 @@ void serve_threads(const Program& program, const ExploreOptions& o, detail::Clus
       detail::ensure_alt_stack();
       detail::set_cluster(&p);
       const double cpu_at_start = detail::thread_cpu_seconds();
-      serve_units(program, o, p, serial, tso, eq, again_all);
+      serve_units(program, o, p, serial, tso, eq, again_all, judge);
       p.cpu = detail::thread_cpu_seconds() - cpu_at_start;
       detail::set_cluster(nullptr);
       p.ended.store(true);
@@ -845,14 +884,16 @@ void serve_threads(const Program& program, const ExploreOptions& o, detail::Clus
     ExploreOptions o = given;
     o.memory = static_cast<MemoryModelKind>(msg[2]);
     const auto eq = static_cast<Equivalence>(msg[3]);
-    const bool tso = msg[4] != 0, again_all = msg[5] != 0;
+    // msg[5]: 1, a callback sees every run (each comes as its schedule, run again on rank
+    // 0); 2, checkers judge every run (here, unless it runs again there).
+    const bool tso = msg[4] != 0, again_all = msg[5] & 1, judge = msg[5] & 2;
     if (msg[1] == kJoinSamples) {
       serve_samples(program, o, c, msg);
       continue;
     }
     const double cpu_at_join = detail::thread_cpu_seconds(), waited_at_join = c.waited;
-    if (o.jobs > 1) serve_threads(program, o, c, serial, tso, eq, again_all);
-    else serve_units(program, o, c, serial, tso, eq, again_all);
+    if (o.jobs > 1) serve_threads(program, o, c, serial, tso, eq, again_all, judge);
+    else serve_units(program, o, c, serial, tso, eq, again_all, judge);
     c.search_cpu += detail::thread_cpu_seconds() - cpu_at_join;
     c.search_waited += c.waited - waited_at_join;
     const std::uint64_t w[] = {serial};

@@ -185,10 +185,11 @@ class Units {
   // as the words of UnitRun (encode_run in serve()), and at the end the records of its
   // first and last executions and its result or state, which the search loads into its
   // copy of the unit's strategy, so that it takes the runs, takes over and joins exactly
-  // as for a thread. A run whose facts do not fit in words (a failure, a verdict, a
-  // trace for the callback, a spin) comes as its schedule, and the search runs it again
-  // here: the program is deterministic (the search checks it), and these runs are few
-  // unless checkers judge every run.
+  // as for a thread. The checkers judge a run where it ran, and their verdicts come as
+  // words (push_verdict). A run whose facts do not fit in words (a failure, a trace for
+  // the callback, a spin) comes as its schedule, and the search runs it again here: the
+  // program is deterministic (the search checks it), and these runs are few unless a
+  // callback sees every run (validate).
   struct RemoteSlot {
     int rank = 0;
     Unit* unit = nullptr;    // the unit it explores (nullptr: idle)

@@ -15,6 +15,7 @@
 #include <functional>
 #include <mutex>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -154,11 +155,15 @@ std::size_t scaled(std::size_t n) {
 void check_ranks(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spins) {
   std::mt19937_64 rng(seed);
   std::uint64_t executions = 0, remote = 0, remote_threaded = 0, replayed = 0, units = 0, taken_over = 0;
+  // Searches with checkers but no callback: their runs are judged where they ran, and
+  // only failures and spins are run again on rank 0.
+  std::uint64_t judged_remote = 0, judged_replayed = 0;
   std::size_t checked = 0;
   for (std::size_t i = 0; i < n; ++i) {
     auto rp = make_random(rng, m == MemoryModelKind::tso, spins);
     Program p = program_of(rp);
-    // Runs without a callback or checkers travel as words; the others are run again.
+    // Runs without a callback travel as words (with the checkers' verdicts); the others
+    // are run again on rank 0.
     const bool oracle = i % 2 == 0, callback = i % 3 == 0;
     Seen one = search(p, m, oracle, callback, 1);
     if (one.result.stop != StopReason::none) continue;  // too big for a unit test
@@ -173,6 +178,10 @@ void check_ranks(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spin
       remote += many.result.parallel.remote_executions;
       if (jobs > 1) remote_threaded += many.result.parallel.remote_executions;
       replayed += many.result.parallel.replayed;
+      if (oracle && !callback) {
+        judged_remote += many.result.parallel.remote_executions;
+        judged_replayed += many.result.parallel.replayed;
+      }
       units += many.result.parallel.remote_units;
       taken_over += many.result.parallel.taken_over;
     }
@@ -186,6 +195,7 @@ void check_ranks(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spin
     EXPECT_GT(remote_threaded, 0u) << "no execution came from a rank of two threads";
   }
   EXPECT_GT(units, 0u);
+  EXPECT_LT(judged_replayed, judged_remote / 2) << "runs judged on other ranks were run again on rank 0";
   std::printf("checked %zu random programs (%s%s) over 2 and 3 ranks: %llu executions each; other ranks "
               "ran %llu in %llu units (%llu taken over), %llu of them on ranks of two threads; rank 0 ran %llu of them "
               "again\n",
@@ -269,6 +279,88 @@ TEST(RemoteUnits, ARecordTravelsAsWordsExactly) {
   }
   EXPECT_GT(records, 300u);
   EXPECT_GT(differing, 100u);
+}
+
+// The checkers' verdicts on a run another rank judged come to rank 0 as words
+// (push_verdict): every field must come back, and a cut verdict must be refused. The
+// checkers named give cycles (velodrome), blames (regiontrack-blame), notes and open
+// transactions; the hand-made verdict sets every field.
+TEST(RemoteUnits, AVerdictTravelsAsWordsExactly) {
+  auto same = [](const Verdict& a, const Verdict& b) {
+    auto edges = [](const std::vector<CycleEdge>& c) {
+      std::vector<std::tuple<ThreadId, EventIndex, ThreadId, EventIndex, EventIndex, EventIndex>> out;
+      for (const CycleEdge& e : c)
+        out.emplace_back(e.from.thread, e.from.first, e.to.thread, e.to.first, e.from_event, e.to_event);
+      return out;
+    };
+    auto blames = [](const std::vector<Blame>& c) {
+      std::vector<std::tuple<ThreadId, EventIndex, EventIndex, EventIndex>> out;
+      for (const Blame& b : c) out.emplace_back(b.txn.thread, b.txn.first, b.interfering, b.at);
+      return out;
+    };
+    return a.checker == b.checker && a.answers_serializability == b.answers_serializability &&
+           a.answers_blame == b.answers_blame && a.serializable == b.serializable && edges(a.cycle) == edges(b.cycle) &&
+           a.detected_at == b.detected_at && blames(a.blamed) == blames(b.blamed) && a.undecided == b.undecided &&
+           a.open_at_end == b.open_at_end && a.note == b.note && a.witness_execution == b.witness_execution;
+  };
+  auto round_trip = [&](const Verdict& v, bool cuts) {
+    std::vector<std::uint64_t> words{7};  // a word before, as in a message
+    detail::push_verdict(words, v);
+    Verdict back;
+    detail::WordReader in{words};
+    in.at = 1;
+    ASSERT_TRUE(detail::read_verdict(in, back)) << v.checker;
+    EXPECT_EQ(in.left(), 0u);
+    EXPECT_TRUE(same(back, v)) << v.checker;
+    for (std::size_t cut = 1; cuts && cut < words.size(); ++cut) {
+      Verdict part;
+      detail::WordReader short_in{std::span<const std::uint64_t>(words).first(cut)};
+      short_in.at = 1;
+      EXPECT_FALSE(detail::read_verdict(short_in, part)) << "a verdict cut to " << cut << " of " << words.size();
+    }
+  };
+  Verdict all;
+  all.checker = "hand-made";
+  all.answers_serializability = all.answers_blame = all.open_at_end = true;
+  all.serializable = false;
+  all.cycle = {{{1, 2}, {3, 4}, 5, 6}, {{3, 4}, {1, 2}, kNoEvent, 8}};
+  all.detected_at = 9;
+  all.blamed = {{{1, 2}, 10, 11}};
+  all.undecided = "a budget of 12 steps";
+  all.note = "a note longer than one word";
+  all.witness_execution = {13, 14, kNoEvent};
+  round_trip(all, true);
+  Verdict none;  // empty strings and lists, all flags clear
+  none.serializable = false;
+  round_trip(none, true);
+
+  std::mt19937_64 rng(8006);
+  std::size_t verdicts = 0, with_cycle = 0, with_blame = 0;
+  for (int i = 0; i < 40; ++i) {
+    const bool tso = i % 2 == 1;
+    auto rp = make_random(rng, tso, false);
+    Program p = program_of(rp);
+    ExploreOptions o = options_for(tso ? MemoryModelKind::tso : MemoryModelKind::sc, false);
+    o.checkers = {"velodrome", "regiontrack-blame", "aerodrome", "atomic-set"};
+    const std::unique_ptr<detail::Execution> x = detail::execution_for(o);
+    detail::Judges judges(o);
+    const std::unique_ptr<Strategy> st = make_dfs_strategy();
+    for (int run = 0; run < 8 && st->begin_execution(); ++run) {
+      x->run(p, *st);
+      judges.judge(o, *x, true);
+      for (const Verdict& v : judges.verdicts) {
+        round_trip(v, run == 0);
+        ++verdicts;
+        with_cycle += !v.cycle.empty();
+        with_blame += !v.blamed.empty();
+      }
+    }
+  }
+  EXPECT_GT(verdicts, 500u);
+  EXPECT_GT(with_cycle, 20u);
+  EXPECT_GT(with_blame, 20u);
+  std::printf("%zu verdicts came back field for field (%zu with a cycle, %zu with blames)\n", verdicts, with_cycle,
+              with_blame);
 }
 
 // Four threads racing on x, y and z after a first store to x of 1, or of 2 where `odd`
