@@ -126,7 +126,7 @@ void tally(ExploreResult& r, const ExploreOptions& options, std::uint64_t index,
 
 using Clock = std::chrono::steady_clock;
 
-// One search: what explore() kept in locals, and the loop's steps.
+// One search: its state, and the steps of its loop as methods.
 class Search {
  public:
   Search(const Program& program, const ExploreOptions& given,
