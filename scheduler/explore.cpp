@@ -217,10 +217,10 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   } claim{cluster};
   if (cluster && cluster->rank() != 0) serve(program, given, *cluster);
   const bool sampling = given.strategy == StrategyKind::random || given.strategy == StrategyKind::pct;
-  // Samples split across ranks without checkers or a callback: their results travel as
-  // counts, failures and outcomes (explore_samples.cpp).
+  // Samples split across ranks without a callback: their results travel as counts,
+  // failures, outcomes and the checkers' summaries (explore_samples.cpp).
   // (A checkpoint holds one sampler's state: with one, rank 0 samples alone.)
-  if (cluster && sampling && !on_execution && given.checkers.empty() && !given.checkpoint && !given.resume) {
+  if (cluster && sampling && !on_execution && !given.checkpoint && !given.resume) {
     ++cluster->serial;
     const std::uint64_t join[] = {cluster->serial, kJoinSamples, static_cast<std::uint64_t>(given.memory), 0, 0, 0};
     for (int k = 1; k < cluster->size(); ++k) cluster->send(k, detail::ClusterTag::join, join);

@@ -3,6 +3,7 @@
 // flag (Ctrl-C, the time limit of one, --stop-on-failure), the caller's callbacks behind
 // one lock, and the merge at the end.
 #include "scheduler/explore_samples.hpp"
+#include "scheduler/explore_internal.hpp"
 #include "scheduler/splitmix.hpp"
 #include "scheduler/strategy_words.hpp"
 
@@ -64,8 +65,8 @@ void merge_into(ExploreResult& r, ExploreResult& part, unsigned w, unsigned jobs
   if (r.error.empty() && !part.error.empty()) r.error = part.error;
 }
 
-// A search's result as words, for rank 0 (no checkers and no callback: explore() keeps
-// sampling with those on rank 0 alone).
+// A search's result as words, for rank 0 (no callback: explore() keeps sampling with one
+// on rank 0 alone), the checkers' summaries with their first verdicts included.
 void push_part(std::vector<std::uint64_t>& out, const ExploreResult& p) {
   out.insert(out.end(), {p.executions, p.completed, p.failed, p.deadlocks, p.step_bounded, p.pruned,
                          p.sleep_blocked, p.bound_cut, p.bounded ? 1u : 0u, p.steps, p.events,
@@ -88,6 +89,14 @@ void push_part(std::vector<std::uint64_t>& out, const ExploreResult& p) {
                            f.race_second});
     push_string(out, f.message);
     push_string(out, f.schedule);
+  }
+  out.push_back(p.checkers.size());
+  for (const CheckerSummary& c : p.checkers) {
+    push_string(out, c.name);
+    out.insert(out.end(), {c.flagged, c.first_execution, c.undecided});
+    push_string(out, c.first_schedule);
+    push_string(out, c.first_undecided);
+    push_verdict(out, c.first_verdict);
   }
 }
 
@@ -128,6 +137,12 @@ bool read_part(WordReader& in, ExploreResult& p) {
     f.race_first = static_cast<EventIndex>(first);
     f.race_second = static_cast<EventIndex>(second);
   }
+  if (!in.word(n) || n > in.left()) return false;
+  p.checkers.resize(n);
+  for (CheckerSummary& c : p.checkers)
+    if (!in.text(c.name) || !in.word(c.flagged) || !in.word(c.first_execution) || !in.word(c.undecided) ||
+        !in.text(c.first_schedule) || !in.text(c.first_undecided) || !read_verdict(in, c.first_verdict))
+      return false;
   return true;
 }
 
@@ -235,8 +250,12 @@ ExploreResult explore_split_samples(const Program& program, const ExploreOptions
           ran = 1;
         }
         started[k] = ran != 0;
-        for (const std::string& name : options.checkers) p.checkers.emplace_back().name = name;
         if (!started[k]) p.checkers.clear();
+        if (started[k] && p.checkers.size() != options.checkers.size()) {
+          p = ExploreResult{};
+          p.error = fmt::format("rank {} sent a damaged result", from);
+          for (const std::string& name : options.checkers) p.checkers.emplace_back().name = name;
+        }
       }
     }
   }

@@ -448,6 +448,7 @@ TEST(RemoteUnits, ARankThatDiffersIsCaughtAtItsUnitsEnds) {
 // one job each give the summary of one process with 3 jobs.
 TEST(RemoteUnits, SamplesSplitOverRanksAreTheJobsSplit) {
   std::mt19937_64 rng(8004);
+  std::uint64_t flagged = 0;
   for (int i = 0; i < 20; ++i) {
     auto rp = make_random(rng, true, false);
     Program p = program_of(rp);
@@ -456,6 +457,8 @@ TEST(RemoteUnits, SamplesSplitOverRanksAreTheJobsSplit) {
     o.max_executions = 300;
     o.seed = 40 + i;
     o.jobs = 3;
+    // Half with checkers: their summaries, first verdicts included, travel as words.
+    if (i % 4 < 2) o.checkers = {"oracle", "velodrome", "regiontrack-blame"};
     const ExploreResult threads = explore(p, o);
     o.jobs = 1;
     o.distribute = true;
@@ -479,8 +482,21 @@ TEST(RemoteUnits, SamplesSplitOverRanksAreTheJobsSplit) {
     for (std::thread& t : others) t.join();
     detail::set_cluster(nullptr);
     ASSERT_EQ(summary(ranks), summary(threads)) << describe(rp);
+    ASSERT_EQ(ranks.checkers.size(), o.checkers.size());
+    for (std::size_t k = 0; k < o.checkers.size(); ++k) {
+      const CheckerSummary &a = ranks.checkers[k], &b = threads.checkers[k];
+      EXPECT_EQ(a.undecided, b.undecided);
+      EXPECT_EQ(a.first_undecided, b.first_undecided);
+      EXPECT_EQ(a.first_verdict.checker, b.first_verdict.checker);
+      EXPECT_EQ(a.first_verdict.serializable, b.first_verdict.serializable);
+      EXPECT_EQ(a.first_verdict.cycle.size(), b.first_verdict.cycle.size());
+      EXPECT_EQ(a.first_verdict.blamed.size(), b.first_verdict.blamed.size());
+      EXPECT_EQ(a.first_verdict.note, b.first_verdict.note);
+      flagged += a.flagged;
+    }
     EXPECT_GT(c0.messages, 0u);
   }
+  EXPECT_GT(flagged, 0u) << "no checker flagged a sample: the summaries' words went untested";
 }
 
 }  // namespace

@@ -82,7 +82,9 @@ case $case in
     # rank k runs searches k*jobs.. of the split: 3 ranks of one job are `--jobs 3`.
     same "--jobs 3" run lastzero-8 --strategy random --max-executions 600 --seed 7
     same "--jobs 3" run treiber-stack-racy-push --strategy pct --max-executions 400 --memory tso
+    same "--jobs 3" run lastzero-8 --strategy random --max-executions 600 --seed 7 --checker velodrome,aerodrome
     shared run lastzero-8 --strategy random --max-executions 600
+    shared run lastzero-8 --strategy pct --max-executions 600 --checker velodrome
     ;;
   checkpoint)
     full=$("$one" run lastzero-12 --json --quiet | counts_of "lastzero-12") || exit 1
