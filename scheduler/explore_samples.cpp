@@ -244,18 +244,15 @@ ExploreResult explore_split_samples(const Program& program, const ExploreOptions
         const std::size_t k = static_cast<std::size_t>(from - 1) * jobs + w;
         std::uint64_t ran = 0;
         ExploreResult& p = others[k];
-        if (!in.word(ran) || !read_part(in, p)) {
+        // A damaged result keeps the checkers' names, so that the merge takes its error.
+        if (!in.word(ran) || !read_part(in, p) || (ran && p.checkers.size() != options.checkers.size())) {
           p = ExploreResult{};
           p.error = fmt::format("rank {} sent a damaged result", from);
+          for (const std::string& name : options.checkers) p.checkers.emplace_back().name = name;
           ran = 1;
         }
         started[k] = ran != 0;
         if (!started[k]) p.checkers.clear();
-        if (started[k] && p.checkers.size() != options.checkers.size()) {
-          p = ExploreResult{};
-          p.error = fmt::format("rank {} sent a damaged result", from);
-          for (const std::string& name : options.checkers) p.checkers.emplace_back().name = name;
-        }
       }
     }
   }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -660,7 +661,7 @@ bool Search::report(UnitRun* urun, EndKind end, bool redundant) {
 }
 
 ExploreResult Search::run() {
-  if (finished_) return r_;
+  if (finished_) return std::move(r_);
   for (;;) {
     if (must_stop()) break;
     before_next();
@@ -695,7 +696,7 @@ ExploreResult Search::finish() {
   r.bounded = r.bounded || strategy_->bounded();
   if (options_.checkpoint && !checkpointed_stop_) checkpoint(true);
   r.elapsed_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-  return r;
+  return std::move(r);
 }
 
 }  // namespace

@@ -268,26 +268,16 @@ bool Units::take_run(Unit& u, detail::WordReader& in) {
     if (!in.text(make_full(run).error)) return false;
   } else if (again) {
     run_again(u, run);
-  } else if (judged) {  // the facts collect() takes, with the other process's verdicts
-    RunFacts& f = make_full(run).facts;
-    f.end = run.end;
-    f.class_hash = ch;
-    f.rf_co_hash = rf;
-    f.steps = steps;
-    f.events = events;
-    f.failure = Failure{};
-    if (known < u.outcomes.size()) f.outcome = u.outcomes[known];
-    else std::swap(f.outcome, facts_.outcome);
-    std::swap(f.verdicts, facts_.verdicts);
-    f.schedule = flagged ? format_schedule(choices_) : std::string();
-    f.unmarked_spin.clear();
-  } else if (known < u.outcomes.size()) {
+  } else if (known < u.outcomes.size() && !judged) {
     run.outcome = static_cast<std::uint32_t>(known);
     run.rest.reset();
   } else {
-    // A run's words carry no failure, schedule or spin (those come again).
+    // A run's words carry no failure or spin (those come again); a run judged there
+    // carries its verdicts, and its schedule when one flags (compact() refuses both).
     facts_.end = run.end;
-    facts_.schedule.clear();
+    if (known < u.outcomes.size()) facts_.outcome = u.outcomes[known];
+    if (flagged) facts_.schedule = format_schedule(choices_);
+    else facts_.schedule.clear();
     facts_.unmarked_spin.clear();
     if (!compact(u, run, facts_)) {
       RunFacts& f = make_full(run).facts;
@@ -298,6 +288,8 @@ bool Units::take_run(Unit& u, detail::WordReader& in) {
       f.steps = steps;
       f.events = events;
       f.outcome = facts_.outcome;
+      std::swap(f.verdicts, facts_.verdicts);
+      std::swap(f.schedule, facts_.schedule);
     } else {
       run.rest.reset();
     }
