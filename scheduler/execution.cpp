@@ -570,6 +570,10 @@ Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_
     vars_[h.id].name.assign(name);
     vars_[h.id].declared_at = declared_at;
     memory_->add_var(initial);
+    if (memory_->chooses()) {
+      if (h.id >= rc11_writes_.size()) rc11_writes_.resize(h.id + 1);
+      rc11_writes_[h.id].assign(1, kNoEvent);  // serial 0: the initial value
+    }
     if (racing()) race_.add_var(h.id, kind == ObjKind::plain_var, running_);
   }
   return h;
@@ -655,6 +659,8 @@ std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_
     v = memory_->load(running_, h.id, buffered);
   }
   const EventIndex ev = emit(Op::read, h.id, v, 0, site, buffered);
+  trace_.events.back().order = plain ? kPlainOrder : static_cast<std::uint8_t>(mo);
+  if (memory_->chooses()) trace_.events.back().issue = rc11_source(h.id);
   if (racing()) {
     Race race;
     if (!plain && memory_->chooses()) race_.atomic_load_from(running_, h.id, mo, memory_->read_serial());
@@ -676,6 +682,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   const bool plain = var->kind == ObjKind::plain_var;
   if (!announce(Action::write, h.id, memory_->drains(Action::write, mo))) return;
   EventIndex issue = emit(Op::write, h.id, value, 0, site);
+  trace_.events.back().order = plain ? kPlainOrder : static_cast<std::uint8_t>(mo);
   ++self().effects;
   if (racing()) {
     Race race;
@@ -686,6 +693,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
     const std::size_t n = memory_->store_options(running_, h.id, value, mo, plain);
     if (n == 0) return no_choice(h.id);
     memory_->take_store(choose_option(n, Action::write, h.id));
+    rc11_writes_[h.id].push_back(issue);
     note_write(running_, obj_key(h.id, false), h.id);
     return;
   }
@@ -727,12 +735,19 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     race_.atomic_rmw(running_, h.id, wrote ? mo : fn.failure, wrote);
   if (wrote) {
     if (!memory_->chooses()) memory_->write_memory(h.id, next);
-    emit(Op::rmw, h.id, old, next, site);
+    const EventIndex ev = emit(Op::rmw, h.id, old, next, site);
+    trace_.events.back().order = static_cast<std::uint8_t>(mo);
+    if (memory_->chooses()) {
+      trace_.events.back().issue = rc11_source(h.id);
+      rc11_writes_[h.id].push_back(ev);
+    }
     ++self().effects;
     note_write(running_, obj_key(h.id, false), h.id);
   } else {
     emit(Op::read, h.id, old, fn.cas ? fn.expected : 0, site);
     trace_.events.back().failed_cas = fn.cas;
+    trace_.events.back().order = static_cast<std::uint8_t>(fn.failure);
+    if (memory_->chooses()) trace_.events.back().issue = rc11_source(h.id);
     if (!history_.chosen.empty()) history_.chosen.back().failed = true;
   }
   return {old, wrote};
@@ -744,11 +759,17 @@ void Execution::fence(std::memory_order mo, std::uint32_t site) {
     if (unwinding_) return;
     if (racing()) race_.fence(running_, mo);
     memory_->sync_fence(running_, mo);
+    // Under RC11 it orders (release and acquire fences take part in sw): an event, no step.
+    if (memory_->chooses()) {
+      emit(Op::fence, kNoId, 0, 0, site);
+      trace_.events.back().order = static_cast<std::uint8_t>(mo);
+    }
     return;
   }
   if (!announce(Action::fence, kNoId, memory_->drains(Action::fence, mo))) return;
   memory_->sync_fence(running_, mo);
   emit(Op::fence, kNoId, 0, 0, site);
+  trace_.events.back().order = static_cast<std::uint8_t>(mo);
   if (racing()) race_.fence(running_, mo);
 }
 

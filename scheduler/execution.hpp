@@ -241,6 +241,11 @@ class Execution {
   std::vector<Transition> options_scratch_;
 
   MemoryModelKind memory_kind_;
+  // RC11: per variable, the events of its writes in the order made (index = the memory
+  // model's read_serial(); 0 is the initial value, kNoEvent), so a read's event names the
+  // write it read.
+  std::vector<std::vector<EventIndex>> rc11_writes_;
+  EventIndex rc11_source(VarId v) const { return rc11_writes_[v][memory_->read_serial()]; }
   std::unique_ptr<MemoryModel> memory_;
   StackPool pool_;
   std::uint64_t max_steps_;

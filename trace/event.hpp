@@ -18,6 +18,9 @@ using EventIndex = std::uint64_t;
 inline constexpr std::uint32_t kNoId = std::numeric_limits<std::uint32_t>::max();
 inline constexpr EventIndex kNoEvent = std::numeric_limits<EventIndex>::max();
 
+inline constexpr std::uint8_t kPlainOrder = 6;  // Event::order of a non-atomic access
+inline constexpr std::uint8_t kNoOrder = 0xff;
+
 // What an event does. Under TSO `write` is the write-issue into the store buffer and
 // `commit` is the moment that write reaches memory.
 enum class Op : std::uint8_t {
@@ -53,6 +56,12 @@ struct Event {
   // expected (value2). Checkers see a plain read; trace files do not keep it. Last, in
   // the padding after `loc`, so positional initialisers and the size are unchanged.
   bool failed_cas = false;
+  // The access's or fence's memory order as the program gave it (std::memory_order's
+  // value; kPlainOrder for a non-atomic shared<T>, kNoOrder where none applies), in the
+  // padding too. Under rc11 a read's or rmw's `issue` is the index of the write event it
+  // read (kNoEvent: the variable's initial value): with the orders, the events then say
+  // RC11's happens-before (docs/linearizability.md). Trace files keep neither.
+  std::uint8_t order = kNoOrder;
 };
 
 constexpr bool is_access(Op op) {
