@@ -160,6 +160,9 @@ struct CheckerOptions {
   AtomicSets atomic_sets{};
   // The exponential deciders (trace TSO, view oracle, Wang-Stoller's UR-FW search).
   Deadline deadline{};
+  // The memory model the events come from (0 sc, 1 tso, 2 rc11; MemoryModelKind's
+  // values): linearizability's precedence is a different order under each.
+  std::uint8_t memory = 0;
 };
 
 // What an online checker says mid-stream about the past it still needs (Checker::

@@ -342,6 +342,190 @@ Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, c
   return a;
 }
 
+// `order` closed transitively, with each thread's operations ordered by their calls (then
+// by index) and every pending operation preceding nothing (Warshall: histories of one
+// execution are small).
+Precedence closed_order(const History& h, const Precedence& order) {
+  const std::size_t n = h.size();
+  Precedence c = order;
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b) {
+      if (h[a].pending() || a == b) {
+        c.bits[a * n + b] = 0;
+        continue;
+      }
+      if (h[a].thread == h[b].thread && (h[a].call < h[b].call || (h[a].call == h[b].call && a < b))) c.set(a, b);
+    }
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t a = 0; a < n; ++a)
+      if (c.before(a, k))
+        for (std::size_t b = 0; b < n; ++b)
+          if (c.before(k, b)) c.set(a, b);
+  return c;
+}
+
+// One part under a partial order. The operations form chains (a thread's, in call order;
+// a pending operation that is not its thread's last gets a chain of its own), so the
+// linearized set is a vector of chain prefixes; an operation can be linearized next when
+// every operation before it is in the set, which `need` says per chain (its
+// predecessors in a chain are a prefix of it, the order being closed). Depth-first over
+// (prefixes, state), each visited once.
+Answer check_part_ordered(const History& h, const std::vector<std::uint32_t>& ops, const Precedence& order,
+                          const Spec& spec, std::uint64_t budget) {
+  Answer a;
+  std::vector<std::uint32_t> sorted = ops;
+  std::sort(sorted.begin(), sorted.end(), [&](std::uint32_t x, std::uint32_t y) {
+    return h[x].call != h[y].call ? h[x].call < h[y].call : x < y;
+  });
+  std::vector<std::vector<std::uint32_t>> chain;
+  std::unordered_map<ThreadId, std::size_t> chain_of_thread;
+  for (std::uint32_t o : sorted) {
+    auto [it, fresh] = chain_of_thread.emplace(h[o].thread, chain.size());
+    if (fresh) chain.emplace_back();
+    chain[it->second].push_back(o);
+  }
+  for (std::size_t c = 0, end = chain.size(); c < end; ++c)
+    for (std::size_t i = 0; i + 1 < chain[c].size();)
+      if (h[chain[c][i]].pending()) {
+        chain.push_back({chain[c][i]});
+        chain[c].erase(chain[c].begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+  const std::size_t k = chain.size();
+  std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> at;  // op -> (chain, position)
+  std::vector<std::uint32_t> must(k, 0);  // completed operations per chain: all but a last pending one
+  for (std::uint32_t c = 0; c < k; ++c) {
+    for (std::uint32_t i = 0; i < chain[c].size(); ++i) at[chain[c][i]] = {c, i};
+    must[c] = static_cast<std::uint32_t>(chain[c].size()) - (h[chain[c].back()].pending() ? 1 : 0);
+  }
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> need;
+  for (std::uint32_t o : ops) {
+    std::vector<std::uint32_t>& v = need[o];
+    v.assign(k, 0);
+    for (std::uint32_t p : ops)
+      if (order.before(p, o)) {
+        auto [c, i] = at[p];
+        v[c] = std::max(v[c], i + 1);
+      }
+  }
+  struct Node {
+    std::vector<std::uint32_t> done;
+    State state;
+    bool operator==(const Node&) const = default;
+  };
+  struct NodeHash {
+    std::size_t operator()(const Node& x) const {
+      std::uint64_t z = 0xcbf29ce484222325ull;
+      for (std::uint32_t v : x.done) z = (z ^ (v + 0x9e37ull)) * 0x100000001b3ull;
+      for (std::int64_t v : x.state) z = (z ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ull;
+      return static_cast<std::size_t>(z ^ (z >> 31));
+    }
+  };
+  auto finished = [&](const Node& x) {
+    for (std::size_t c = 0; c < k; ++c)
+      if (x.done[c] < must[c]) return false;
+    return true;
+  };
+  struct Frame {
+    Node node;
+    std::size_t next = 0;  // the chain to try next
+  };
+  std::unordered_set<Node, NodeHash> seen;
+  std::vector<Frame> stack;
+  stack.push_back({Node{std::vector<std::uint32_t>(k, 0), spec.initial()}, 0});
+  if (finished(stack.back().node)) return a;
+  seen.insert(stack.back().node);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next == k) {
+      stack.pop_back();
+      continue;
+    }
+    const std::size_t c = f.next++;
+    if (f.node.done[c] == chain[c].size()) continue;
+    const std::uint32_t o = chain[c][f.node.done[c]];
+    const std::vector<std::uint32_t>& v = need[o];
+    bool ready = true;
+    for (std::size_t d = 0; d < k && ready; ++d) ready = f.node.done[d] >= v[d];
+    if (!ready) continue;
+    if (++a.steps > budget) {
+      a.undecided = fmt::format("the linearizability search ran past its budget of {} steps", budget);
+      return a;
+    }
+    Node child{f.node.done, f.node.state};
+    if (!spec.step(child.state, h[o], !h[o].pending())) continue;
+    ++child.done[c];
+    if (finished(child)) return a;
+    if (!seen.insert(child).second) continue;
+    stack.push_back({std::move(child), 0});  // f is not used after this
+  }
+  a.linearizable = false;
+  return a;
+}
+
+std::vector<std::vector<std::uint32_t>> parts_of(const History& history, const Spec& spec, bool partition) {
+  std::vector<std::vector<std::uint32_t>> parts;
+  bool split = partition && !history.empty();
+  for (const Operation& op : history) split = split && spec.key(op).has_value();
+  if (split) {
+    std::unordered_map<std::int64_t, std::size_t> part_of;
+    for (std::uint32_t i = 0; i < history.size(); ++i) {
+      auto [it, fresh] = part_of.emplace(*spec.key(history[i]), parts.size());
+      if (fresh) parts.emplace_back();
+      parts[it->second].push_back(i);
+    }
+  } else {
+    parts.emplace_back(history.size());
+    std::iota(parts[0].begin(), parts[0].end(), 0u);
+  }
+  return parts;
+}
+
+// The operations called before `cut`, those returning at or after it made pending; `kept`
+// gets their indices in `history`.
+History prefix_at(const History& history, std::uint64_t cut, std::vector<std::uint32_t>* kept = nullptr) {
+  History p;
+  for (std::uint32_t i = 0; i < history.size(); ++i) {
+    const Operation& op = history[i];
+    if (op.call >= cut) continue;
+    Operation q = op;
+    if (!q.pending() && q.ret >= cut) {
+      q.ret = kPending;
+      q.result = kNone;
+    }
+    p.push_back(q);
+    if (kept) kept->push_back(i);
+  }
+  return p;
+}
+
+// The cuts just after each return, in time order: only a return can make a prefix fail (a
+// new call adds a pending operation, which may be left out), and a failing prefix fails
+// for every later cut.
+std::vector<std::uint64_t> return_cuts(const History& history) {
+  std::vector<std::uint64_t> cuts;
+  for (const Operation& op : history)
+    if (!op.pending()) cuts.push_back(op.ret + 1);
+  std::sort(cuts.begin(), cuts.end());
+  return cuts;
+}
+
+// The first cut at which `fails` holds, given that it holds at the last one.
+template <class Fails>
+std::uint64_t first_failing_cut(const std::vector<std::uint64_t>& cuts, Fails&& fails) {
+  std::size_t lo = 0, hi = cuts.size() - 1;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (fails(cuts[mid])) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return cuts[hi];
+}
+
 void validate_history(const History& h, const Spec& spec) {
   std::unordered_set<std::uint64_t> positions;
   for (std::size_t i = 0; i < h.size(); ++i) {
@@ -355,9 +539,7 @@ void validate_history(const History& h, const Spec& spec) {
   }
 }
 
-}  // namespace
-
-std::unique_ptr<Spec> make_spec(std::string_view name) {
+std::unique_ptr<Spec> make_builtin_spec(std::string_view name) {
   if (name == "stack") return std::make_unique<TableSpec>("stack", std::vector<std::string>{"push", "pop"}, &stack_step, false);
   if (name == "queue")
     return std::make_unique<TableSpec>("queue", std::vector<std::string>{"enqueue", "dequeue"}, &queue_step, false);
@@ -380,31 +562,66 @@ std::unique_ptr<Spec> make_spec(std::string_view name) {
   return nullptr;
 }
 
-const std::vector<std::string>& spec_names() {
-  static const std::vector<std::string> names = {"stack", "queue", "deque", "set", "map", "counter", "register",
-                                                 "mutex"};
-  return names;
+// The names, built-ins first, and the registered specifications after them.
+struct SpecTable {
+  std::vector<std::string> names = {"stack", "queue", "deque", "set", "map", "counter", "register", "mutex"};
+  std::vector<std::shared_ptr<const Spec>> registered;  // names[kBuiltinSpecs + k]
+};
+SpecTable& spec_table() {
+  static SpecTable table;
+  return table;
+}
+
+// A registered specification handed out by make_spec: it forwards to the shared one.
+class SharedSpec final : public Spec {
+ public:
+  explicit SharedSpec(std::shared_ptr<const Spec> s) : s_(std::move(s)) {}
+  std::string_view name() const override { return s_->name(); }
+  const std::vector<std::string>& methods() const override { return s_->methods(); }
+  std::vector<std::int64_t> initial() const override { return s_->initial(); }
+  bool step(std::vector<std::int64_t>& state, const Operation& op, bool check) const override {
+    return s_->step(state, op, check);
+  }
+  std::optional<std::int64_t> key(const Operation& op) const override { return s_->key(op); }
+
+ private:
+  std::shared_ptr<const Spec> s_;
+};
+
+}  // namespace
+
+std::unique_ptr<Spec> make_spec(std::string_view name) {
+  if (std::unique_ptr<Spec> b = make_builtin_spec(name)) return b;
+  const SpecTable& t = spec_table();
+  for (std::size_t k = 0; k < t.registered.size(); ++k)
+    if (t.names[kBuiltinSpecs + k] == name) return std::make_unique<SharedSpec>(t.registered[k]);
+  return nullptr;
+}
+
+const std::vector<std::string>& spec_names() { return spec_table().names; }
+
+std::uint32_t register_spec(std::shared_ptr<const Spec> spec) {
+  if (!spec) throw std::invalid_argument("register_spec: no specification");
+  const std::string name(spec->name());
+  if (name.empty()) throw std::invalid_argument("register_spec: a specification needs a name");
+  if (make_builtin_spec(name))
+    throw std::invalid_argument(fmt::format("register_spec: '{}' is a built-in specification's name", name));
+  SpecTable& t = spec_table();
+  for (std::size_t k = 0; k < t.registered.size(); ++k)
+    if (t.names[kBuiltinSpecs + k] == name) {
+      t.registered[k] = std::move(spec);
+      return static_cast<std::uint32_t>(kBuiltinSpecs + k);
+    }
+  if (t.names.size() >= 255) throw std::invalid_argument("register_spec: more than 255 specifications");
+  t.names.push_back(name);
+  t.registered.push_back(std::move(spec));
+  return static_cast<std::uint32_t>(t.names.size() - 1);
 }
 
 Answer check(const History& history, const Spec& spec, const Options& options) {
   validate_history(history, spec);
-  // P-compositionality: group by key when every operation has one.
-  std::vector<std::vector<std::uint32_t>> parts;
-  bool split = options.partition && !history.empty();
-  for (const Operation& op : history) split = split && spec.key(op).has_value();
-  if (split) {
-    std::unordered_map<std::int64_t, std::size_t> part_of;
-    for (std::uint32_t i = 0; i < history.size(); ++i) {
-      auto [it, fresh] = part_of.emplace(*spec.key(history[i]), parts.size());
-      if (fresh) parts.emplace_back();
-      parts[it->second].push_back(i);
-    }
-  } else {
-    parts.emplace_back(history.size());
-    std::iota(parts[0].begin(), parts[0].end(), 0u);
-  }
   Answer total;
-  for (const std::vector<std::uint32_t>& part : parts) {
+  for (const std::vector<std::uint32_t>& part : parts_of(history, spec, options.partition)) {
     const std::uint64_t left = options.max_steps - std::min(options.max_steps, total.steps);
     Answer a = options.algorithm == Algorithm::just_in_time ? check_part_jit(history, part, spec, left)
                                                              : check_part(history, part, spec, left);
@@ -421,41 +638,66 @@ Answer check(const History& history, const Spec& spec, const Options& options) {
   return total;
 }
 
-History shortest_failing_prefix(const History& history, const Spec& spec, const Options& options) {
-  auto prefix = [&](std::uint64_t cut) {
-    History p;
-    for (const Operation& op : history) {
-      if (op.call >= cut) continue;
-      Operation q = op;
-      if (!q.pending() && q.ret >= cut) {
-        q.ret = kPending;
-        q.result = kNone;
-      }
-      p.push_back(q);
+Answer check(const History& history, const Precedence& order, const Spec& spec, const Options& options) {
+  if (order.n != history.size() || order.bits.size() != order.n * order.n)
+    throw std::invalid_argument(fmt::format("a precedence over {} operations for a history of {}", order.n, history.size()));
+  for (std::size_t i = 0; i < history.size(); ++i)
+    if (history[i].method >= spec.methods().size())
+      throw std::invalid_argument(fmt::format("operation {}: method {} of {} is out of range", i, history[i].method, spec.name()));
+  const Precedence closed = closed_order(history, order);
+  Answer total;
+  for (const std::vector<std::uint32_t>& part : parts_of(history, spec, options.partition)) {
+    const std::uint64_t left = options.max_steps - std::min(options.max_steps, total.steps);
+    Answer a = check_part_ordered(history, part, closed, spec, left);
+    total.steps += a.steps;
+    if (!a.undecided.empty()) {
+      total.undecided = a.undecided;
+      return total;
     }
-    return p;
-  };
-  // Only a return can make a prefix fail (a new call adds a pending operation, which may
-  // be left out), and a failing prefix fails for every later cut: binary search over the
-  // cuts just after each return.
-  std::vector<std::uint64_t> cuts;
-  for (const Operation& op : history)
-    if (!op.pending()) cuts.push_back(op.ret + 1);
-  std::sort(cuts.begin(), cuts.end());
+    if (!a.linearizable) {
+      a.steps = total.steps;
+      return a;
+    }
+  }
+  return total;
+}
+
+History shortest_failing_prefix(const History& history, const Spec& spec, const Options& options) {
+  const std::vector<std::uint64_t> cuts = return_cuts(history);
   if (cuts.empty()) return {};
   Answer whole = check(history, spec, options);
   if (whole.linearizable || !whole.undecided.empty()) return {};
-  std::size_t lo = 0, hi = cuts.size() - 1;  // cuts[hi] fails (it holds every return)
-  while (lo < hi) {
-    std::size_t mid = (lo + hi) / 2;
-    Answer a = check(prefix(cuts[mid]), spec, options);
-    if (!a.linearizable && a.undecided.empty()) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return prefix(cuts[hi]);
+  return prefix_at(history, first_failing_cut(cuts, [&](std::uint64_t cut) {
+    Answer a = check(prefix_at(history, cut), spec, options);
+    return !a.linearizable && a.undecided.empty();
+  }));
+}
+
+History shortest_failing_prefix(const History& history, const Precedence& order, const Spec& spec,
+                                const Options& options, Precedence* prefix_order) {
+  auto restricted = [&](std::uint64_t cut, History& p) {
+    std::vector<std::uint32_t> kept;
+    p = prefix_at(history, cut, &kept);
+    Precedence sub(kept.size());
+    for (std::size_t a = 0; a < kept.size(); ++a)
+      for (std::size_t b = 0; b < kept.size(); ++b)
+        if (!p[a].pending() && order.before(kept[a], kept[b])) sub.set(a, b);
+    return sub;
+  };
+  const std::vector<std::uint64_t> cuts = return_cuts(history);
+  if (cuts.empty()) return {};
+  Answer whole = check(history, order, spec, options);
+  if (whole.linearizable || !whole.undecided.empty()) return {};
+  History p;
+  const std::uint64_t cut = first_failing_cut(cuts, [&](std::uint64_t c) {
+    History q;
+    const Precedence sub = restricted(c, q);
+    Answer a = check(q, sub, spec, options);
+    return !a.linearizable && a.undecided.empty();
+  });
+  Precedence sub = restricted(cut, p);
+  if (prefix_order) *prefix_order = std::move(sub);
+  return p;
 }
 
 std::string format_history(const History& history, const Spec& spec) {
@@ -473,6 +715,30 @@ std::string format_history(const History& history, const Spec& spec) {
     out += fmt::format("T{} {}({}) -> {}  {}\n", op.thread, spec.methods()[op.method], args,
                        op.pending() ? std::string("pending") : value(op.result), span);
   }
+  return out;
+}
+
+std::string format_order(const History& history, const Precedence& order, const Spec& spec) {
+  const Precedence c = closed_order(history, order);
+  auto name = [&](const Operation& op) {
+    auto value = [](std::int64_t v) { return v == kNone ? std::string("none") : std::to_string(v); };
+    std::string args;
+    if (op.arg != kNone) args = value(op.arg);
+    if (op.arg2 != kNone) args += ", " + value(op.arg2);
+    return fmt::format("T{} {}({})", op.thread, spec.methods()[op.method], args);
+  };
+  std::vector<std::uint32_t> by_call(history.size());
+  std::iota(by_call.begin(), by_call.end(), 0u);
+  std::sort(by_call.begin(), by_call.end(), [&](std::uint32_t x, std::uint32_t y) { return history[x].call < history[y].call; });
+  std::string out;
+  for (std::uint32_t a : by_call)
+    for (std::uint32_t b : by_call) {
+      if (history[a].thread == history[b].thread || !c.before(a, b)) continue;
+      bool direct = true;
+      for (std::size_t m = 0; m < history.size() && direct; ++m)
+        direct = m == a || m == b || !(c.before(a, m) && c.before(m, b));
+      if (direct) out += fmt::format("{}  before  {}\n", name(history[a]), name(history[b]));
+    }
   return out;
 }
 

@@ -72,8 +72,18 @@ class Spec {
 // (write, read; initial 0), mutex (lock, unlock: a lock taken only when free, released only
 // by its holder). nullptr for an unknown name.
 std::unique_ptr<Spec> make_spec(std::string_view name);
-// Their names, for error messages.
+// How many specifications are built in: the first names of spec_names().
+inline constexpr std::size_t kBuiltinSpecs = 8;
+// Their names, then those of the specifications registered (register_spec), by index:
+// an operation's code names its specification by this index.
 const std::vector<std::string>& spec_names();
+// Adds a specification of one's own, so that lin::operation, ATOMCHECK_LIN_OBJECT,
+// `atomcheck lincheck` and the panel's checker find it by its name() as they find a
+// built-in one; returns its index in spec_names(). A name registered again takes the new
+// specification (check_scenarios registers the one it is given); a built-in's name is
+// refused (std::invalid_argument), as are more than 255 specifications. Register before
+// exploring: the table is not guarded against a search running meanwhile.
+std::uint32_t register_spec(std::shared_ptr<const Spec> spec);
 
 // Operations in a trace (scheduler/lin_test.hpp `operation`): an operation is an atomic
 // block whose `begin` event carries the argument in `value` and, in `value2`, the code
@@ -121,11 +131,40 @@ struct Options {
 // index is out of range, or two positions coincide.
 Answer check(const History& history, const Spec& spec, const Options& options = {});
 
+// Which operations precede which, where no one real-time order says it: the panel's
+// executions, whose precedence is the order every member of the explored class agrees on
+// (docs/linearizability.md "What precedes means"), a partial order that need not be an
+// interval order. before(a, b): operation a returned before operation b was called.
+// Operations of one thread are ordered by their calls whatever it says; a pending
+// operation precedes nothing. `call` and `ret` then only place the cuts of
+// shortest_failing_prefix and the positions printed.
+struct Precedence {
+  std::size_t n = 0;
+  std::vector<std::uint8_t> bits;  // n × n: row a, column b
+  explicit Precedence(std::size_t count = 0) : n(count), bits(count * count, 0) {}
+  bool before(std::size_t a, std::size_t b) const { return bits[a * n + b] != 0; }
+  void set(std::size_t a, std::size_t b) { bits[a * n + b] = 1; }
+};
+
+// Linearizability under a precedence: a search over the per-thread prefixes linearized so
+// far (the down-sets of the order, polynomial in the operations for a fixed number of
+// threads) and the state, each pair visited once. P-compositional as check(). Throws
+// std::invalid_argument when the sizes differ or a method index is out of range.
+Answer check(const History& history, const Precedence& order, const Spec& spec, const Options& options = {});
+
 // The shortest non-linearizable prefix of a history that is not linearizable: the
 // operations called before the earliest cut of real time at which the history so far
 // (operations not yet returned taken as pending) is already not linearizable. Empty when
 // the history is linearizable (or undecided).
 History shortest_failing_prefix(const History& history, const Spec& spec, const Options& options = {});
+// The same under a precedence; `prefix_order`, when given, receives the prefix's.
+History shortest_failing_prefix(const History& history, const Precedence& order, const Spec& spec,
+                                const Options& options = {}, Precedence* prefix_order = nullptr);
+
+// "T1 enqueue(1) -> none  before  T2 dequeue() -> none": one line per pair of operations
+// of different threads that the order relates and no third operation between them does
+// (its transitive reduction), so a report shows what made a history fail.
+std::string format_order(const History& history, const Precedence& order, const Spec& spec);
 
 // "T1 push(3) -> ok  [2, 5]": one line per operation, in call order.
 std::string format_history(const History& history, const Spec& spec);

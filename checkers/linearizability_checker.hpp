@@ -1,20 +1,16 @@
 // The `linearizability` checker of the panel: collects the operations an execution's trace
 // records (an operation is an atomic block whose begin carries an operation code,
 // linearizability.hpp OperationCode; scheduler/lin_test.hpp `operation` emits them), one
-// history per object, and decides each with lin::check. Not linearizable: the verdict is
-// "not serializable" (the panel's one yes/no question), `note` holds the shortest failing
-// history, operations with arguments and results in real-time order, and detected_at the
-// return that ended it.
-//
-// Real time: a call is placed at its operation's first step on shared state (an access,
-// a lock or thread operation, a fence), not where the thread entered the block, and a
-// return at the block's end, which follows its last step: the strongest order the explored
-// interleaving allows, since another thread may run between entering a block and its
-// first step. Under TSO an operation returns when its last store leaves the store buffer
-// (its commit), not at the block's end: until then no other thread can have seen it or
-// anything the caller did after it, since the buffer is FIFO. Another interleaving of the same class may order two independent steps of
-// different operations the other way; the checker judges the one explored (see
-// docs/linearizability.md).
+// history per object, and decides each with lin::check under the precedence of the
+// execution's memory model (docs/linearizability.md "What precedes means"): A precedes B
+// when A is earlier in B's thread, or when A's last step (and under TSO the commit of
+// A's last store) comes before B's first step in the order every member of the explored
+// class agrees on (lin_order.hpp: the conflict order under SC and TSO, happens-before
+// under RC11). Never the interleaving itself, so a reduction that keeps one member per
+// rf+co class (or per RC11 graph) loses no verdict. Not linearizable: the verdict is
+// "not serializable" (the panel's one yes/no question; reports say "not linearizable"),
+// `note` holds the shortest failing history with the orders that made it fail, and
+// detected_at the return that ended it.
 #pragma once
 
 #include <memory>
@@ -22,6 +18,7 @@
 #include <vector>
 
 #include "checker.hpp"
+#include "lin_order.hpp"
 #include "linearizability.hpp"
 
 namespace atomcheck {
@@ -39,29 +36,34 @@ class LinearizabilityChecker final : public Checker {
  private:
   struct Object {
     std::uint32_t spec = 0;
-    lin::History history;
+    std::vector<std::size_t> ops;  // into ops_, in order of their begins
+  };
+  // One operation and where it is in the class order.
+  struct Rec {
+    lin::Operation op;
+    std::uint32_t object = 0;
+    bool stepped = false;                // a step of its own was seen
+    bool called = false;                 // its first step (or its thread's next) was seen
+    bool ended = false;
+    ClassOrder::Clock call;              // the clock at that step
+    std::uint32_t last = 0;              // its thread's chain at its last step
+    EventIndex last_pos = kNoEvent;
+    EventIndex last_write = kNoEvent;    // TSO: its last store's issue
+    bool committed = false;              // TSO: and that store's commit was seen
+    std::uint32_t commit = 0;            // the buffer's chain at the commit
   };
   struct Open {
     bool operation = false;
-    std::uint32_t object = 0;
-    std::size_t index = 0;  // into the object's history
-    bool started = false;   // its first step on shared state was seen
-    EventIndex last_write = kNoEvent;  // its last store's issue (TSO: buffered until committed)
-  };
-  // An operation that ended with a store in its thread's buffer: it returns at that
-  // store's commit.
-  struct Awaiting {
-    EventIndex issue = kNoEvent;
-    std::uint32_t object = 0;
-    std::size_t index = 0;
-    EventIndex end = kNoEvent;  // its block's end, if the store is never committed
+    std::size_t rec = 0;
   };
   CheckerOptions options_;
+  ClassOrder order_;
   std::vector<std::unique_ptr<lin::Spec>> specs_;  // by spec index, made on first use
   std::vector<Object> objects_;                    // by object id
+  std::vector<Rec> ops_;
   std::vector<std::vector<Open>> open_;            // per thread: the blocks entered
-  std::vector<EventIndex> committed_;              // per thread: the last issue committed
-  std::vector<Awaiting> awaiting_;
+  std::vector<std::vector<std::size_t>> uncalled_; // per thread: operations awaiting a step
+  std::vector<std::size_t> awaiting_commit_;       // TSO: ended, their last store buffered
   EventIndex next_ = 0;
 };
 

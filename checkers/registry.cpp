@@ -52,7 +52,7 @@ const std::vector<Entry>& entries() {
       {{"tso-robust", "robustness of the execution (SC-equivalence): the write-contraction is acyclic (reads commits)", true, false, "", false, false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::robust>},
       {{"tso-monitor", "TSO paper 6.3: robustness and SC-serializability (Theorem 3) on transaction-fenced executions; others fall back to the conflict graph when that test fails (reads commits)", true, false, "tso-exec", false, false}, &make_one<TsoExecChecker, TsoExecChecker::Kind::monitor>},
       // linearizability of the objects' operations (scheduler/lin_test.hpp `operation`), not of transactions
-      {{"linearizability", "linearizability of each object's operations against its sequential specification (Wing-Gong-Lowe, P-compositional); prints the shortest failing history", true, false, "linearizability-oracle", false, true}, &make_one<LinearizabilityChecker>},
+      {{"linearizability", "linearizability of each object's operations against its sequential specification, under the precedence of the memory model (sc, tso, rc11); prints the shortest failing history", true, false, "linearizability-oracle", false, false}, &make_one<LinearizabilityChecker>},
       // Wang-Stoller reduction (predictive: judged against every explored execution by view-oracle)
       {{"ws-reduction-4.3", "Wang-Stoller reduction: movers from Theorem 4.3 race-freedom, (R+B)*N?(L+B)* per transaction", true, false, "view-oracle", true, true}, &make_ws_reduction<43>},
       {{"ws-reduction-4.4", "Wang-Stoller reduction with Theorem 4.4 (one common lock per variable)", true, false, "view-oracle", true, true}, &make_ws_reduction<44>},
@@ -92,6 +92,10 @@ std::vector<CheckerInfo> checker_catalog() {
   std::lock_guard lock(r.mutex);
   for (const Entry& e : r.entries) out.push_back(e.info);
   return out;
+}
+
+bool checker_judges_rc11(std::string_view name) {
+  return name == "linearizability" || name == "linearizability-oracle";
 }
 
 bool checker_needs_issue_order(std::string_view name) {

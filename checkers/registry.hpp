@@ -35,6 +35,10 @@ struct CheckerInfo {
 // The declaration above for a checker name (true for unknown names: the safe answer).
 bool checker_needs_issue_order(std::string_view name);
 
+// Does it judge RC11 executions? The linearizability checker and its judge do (their
+// precedence is RC11's happens-before); the atomicity checkers read SC and TSO traces.
+bool checker_judges_rc11(std::string_view name);
+
 // Every checker known to this binary: the core ones in their table order, then the
 // registered ones in the order they were registered.
 std::vector<CheckerInfo> checker_catalog();

@@ -41,7 +41,7 @@ int run_lincheck(const LincheckArgs& a) {
   so.scenarios = a.scenarios;
   so.seed = a.seed;
   so.minimise = !a.no_minimise;
-  so.explore.memory = a.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
+  so.explore.memory = memory_model_from_name(a.memory).value_or(MemoryModelKind::sc);
   fmt::print("lincheck {} ({} specification, {}): {} scenarios of {} threads x {} operations{}{}, seed {}\n", o->name,
              o->spec, a.memory, a.scenarios, a.threads, a.ops, a.before ? fmt::format(", {} before", a.before) : "",
              a.after ? fmt::format(", {} after", a.after) : "", a.seed);
@@ -59,7 +59,7 @@ void add_lincheck_command(CLI::App& app, int& rc) {
       "Check a registered concurrent object for linearizability: random scenarios of its operations, each "
       "explored exhaustively, the first failing one shrunk (no NAME: list the objects)");
   cmd->add_option("name", a->name, "A registered object (ATOMCHECK_LIN_OBJECT)");
-  cmd->add_option("--memory", a->memory, "sc or tso")->check(CLI::IsMember({"sc", "tso"}));
+  cmd->add_option("--memory", a->memory, "sc, tso or rc11: what \"precedes\" means follows the model (docs/linearizability.md)")->check(CLI::IsMember({"sc", "tso", "rc11"}));
   cmd->add_option("--threads", a->threads, "Threads of the parallel part (default 2)")
       ->check(whole_number_in(1, 8, "a thread count from 1 to 8"));
   cmd->add_option("--ops", a->ops, "Operations per thread (default 2)")

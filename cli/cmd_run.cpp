@@ -681,11 +681,13 @@ int run_command(RunArgs a) {
     }
   }
   o.memory = memory_model_from_name(a.memory).value_or(MemoryModelKind::sc);
-  if (o.memory == MemoryModelKind::rc11 && !o.checkers.empty()) {
-    fmt::print(stderr, "atomcheck: --checker judges SC and TSO executions; under --memory rc11 the search reports "
-                       "failures, data races and outcomes only\n");
-    return kExitBadInput;
-  }
+  if (o.memory == MemoryModelKind::rc11)
+    for (const std::string& c : o.checkers)
+      if (!checker_judges_rc11(c)) {
+        fmt::print(stderr, "atomcheck: --checker {} judges SC and TSO executions; under --memory rc11 the search "
+                           "runs linearizability and reports failures, data races and outcomes\n", c);
+        return kExitBadInput;
+      }
   apply_search_args(a, o, true);
   if (o.memory == MemoryModelKind::rc11 && o.jobs > 1) {
     if (a.jobs > 1) fmt::print(stderr, "note: --memory rc11 explores on one thread; --jobs {} ignored\n", a.jobs);

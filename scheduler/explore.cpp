@@ -11,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "checkers/registry.hpp"
 #include "scheduler/cluster.hpp"
 #include "scheduler/explore_samples.hpp"
 #include "scheduler/explore_search.hpp"
@@ -185,11 +186,12 @@ namespace {
 // checkers read SC and TSO traces.
 ExploreOptions for_memory_model(const ExploreOptions& o) {
   if (o.memory != MemoryModelKind::rc11) return o;
-  if (!o.checkers.empty())
-    throw std::invalid_argument(fmt::format(
-        "checker '{}' judges SC and TSO executions; under rc11 the search reports failures, data "
-        "races and outcomes only",
-        o.checkers.front()));
+  for (const std::string& name : o.checkers)
+    if (!checker_judges_rc11(name))
+      throw std::invalid_argument(fmt::format(
+          "checker '{}' judges SC and TSO executions; under rc11 the search runs linearizability "
+          "and reports failures, data races and outcomes",
+          name));
   ExploreOptions out = o;
   // `optimal` is DFS over the choices with one execution per graph (the graph
   // reduction, memory_rc11.cpp); `dpor` is the same; `dfs` runs every interleaving.

@@ -310,6 +310,7 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
 
 ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_clock::time_point start) {
   ExploreOptions o = given;
+  o.checker_options.memory = static_cast<std::uint8_t>(given.memory);  // the checkers read events of this model
   Deadline& d = o.checker_options.deadline;
   Deadline search = Deadline::after(given.time_limit_seconds, given.interrupt, start);
   if (d.interrupt == nullptr) d.interrupt = search.interrupt;

@@ -87,41 +87,6 @@ operation::~operation() {
     e->end_block(label_, e->site(at_), result_, arg2_);
 }
 
-std::size_t Recorder::begin(std::string_view method, std::int64_t arg, std::int64_t arg2) {
-  const std::vector<std::string>& names = spec_.methods();
-  auto it = std::find(names.begin(), names.end(), method);
-  atomcheck::check(it != names.end(), "linearizability: the specification has no method named this operation");
-  Operation op;
-  op.thread = this_thread::get_id();
-  op.method = static_cast<std::uint32_t>(it - names.begin());
-  op.arg = arg;
-  op.arg2 = arg2;
-  op.call = clock_++;
-  history_.push_back(op);
-  return history_.size() - 1;
-}
-
-void Recorder::end(std::size_t i, std::int64_t result) {
-  history_[i].result = result;
-  history_[i].ret = clock_++;
-}
-
-void Recorder::check() const {
-  Answer a = lin::check(history_, spec_);
-  if (a.linearizable && a.undecided.empty()) return;
-  std::string what;
-  if (!a.undecided.empty()) {
-    what = "linearizability undecided: " + a.undecided;
-  } else {
-    History p = shortest_failing_prefix(history_, spec_);
-    std::string ops = format_history(p.empty() ? history_ : p, spec_);
-    for (std::size_t at = ops.find('\n'); at != std::string::npos; at = ops.find('\n', at)) ops.replace(at, 1, "; ");
-    if (ops.size() >= 2) ops.resize(ops.size() - 2);
-    what = fmt::format("not linearizable ({}): {}", spec_.name(), ops);
-  }
-  atomcheck::check(false, what);
-}
-
 std::size_t Scenario::size() const {
   std::size_t n = before.size() + after.size();
   for (const auto& t : parallel) n += t.size();
@@ -144,22 +109,40 @@ std::string format_scenario(const Scenario& s, const std::vector<std::string>& n
 }
 
 Scenario random_scenario(std::uint64_t seed, const ScenarioOptions& options,
-                         const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges) {
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges,
+                         const std::vector<std::string>& groups) {
   std::uint64_t state = seed;
-  auto step = [&] {
+  // The operations each parallel thread may call: ungrouped ones, and those of the groups
+  // it is given (the k-th group met goes to thread k mod threads).
+  std::vector<std::string> seen;
+  std::vector<std::vector<std::uint32_t>> allowed(std::max<std::uint32_t>(options.threads, 1));
+  for (std::uint32_t i = 0; i < ranges.size(); ++i) {
+    const std::string g = i < groups.size() ? groups[i] : std::string();
+    if (g.empty()) {
+      for (auto& a : allowed) a.push_back(i);
+      continue;
+    }
+    auto at = std::find(seen.begin(), seen.end(), g);
+    if (at == seen.end()) at = seen.insert(seen.end(), g);
+    allowed[static_cast<std::size_t>(at - seen.begin()) % allowed.size()].push_back(i);
+  }
+  std::vector<std::uint32_t> any(ranges.size());
+  for (std::uint32_t i = 0; i < any.size(); ++i) any[i] = i;
+  auto step = [&](const std::vector<std::uint32_t>& from) {
     Step s;
-    s.op = static_cast<std::uint32_t>(atomcheck::detail::splitmix64_next(state) % ranges.size());
+    s.op = from[atomcheck::detail::splitmix64_next(state) % from.size()];
     auto [lo, hi] = ranges[s.op];
     if (lo <= hi)
       s.arg = lo + static_cast<std::int64_t>(atomcheck::detail::splitmix64_next(state) % static_cast<std::uint64_t>(hi - lo + 1));
     return s;
   };
   Scenario s;
-  for (std::uint32_t i = 0; i < options.ops_before; ++i) s.before.push_back(step());
+  for (std::uint32_t i = 0; i < options.ops_before; ++i) s.before.push_back(step(any));
   s.parallel.resize(options.threads);
-  for (auto& t : s.parallel)
-    for (std::uint32_t i = 0; i < options.ops_per_thread; ++i) t.push_back(step());
-  for (std::uint32_t i = 0; i < options.ops_after; ++i) s.after.push_back(step());
+  for (std::size_t t = 0; t < s.parallel.size(); ++t)
+    for (std::uint32_t i = 0; i < options.ops_per_thread && !allowed[t].empty(); ++i) s.parallel[t].push_back(step(allowed[t]));
+  std::erase_if(s.parallel, [](const std::vector<Step>& part) { return part.empty(); });
+  for (std::uint32_t i = 0; i < options.ops_after; ++i) s.after.push_back(step(any));
   return s;
 }
 
@@ -228,6 +211,50 @@ ScenarioReport scenario_report(const Scenario& failing, std::size_t original, st
   r.text = fmt::format("linearizability: a failing scenario, minimised from {} to {} operations ({} scenarios "
                        "explored):\n  {}\n{}",
                        original, failing.size(), tried, format_scenario(failing, names), report.text);
+  return r;
+}
+
+std::string scenario_object(const Spec& spec) {
+  const std::string name(spec.name());
+  const std::vector<std::string>& names = spec_names();
+  // A built-in's name is the built-in (make_spec's specifications are those); a Spec of
+  // one's own is registered under its name, in the place of an earlier one of that name.
+  if (std::find(names.begin(), names.begin() + kBuiltinSpecs, name) == names.begin() + kBuiltinSpecs)
+    register_spec(std::shared_ptr<const Spec>(&spec, [](const Spec*) {}));
+  return name;
+}
+
+ExploreOptions scenario_options(const ExploreOptions& explore) {
+  ExploreOptions o = explore;
+  if (std::find(o.checkers.begin(), o.checkers.end(), "linearizability") == o.checkers.end())
+    o.checkers.push_back("linearizability");
+  return o;
+}
+
+bool cut_short(const ModelReport& report) {
+  const ExploreResult& r = report.result;
+  return !report.ok && r.error.empty() && r.failures_total() == 0 && !r.any_checker_flagged() &&
+         (r.stop == StopReason::max_executions || r.stop == StopReason::time_limit ||
+          r.stop == StopReason::interrupted || r.reduction_incomplete);
+}
+
+ScenarioReport incomplete_report(const Scenario& s, std::size_t tried, const ModelReport& report,
+                                 const std::vector<std::string>& names, const ScenarioReport* failed) {
+  ScenarioReport r;
+  r.ok = false;
+  r.incomplete = failed == nullptr;
+  r.scenario = s;
+  r.tried = tried;
+  r.original = s.size();
+  const ExploreResult& e = report.result;
+  const std::string why = e.reduction_incomplete ? "a construct the reduction cannot follow"
+                          : e.stop == StopReason::time_limit
+                              ? "the time limit (ExploreOptions::time_limit_seconds, or ScenarioOptions::time_limit_seconds for all scenarios)"
+                          : e.stop == StopReason::interrupted ? "an interrupt"
+                                                              : "the budget of executions (ExploreOptions::max_executions)";
+  r.text = fmt::format("linearizability: incomplete: a scenario's search was cut short by {} after {} executions, "
+                       "with no failure found ({} scenarios explored); widen it to decide:\n  {}\n{}",
+                       why, e.executions, tried, format_scenario(s, names), report.text);
   return r;
 }
 

@@ -11,14 +11,17 @@
 //       {"pop", [](S& s, std::int64_t) { return s.pop(); }}};
 //   EXPECT_LINEARIZABLE(atomcheck::lin::check_scenarios<S>("stack", ops, {.threads = 2}));
 //
-// Recording adds no scheduling point: a call and a return are noted where the thread runs,
-// so the explorer's classes (and counts) are those of the object alone. The real-time order
-// is that of the explored execution; an order between a return and a call that no visible
-// operation fixes is taken as the explorer ran it.
+// A scenario records its operations as `operation` blocks and is judged by the panel's
+// `linearizability` checker, so every route (the panel, scenarios, `lincheck`, `validate`)
+// reads one recording under one rule of what precedes what for the memory model explored
+// (docs/linearizability.md "What precedes means"). Recording adds no scheduling point.
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <source_location>
 #include <stdexcept>
@@ -67,44 +70,16 @@ class operation {
   std::int64_t result_ = kNone;
 };
 
-// The history of one execution, recorded by the threads that call the object.
-class Recorder {
- public:
-  explicit Recorder(const Spec& spec) : spec_(spec) {}
-  // Runs `run` as the calling thread's operation `method` (a name of the specification's
-  // methods) with its arguments; its return value is the operation's result (kNone for
-  // an operation without one).
-  template <class Run>
-  std::int64_t call(std::string_view method, std::int64_t arg, std::int64_t arg2, Run&& run) {
-    const std::size_t i = begin(method, arg, arg2);
-    const std::int64_t result = run();
-    end(i, result);
-    return result;
-  }
-  template <class Run>
-  std::int64_t call(std::string_view method, std::int64_t arg, Run&& run) {
-    return call(method, arg, kNone, std::forward<Run>(run));
-  }
-  const History& history() const { return history_; }
-  // Fails the execution (atomcheck::check) with the shortest failing prefix of the history
-  // when it is not linearizable. Call it from the body once every thread has joined.
-  void check() const;
-
- private:
-  std::size_t begin(std::string_view method, std::int64_t arg, std::int64_t arg2);
-  void end(std::size_t i, std::int64_t result);
-  const Spec& spec_;
-  History history_;
-  std::uint64_t clock_ = 0;
-};
-
 // One operation of the object under test: its name in the specification, how to run it
-// on the object, and the range its argument is drawn from (no argument when lo > hi).
+// on the object, the range its argument is drawn from (no argument when lo > hi), and its
+// role: operations of one non-empty `group` are called by one thread of the parallel part
+// only (Lincheck's non-parallel groups: an SPSC ring's "producer" and "consumer").
 template <class Object>
 struct Op {
   std::string method;
   std::function<std::int64_t(Object&, std::int64_t)> run;
   std::int64_t lo = 1, hi = 0;
+  std::string group{};
 };
 
 // A scenario: indices into the operations with their arguments, in three parts.
@@ -128,11 +103,18 @@ struct ScenarioOptions {
   std::uint64_t seed = 1;
   bool minimise = true;
   ExploreOptions explore{};  // per scenario (default: optimal DPOR under SC)
+  // All the scenarios' time, shrinking included (0: none); a scenario it cuts is
+  // reported incomplete.
+  double time_limit_seconds = 0;
 };
 
-// The verdict of check_scenarios: ok, or the report of the first failing scenario, shrunk.
+// The verdict of check_scenarios: ok; or the report of the first failing scenario, shrunk;
+// or, when no scenario failed but a budget, a time limit or an interrupt cut one's search,
+// `incomplete` with that scenario, what cut it and how to widen it (not ok: nothing was
+// proved of it, and nothing is shrunk).
 struct ScenarioReport {
   bool ok = true;
+  bool incomplete = false;
   std::string text;        // the scenario with its operations, then the execution's report
   Scenario scenario;       // the (minimised) failing scenario
   std::size_t tried = 0;   // scenarios explored, shrinking included
@@ -141,23 +123,46 @@ struct ScenarioReport {
 
 // "before: push(1) | T1: push(2) pop() | T2: pop() | after: pop()".
 std::string format_scenario(const Scenario& s, const std::vector<std::string>& names);
-// Random scenarios of the given shape, deterministic in the seed.
+// Random scenarios of the given shape, deterministic in the seed. `groups` (one per
+// operation, "" for none): the k-th group met is called by parallel thread k mod threads
+// only; before and after, on the main thread, any operation.
 Scenario random_scenario(std::uint64_t seed, const ScenarioOptions& options,
-                         const std::vector<std::pair<std::int64_t, std::int64_t>>& arg_ranges);
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& arg_ranges,
+                         const std::vector<std::string>& groups = {});
 // The scenarios one operation smaller, in Lincheck's order (the last thread's last
 // operation first, then the parts around it).
 std::vector<Scenario> smaller_scenarios(const Scenario& s);
 
-// Explores `scenario` on a fresh Object per execution and checks every history.
+namespace detail {
+// The name `operation` records the scenario's operations under: the specification's, which
+// is registered first when it is a Spec of one's own (register_spec).
+std::string scenario_object(const Spec& spec);
+// `explore` with the panel's linearizability checker added.
+ExploreOptions scenario_options(const ExploreOptions& explore);
+ScenarioReport scenario_report(const Scenario& failing, std::size_t original, std::size_t tried,
+                               const ModelReport& report, const std::vector<std::string>& names);
+void check_ops(const Spec& spec, const std::vector<std::string>& names);
+// Is the report a search cut short (by a budget, the time limit or an interrupt) that
+// found nothing, rather than a failure?
+bool cut_short(const ModelReport& report);
+// The report of a scenario cut short; `failed` is the failing scenario reported with it,
+// if any.
+ScenarioReport incomplete_report(const Scenario& s, std::size_t tried, const ModelReport& report,
+                                 const std::vector<std::string>& names, const ScenarioReport* failed);
+}  // namespace detail
+
+// Explores `scenario` on a fresh Object per execution, each operation an `operation`
+// block, and judges every execution with the panel's linearizability checker.
 template <class Object>
 ModelReport check_scenario(const Spec& spec, const std::vector<Op<Object>>& ops, const Scenario& scenario,
                            const ExploreOptions& explore) {
-  Program body = [&spec, &ops, &scenario] {
-    Object object;
-    Recorder rec(spec);
+  const std::string object = detail::scenario_object(spec);
+  Program body = [&object, &ops, &scenario] {
+    Object o;
     auto run = [&](const Step& s) {
       const Op<Object>& op = ops[s.op];
-      rec.call(op.method, s.arg, [&] { return op.run(object, s.arg); });
+      operation rec(object, op.method, s.arg);
+      rec.returns(op.run(o, s.arg));
     };
     for (const Step& s : scenario.before) run(s);
     std::vector<thread> threads;
@@ -167,53 +172,66 @@ ModelReport check_scenario(const Spec& spec, const std::vector<Op<Object>>& ops,
       }));
     for (thread& t : threads) t.join();
     for (const Step& s : scenario.after) run(s);
-    rec.check();
   };
-  return check_model(body, explore);
+  return check_model(body, detail::scenario_options(explore));
 }
-
-namespace detail {
-ScenarioReport scenario_report(const Scenario& failing, std::size_t original, std::size_t tried,
-                               const ModelReport& report, const std::vector<std::string>& names);
-void check_ops(const Spec& spec, const std::vector<std::string>& names);
-}  // namespace detail
 
 // Runs `options.scenarios` random scenarios of the object's operations against the named
 // built-in specification (make_spec) or a Spec of one's own, and shrinks the first that fails.
 template <class Object>
 ScenarioReport check_scenarios(const Spec& spec, const std::vector<Op<Object>>& ops,
                                const ScenarioOptions& options = {}) {
-  std::vector<std::string> names;
+  std::vector<std::string> names, groups;
   std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
   for (const Op<Object>& op : ops) {
     names.push_back(op.method);
+    groups.push_back(op.group);
     ranges.push_back({op.lo, op.hi});
   }
   detail::check_ops(spec, names);
+  const auto start = std::chrono::steady_clock::now();
+  // Each exploration gets what is left of the scenarios' time limit.
+  auto explore = [&](const Scenario& s) {
+    ExploreOptions o = options.explore;
+    if (options.time_limit_seconds > 0) {
+      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left = std::max(options.time_limit_seconds - spent, 1e-3);
+      o.time_limit_seconds = o.time_limit_seconds > 0 ? std::min(o.time_limit_seconds, left) : left;
+    }
+    return check_scenario(spec, ops, s, o);
+  };
   ScenarioReport out;
+  std::optional<std::pair<Scenario, ModelReport>> cut;  // the first scenario cut short
   for (std::uint32_t k = 0; k < options.scenarios; ++k) {
-    Scenario s = random_scenario(options.seed + k, options, ranges);
-    ModelReport r = check_scenario(spec, ops, s, options.explore);
+    Scenario s = random_scenario(options.seed + k, options, ranges, groups);
+    ModelReport r = explore(s);
     ++out.tried;
     if (r.ok) continue;
+    if (detail::cut_short(r)) {
+      if (!cut) cut.emplace(s, std::move(r));
+      continue;
+    }
     const std::size_t original = s.size();
-    // Shrink greedily to a fixed point: keep any one-smaller scenario that still fails.
+    // Shrink greedily to a fixed point: keep any one-smaller scenario that still fails (one
+    // cut short is not known to fail).
     for (bool smaller = options.minimise; smaller;) {
       smaller = false;
       for (const Scenario& t : smaller_scenarios(s)) {
-        ModelReport rt = check_scenario(spec, ops, t, options.explore);
+        ModelReport rt = explore(t);
         ++out.tried;
-        if (!rt.ok) {
+        if (!rt.ok && !detail::cut_short(rt)) {
           s = t;
-          r = rt;
+          r = std::move(rt);
           smaller = true;
           break;
         }
       }
     }
     ScenarioReport failed = detail::scenario_report(s, original, out.tried, r, names);
+    if (cut) failed.text += "\n" + detail::incomplete_report(cut->first, out.tried, cut->second, names, &failed).text;
     return failed;
   }
+  if (cut) return detail::incomplete_report(cut->first, out.tried, cut->second, names, nullptr);
   out.text = "linearizable in " + std::to_string(out.tried) + " scenarios";
   return out;
 }

@@ -151,9 +151,12 @@ std::string describe_verdict(const Trace& execution, const Verdict& v) {
     return fmt::format("{}@{}", execution.names.thread(r.thread), at);
   };
   if (!v.decided()) return "undecided: " + v.undecided;
+  // Its note says it all: the object, the shortest failing history, what ordered it.
+  if ((v.checker == "linearizability" || v.checker == "linearizability-oracle") && !v.serializable && !v.note.empty())
+    return v.note;
   std::string out;
   if (!v.serializable) {
-    out = "not serializable";
+    out = v.checker == "linearizability-oracle" ? "not linearizable" : "not serializable";
     if (!v.cycle.empty()) {
       out += ", cycle ";
       for (const CycleEdge& e : v.cycle) out += fmt::format("{} -> ", txn(e.from));
