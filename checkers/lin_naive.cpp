@@ -84,13 +84,27 @@ struct Object {
   }
 };
 
-// Does op a have to come before op b? (a returned before b was invoked.)
-bool before(const LinOp& a, const LinOp& b) { return !a.pending && a.ret < b.call; }
-
 }  // namespace
 
 bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none) {
   const std::size_t n = history.size();
+  // Op a has to come before op b when a returned before b was invoked.
+  std::vector<std::vector<bool>> before(n, std::vector<bool>(n, false));
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b) before[a][b] = !history[a].pending && history[a].ret < history[b].call;
+  return linearizable(object, history, none, before);
+}
+
+bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none,
+                  const std::vector<std::vector<bool>>& before) {
+  const std::size_t n = history.size();
+  if (before.size() != n)
+    throw std::invalid_argument("naive::linearizable: the precedence relation is not one row per operation");
+  for (const std::vector<bool>& row : before)
+    if (row.size() != n)
+      throw std::invalid_argument("naive::linearizable: the precedence relation is not one column per operation");
+  // Must op a come before op b? A pending operation precedes nothing.
+  auto precedes = [&](std::size_t a, std::size_t b) { return !history[a].pending && before[a][b]; };
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < n; ++i)
     if (history[i].pending) pending.push_back(i);
@@ -106,7 +120,7 @@ bool linearizable(const std::string& object, const std::vector<LinOp>& history, 
       bool real_time = true;
       for (std::size_t x = 0; x < chosen.size() && real_time; ++x)
         for (std::size_t y = x + 1; y < chosen.size() && real_time; ++y)
-          if (before(history[chosen[y]], history[chosen[x]])) real_time = false;
+          if (precedes(chosen[y], chosen[x])) real_time = false;
       if (!real_time) continue;
       Object o{object, none, {}, {}, {}, 0, std::nullopt};
       bool legal = true;

@@ -1,7 +1,7 @@
 // A second, deliberately naive linearizability judge, written straight from Herlihy and
 // Wing's definition (DESIGN.md "Linearizability"): try every order of every subset of the
 // operations that keeps each completed one, reject orders that break real time (a
-// returned before b was called, b placed first), and replay each order on a fresh object
+// precedes b, b placed first), and replay each order on a fresh object
 // of the specification from its initial state. It shares no code with
 // checkers/linearizability.cpp: the objects are written again on std containers, and
 // nothing is memoised. For histories of a few operations only (n! orders). It is the
@@ -27,7 +27,15 @@ struct LinOp {
 };
 
 // `object` is "stack", "queue", "deque", "set", "map", "counter", "register" or "mutex";
-// `none` is the value an operation on nothing returns.
+// `none` is the value an operation on nothing returns. Real time from the positions: a
+// precedes b when a returned (not pending) and a.ret < b.call.
 bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none);
+
+// The same with "precedes" given as a relation (docs/linearizability.md, 'What "precedes"
+// means'): before[a][b] says history[a] precedes history[b], so no order that places b
+// before a is tried. A pending operation precedes nothing, whatever its row says. `call`
+// and `ret` are not read. Throws std::invalid_argument unless `before` is n x n.
+bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none,
+                  const std::vector<std::vector<bool>>& before);
 
 }  // namespace atomcheck::naive

@@ -150,22 +150,28 @@ void ClassOrder::tso_step(const Event& e, Thread& th) {
     // commits (the chain), the variable's last write (co) and its readers (fr).
     Var& v = var(e.target);
     Clock readers;
+    bool unbuffered = false;
     if (!th.pending.empty()) {
       join_into(th.buffer, th.pending.front().clock);
       readers = std::move(th.pending.front().readers);
+      unbuffered = th.pending.front().unbuffered;
       th.pending.erase(th.pending.begin());
     }
     join_into(th.buffer, v.write);
     join_into(th.buffer, v.readers);
     tick(th.buffer, buffer_chain(t));
+    if (unbuffered) join_into(th.clock, th.buffer);  // the xchg's step wrote memory
     v.write = th.buffer;
     v.readers = std::move(readers);
     v.writer = t;
     return;
   }
+  const bool sc_store = e.op == Op::write && e.order == static_cast<std::uint8_t>(std::memory_order_seq_cst);
+  // An xchg store and a failed compare-exchange (a locked cmpxchg) drain the buffer too.
+  if (sc_store || (e.op == Op::read && e.failed_cas)) join_into(th.clock, th.buffer);
   if (e.op == Op::write) {
     tick(th.clock, me);
-    th.pending.push_back({next_, e.target, th.clock, {}});
+    th.pending.push_back({next_, e.target, th.clock, {}, sc_store});
     return;
   }
   if (e.op == Op::read) {

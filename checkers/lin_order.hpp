@@ -45,6 +45,7 @@ class ClassOrder {
     VarId var = kNoId;
     Clock clock;    // at its issue
     Clock readers;  // the thread's reads it served, which precede every later write's commit
+    bool unbuffered = false;  // a seq_cst store (xchg): committed in its own step
   };
   struct Var {
     Clock write;    // the last write-like event in memory (its commit under TSO)

@@ -630,7 +630,7 @@ int validate_corpus(const ValidateArgs& a, Target& target, std::vector<Instance>
 // `validate TARGET --replay S`: one execution, every selected checker beside its judge.
 int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& instances, std::vector<Row>& rows) {
   if (a.memory == "both") {
-    fmt::print(stderr, "--replay needs one memory model (--memory sc or --memory tso)\n");
+    fmt::print(stderr, "--replay needs one memory model (--memory sc, tso or rc11)\n");
     return kExitBadInput;
   }
   if (a.json) {  // refused rather than ignored: the replay report is text only
@@ -638,7 +638,7 @@ int do_replay(const ValidateArgs& a, const Target& t, std::vector<Instance>& ins
     return kExitBadInput;
   }
   ExploreOptions o = base_options(a, t);
-  o.memory = a.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
+  o.memory = memory_model_from_name(a.memory).value_or(MemoryModelKind::sc);
   ReplayResult r;
   try {
     r = replay(t.program, a.replay, o);
@@ -709,6 +709,14 @@ int validate_command(const ValidateArgs& a) {
   SigintScope sigint;
   CheckerOptions copt;
   copt.deadline = Deadline::after(a.time_limit, SigintScope::flag());
+  if (a.memory != "both") copt.memory = static_cast<std::uint8_t>(memory_model_from_name(a.memory).value_or(MemoryModelKind::sc));
+  if (a.memory == "rc11")
+    for (const std::string& name : selected)
+      if (!checker_judges_rc11(name)) {
+        fmt::print(stderr, "{}: judges SC and TSO executions; under --memory rc11 validate linearizability "
+                           "(--checker linearizability)\n", name);
+        return kExitBadInput;
+      }
   std::vector<Instance> proto_instances;
   std::vector<Row> proto_rows;
   std::vector<Skipped> skipped;
@@ -736,11 +744,13 @@ int validate_command(const ValidateArgs& a) {
   std::vector<MemoryModelKind> memories;
   if (a.memory == "sc" || a.memory == "both") memories.push_back(MemoryModelKind::sc);
   if (a.memory == "tso" || a.memory == "both") memories.push_back(MemoryModelKind::tso);
+  if (a.memory == "rc11") memories.push_back(MemoryModelKind::rc11);
 
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   for (MemoryModelKind m : memories) {
     MemoryRun run;
     run.memory = m;
+    copt.memory = static_cast<std::uint8_t>(m);  // what "precedes" means to linearizability
     std::vector<Skipped> ignored;
     build_rows(selected, externals, &dir, copt, capped, run.instances, run.rows, ignored, error);
     ExploreOptions o = base_options(a, target);
@@ -827,8 +837,8 @@ void add_validate_command(CLI::App& app, int& rc) {
                   "Checkers to validate (comma-separated; default: every registered checker with a judge but "
                   "linearizability, which is validated when named)")
       ->delimiter(',');
-  cmd->add_option("--memory", a->memory, "Memory model: sc, tso or both (default sc)")
-      ->check(CLI::IsMember({"sc", "tso", "both"}));
+  cmd->add_option("--memory", a->memory, "Memory model: sc, tso, both or rc11 (linearizability only; default sc)")
+      ->check(CLI::IsMember({"sc", "tso", "both", "rc11"}));
   cmd->add_option("--strategy", a->strategy, "dfs (default), dpor, random, optimal or pct")
       ->check(CLI::IsMember({"dfs", "dpor", "random", "optimal", "pct"}));
   cmd->add_option("--seed", a->seed, "Seed of the random strategies")->check(unsigned_integer);
