@@ -847,7 +847,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--memory", a->memory,
                   "Memory model: sc (sequential consistency), tso (x86-TSO store buffers) or rc11 (the C++ "
                   "memory model, RC11: every memory order honoured, no load buffering, consume = acquire; "
-                  "one execution per graph under optimal; no checkers); both = sc and tso, for .litmus "
+                  "one execution per graph under optimal; checkers: linearizability only); both = sc and tso, for .litmus "
                   "and .json files. "
                   "Default: sc for programs; a .litmus file's dialect (tso for X86/X86_64, rc11 for C, as "
                   "herd7); a .json spec's expectations")
