@@ -231,7 +231,7 @@ std::string render_dot(const Trace& trace, const Verdict& verdict, const std::st
   if (!verdict.checker.empty()) {
     if (!label.empty()) label += "; ";
     label += fmt::format("{}: {}", verdict.checker,
-                         !verdict.serializable       ? "not serializable"
+                         !verdict.serializable       ? (verdict.checker.rfind("linearizability", 0) == 0 ? "not linearizable" : "not serializable")
                          : !verdict.blamed.empty()   ? "atomicity violation"
                                                      : "no violation");
   }
