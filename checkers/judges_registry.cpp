@@ -39,7 +39,7 @@ bool register_rows() {
       {{"trace-tso-fpt", "trace TSO-serializability in one pass over the trace, keeping only undominated summaries of the commit placements: measured linear in its length (4 threads, 8 variables, 10^6 events in about 8 s CPU); exponential in the threads and the writes buffered between drains in the worst case; memory for the live part only", true, false, "trace-tso-brute", false, true}, &make<TraceTsoChecker, TraceTsoChecker::Kind::fpt>},
       {{"trace-tso", "trace TSO-serializability (trace-tso-fpt) with the witness execution (commit placement) and cycle", true, false, "trace-tso-brute", false, true}, &make<TraceTsoChecker, TraceTsoChecker::Kind::main>},
       {{"trace-tso-search", "trace TSO-serializability: the earlier simple-cycle search (exponential in the trace; a second judge)", true, false, "trace-tso-brute", false, true}, &make<TraceTsoChecker, TraceTsoChecker::Kind::search>},
-      {{"linearizability-oracle", "linearizability by trying every order of each object's operations (Herlihy-Wing's definition; at most 9 operations per object)", true, false, "", false, true}, &make_linearizability_oracle},
+      {{"linearizability-oracle", "linearizability by trying every order of each object's operations (Herlihy-Wing's definition, the precedence of docs/linearizability.md read naively; at most 9 operations per object)", true, false, "", false, false}, &make_linearizability_oracle},
   };
   for (const Row& r : rows) register_checker(r.info, r.make);
   return true;

@@ -1,12 +1,15 @@
 // Concurrent objects registered for `atomcheck lincheck NAME` (scheduler/lin_test.hpp
 // ATOMCHECK_LIN_OBJECT): a Treiber stack, the same stack whose pop gives up when its CAS
-// fails, and a counter incremented by fetch_add and by a load and a store. lincheck
+// fails, a counter incremented by fetch_add and by a load and a store, Vyukov's bounded
+// MPMC queue (models/lin_structures.hpp), which is not linearizable, and an SPSC ring whose
+// scenarios have one producer and one consumer (Op::group). lincheck
 // generates scenarios of their operations, explores each exhaustively and shrinks the
 // first that fails: the command-line form of EXPECT_LINEARIZABLE.
 #include <cstdint>
 
 #include "scheduler/api.hpp"
 #include "scheduler/lin_test.hpp"
+#include "models/lin_structures.hpp"
 
 namespace {
 
@@ -58,6 +61,10 @@ using Stack = TreiberStack<true>;
 using StackNoRetry = TreiberStack<false>;
 using AtomicCounter = Counter<true>;
 using RacyCounter = Counter<false>;
+// 16 cells, more than a scenario of the command's usual shapes enqueues: the queue
+// specification is unbounded, so a full queue fails the execution instead of answering.
+using Vyukov = atomcheck::models::VyukovQueue<16>;
+using Spsc = atomcheck::models::SpscRing<16>;
 
 }  // namespace
 
@@ -78,3 +85,30 @@ ATOMCHECK_LIN_OBJECT(racy_counter, "counter-load-store", "counter",
                      "counter incremented by a load and a store: not linearizable", RacyCounter,
                      {{"increment", [](RacyCounter& c, std::int64_t) { return c.increment(); }},
                       {"get", [](RacyCounter& c, std::int64_t) { return c.get(); }}});
+
+// A dequeue answers empty while an enqueue that claimed an earlier cell has not published
+// it, though another enqueue returned before the dequeue was called (models/lin_models.cpp,
+// vyukov-queue).
+ATOMCHECK_LIN_OBJECT(vyukov_queue, "vyukov-queue", "queue",
+                     "Vyukov's bounded MPMC queue: a dequeue answers empty behind a stalled enqueue, not linearizable",
+                     Vyukov,
+                     {{"enqueue",
+                       [](Vyukov& q, std::int64_t v) {
+                         atomcheck::check(q.enqueue(static_cast<int>(v)), "vyukov-queue: 16 cells full");
+                         return kNone;
+                       },
+                       1, 3},
+                      {"dequeue", [](Vyukov& q, std::int64_t) { return q.dequeue(); }}});
+
+// An SPSC ring is correct only with one producer and one consumer: the groups give
+// enqueue to one thread of the parallel part and dequeue to another (before and after,
+// the main thread calls both); a third thread would get no operation and is left out.
+ATOMCHECK_LIN_OBJECT(spsc_ring, "spsc-ring", "queue",
+                     "single-producer single-consumer ring (producer and consumer groups)", Spsc,
+                     {{"enqueue",
+                       [](Spsc& q, std::int64_t v) {
+                         atomcheck::check(q.enqueue(static_cast<int>(v)), "spsc-ring: 16 slots full");
+                         return kNone;
+                       },
+                       1, 3, "producer"},
+                      {"dequeue", [](Spsc& q, std::int64_t) { return q.dequeue(); }, 1, 0, "consumer"}});

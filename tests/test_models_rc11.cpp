@@ -102,6 +102,7 @@ const std::vector<Row> kRows = {
     {"spin",                       true , 20000, false, OPT, ""},
     {"spin-yield",                 false, 50000, true , OPT, ""},
     {"spsc-ring",                  false, 50000, true , OPT, ""},
+    {"spsc-ring-4",                false, 50000, true , OPT, ""},
     {"spsc-ring-weak-tail",        true , 20000, false, OPT, "weakened order (docs/models.md)"},
     {"treiber-stack",              false, 50000, true , OPT, ""},
     {"treiber-stack-aba",          false, 50000, true , OPT, ""},
@@ -114,6 +115,7 @@ const std::vector<Row> kRows = {
     {"tso-task-pool",              true , 20000, false, OPT, ""},
     {"tso-thm2-left",              false, 50000, true , OPT, ""},
     {"tso-thm2-right",             false, 50000, true , OPT, ""},
+    {"vyukov-queue",               false, 50000, true , OPT, ""},
     {"ws-setxy",                   true , 20000, false, OPT, ""},
     {"ws-setxy-locked",            false, 50000, true , OPT, ""},
 };
