@@ -9,7 +9,7 @@
 // (README "atomcheck as a dependency").
 #pragma once
 
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/model.hpp"
-#include "scheduler/sync.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/explore/model.hpp"
+#include "scheduler/runtime/sync.hpp"

@@ -5,7 +5,7 @@
 // (ASSERT_LINEARIZABLE returns from the test). Link atomcheck::atomcheck.
 #pragma once
 
-#include "scheduler/lin_test.hpp"
+#include "scheduler/explore/lin_test.hpp"
 
 // The report when not ok: the minimised scenario, then the failing execution. The switch
 // makes each macro one statement, as in gtest.hpp.

@@ -4,4 +4,4 @@
 // Link atomcheck::types: an include directory, no library.
 #pragma once
 
-#include "scheduler/std_types.hpp"
+#include "scheduler/runtime/std_types.hpp"

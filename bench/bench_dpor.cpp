@@ -8,7 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "scheduler/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

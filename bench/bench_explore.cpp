@@ -6,7 +6,8 @@
 
 #include <memory>
 
-#include "scheduler/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

@@ -18,9 +18,9 @@
 #include <ctime>
 
 #include "checkers/linearizability.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/explore/lin_test.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "../scheduler/explore.hpp"
+#include "../scheduler/explore/explore.hpp"
 
 namespace atomcheck::cli {
 

@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/explore/lin_test.hpp"
 
 namespace atomcheck::cli {
 

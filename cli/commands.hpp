@@ -14,7 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "../scheduler/explore.hpp"
+#include "../scheduler/explore/explore.hpp"
 
 namespace atomcheck::cli {
 

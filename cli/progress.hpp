@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "../scheduler/explore.hpp"
+#include "../scheduler/explore/explore.hpp"
 
 namespace atomcheck::cli {
 

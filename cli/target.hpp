@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "../scheduler/explore.hpp"
+#include "../scheduler/explore/explore.hpp"
 
 namespace atomcheck::spec {
 struct Spec;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../checkers/registry.hpp"
-#include "../scheduler/explore.hpp"
+#include "../scheduler/explore/explore.hpp"
 #include "../trace/trace.hpp"
 #include "external_checker.hpp"
 #include "target.hpp"

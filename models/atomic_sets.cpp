@@ -6,7 +6,7 @@
 // T2's inc() runs between T1's two inc() calls is not conflict serializable (2.1, 2.2).
 #include <mutex>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

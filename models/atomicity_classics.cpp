@@ -12,7 +12,7 @@
 //   execution serial, no failure, nothing flagged.
 #include <mutex>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

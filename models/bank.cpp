@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <mutex>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // Each runs as `atomcheck run NAME`. Litmus registers are recorded with outcome(), so
 // the set of reachable outcomes is the answer (under SC and, with --memory tso, x86-TSO).
 #include <array>
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <mutex>
 
-#include "scheduler/api.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/lin_test.hpp"
 #include "models/payload.hpp"
 
 namespace {

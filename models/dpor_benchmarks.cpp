@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

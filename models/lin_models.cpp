@@ -11,8 +11,8 @@
 // spsc-ring-4: a correct SPSC ring of 4 slots, producer `enqueue(1) enqueue(2)`, consumer
 // `dequeue() dequeue()`, and the main thread drains it with two dequeues after the joins,
 // so that a lost or duplicated element is a wrong result. Linearizable under every model.
-#include "scheduler/api.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/lin_test.hpp"
 #include "models/lin_structures.hpp"
 
 namespace {

@@ -7,8 +7,8 @@
 // first that fails: the command-line form of EXPECT_LINEARIZABLE.
 #include <cstdint>
 
-#include "scheduler/api.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/lin_test.hpp"
 #include "models/lin_structures.hpp"
 
 namespace {

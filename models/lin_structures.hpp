@@ -20,7 +20,7 @@
 #include <string>
 #include <utility>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "checkers/linearizability.hpp"
 
 namespace atomcheck::models {

@@ -13,8 +13,8 @@
 #include <array>
 #include <optional>
 
-#include "scheduler/api.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/lin_test.hpp"
 
 namespace {
 

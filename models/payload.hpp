@@ -9,7 +9,7 @@
 
 #include <source_location>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace atomcheck::models {
 

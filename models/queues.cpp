@@ -23,8 +23,8 @@
 #include <array>
 #include <cstddef>
 
-#include "scheduler/api.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/lin_test.hpp"
 #include "models/payload.hpp"
 
 namespace {

@@ -4,9 +4,9 @@
 // blocking queue on one condition variable.
 #include <mutex>
 
-#include "scheduler/api.hpp"
-#include "scheduler/lin_test.hpp"
-#include "scheduler/sync.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/lin_test.hpp"
+#include "scheduler/runtime/sync.hpp"
 
 namespace {
 

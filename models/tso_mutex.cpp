@@ -12,7 +12,7 @@
 // commute, so nothing would order one thread's entry against the other's stay inside.
 #include <array>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 //    program-order edge T1a -> T1b no execution has a cycle.
 // tests/test_tso_serializability.cpp (PaperTheorem2*) checks both, as traces, as
 // executions and explored under TSO.
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

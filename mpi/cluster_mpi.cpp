@@ -22,7 +22,7 @@
 #include <fmt/core.h>
 
 #include "atomcheck/cli.hpp"
-#include "scheduler/cluster.hpp"
+#include "scheduler/explore/cluster.hpp"
 
 namespace atomcheck {
 

@@ -18,7 +18,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "specs/litmus_parser.hpp"
 
 namespace atomcheck::litmus {

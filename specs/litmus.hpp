@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../scheduler/explore.hpp"
+#include "../scheduler/explore/explore.hpp"
 
 namespace atomcheck::litmus {
 

@@ -12,7 +12,7 @@
 
 #include <fmt/core.h>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "specs/litmus.hpp"
 #include "specs/litmus_parser.hpp"
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../scheduler/explore.hpp"
+#include "../scheduler/explore/explore.hpp"
 #include "spec_json.hpp"
 
 namespace atomcheck::spec {

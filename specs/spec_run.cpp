@@ -14,8 +14,8 @@
 #include <fmt/core.h>
 
 #include "checkers/registry.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/sync.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/runtime/sync.hpp"
 #include "specs/spec.hpp"
 
 namespace atomcheck::spec {

@@ -14,7 +14,7 @@
 #include "checkers/atomic_set.hpp"
 #include "checkers/registry.hpp"
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "tests/support/atomic_set_brute.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/trace_builder.hpp"

@@ -21,7 +21,8 @@
 #include <fmt/core.h>
 
 #include "checkers/atomic_set.hpp"
-#include "scheduler/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "tests/support/atomic_set_brute.hpp"
 #include "tests/support/trace_builder.hpp"
 #include "trace/random_trace.hpp"

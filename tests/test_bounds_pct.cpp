@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/execution.hpp"
-#include "scheduler/strategy.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/runtime/execution.hpp"
+#include "scheduler/search/strategy.hpp"
 #include "support/cli_runner.hpp"
 
 namespace atomcheck {

@@ -24,8 +24,8 @@
 
 #include "cli/checkpoint.hpp"
 #include "tests/support/result_summary.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace atomcheck {

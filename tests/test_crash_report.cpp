@@ -9,8 +9,8 @@
 #include <cstdlib>
 
 #include "atomcheck/atomcheck.hpp"
-#include "scheduler/crash_report.hpp"
-#include "scheduler/strategy.hpp"
+#include "scheduler/runtime/crash_report.hpp"
+#include "scheduler/search/strategy.hpp"
 
 namespace atomcheck {
 namespace {

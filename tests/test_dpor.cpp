@@ -15,8 +15,8 @@
 
 #include <fmt/core.h>
 
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
 
 namespace atomcheck {
 

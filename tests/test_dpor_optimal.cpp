@@ -23,8 +23,8 @@
 
 #include "checkers/registry.hpp"
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
 #include "tests/support/random_program.hpp"
 
 namespace atomcheck {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace atomcheck {
 namespace {

@@ -5,7 +5,8 @@
 #include <set>
 #include <string>
 
-#include "scheduler/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace atomcheck {
 namespace {

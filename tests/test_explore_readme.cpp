@@ -7,7 +7,8 @@
 // fails when they drift).
 #include <gtest/gtest.h>
 
-#include "scheduler/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

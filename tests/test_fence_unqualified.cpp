@@ -8,7 +8,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "scheduler/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 
 using namespace atomcheck;
 

@@ -22,9 +22,9 @@
 
 #include "atomcheck/linearizability.hpp"
 #include "models/lin_structures.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/model.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/explore/model.hpp"
 
 namespace {
 

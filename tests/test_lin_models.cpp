@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "checkers/registry.hpp"
-#include "scheduler/explore.hpp"
+#include "scheduler/explore/explore.hpp"
 #include "tests/support/cli_runner.hpp"
 
 #include <nlohmann/json.hpp>

@@ -31,9 +31,9 @@
 #include <utility>
 #include <vector>
 
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/lin_test.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/explore/lin_test.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "support/cli_runner.hpp"
 
 namespace {

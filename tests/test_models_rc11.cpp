@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
 
 namespace {
 

@@ -24,10 +24,10 @@
 #include <fmt/core.h>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/execution.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/explore_samples.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/runtime/execution.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/explore/explore_samples.hpp"
 #include "tests/support/random_program.hpp"
 #include "tests/support/result_summary.hpp"
 

@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "tests/support/hb_judge.hpp"
 
 namespace atomcheck {

@@ -9,8 +9,9 @@
 
 #include <string>
 
-#include "scheduler/api.hpp"
-#include "scheduler/sync.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/runtime/sync.hpp"
 
 namespace atomcheck {
 namespace {

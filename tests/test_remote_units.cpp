@@ -23,11 +23,11 @@
 
 #include <fmt/core.h>
 
-#include "scheduler/api.hpp"
-#include "scheduler/cluster.hpp"
-#include "scheduler/execution.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/explore_internal.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/cluster.hpp"
+#include "scheduler/runtime/execution.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/explore/explore_internal.hpp"
 #include "tests/support/options.hpp"
 #include "tests/support/random_program.hpp"
 #include "tests/support/result_summary.hpp"

@@ -7,9 +7,10 @@
 #include <cstdlib>
 #include <new>
 
-#include "scheduler/api.hpp"
-#include "scheduler/execution.hpp"
-#include "scheduler/strategy.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/runtime/execution.hpp"
+#include "scheduler/search/strategy.hpp"
 
 namespace {
 std::atomic<std::uint64_t> g_allocations{0};

@@ -6,8 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "scheduler/api.hpp"
-#include "scheduler/strategy.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/search/strategy.hpp"
 
 namespace atomcheck {
 namespace {

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace atomcheck {

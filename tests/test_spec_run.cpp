@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "specs/spec.hpp"
 #include "tests/support/cli_runner.hpp"
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/sync.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/sync.hpp"
 
 namespace atomcheck {
 namespace {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace {
 

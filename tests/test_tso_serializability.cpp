@@ -23,7 +23,7 @@
 #include "checkers/tso_trace_fpt.hpp"
 #include "checkers/tso_trace_z3.hpp"
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/tso_naive.hpp"
 #include "tests/support/trace_builder.hpp"

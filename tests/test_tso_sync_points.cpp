@@ -12,9 +12,9 @@
 #include <set>
 #include <string>
 
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
-#include "scheduler/sync.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/sync.hpp"
 #include "specs/spec.hpp"
 
 namespace atomcheck {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "tests/support/options.hpp"
-#include "scheduler/api.hpp"
-#include "scheduler/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/explore/explore.hpp"
 
 namespace atomcheck {
 namespace {

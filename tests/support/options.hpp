@@ -5,7 +5,7 @@
 // (tests/test_model.cpp, ModelDefaults).
 #pragma once
 
-#include "scheduler/explore.hpp"
+#include "scheduler/explore/explore.hpp"
 
 namespace atomcheck::testing_support {
 

@@ -5,8 +5,8 @@
 
 #include <mutex>
 
-#include "scheduler/api.hpp"
-#include "scheduler/sync.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/runtime/sync.hpp"
 
 namespace atomcheck::testing_support {
 

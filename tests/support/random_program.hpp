@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/explore.hpp"
+#include "scheduler/explore/explore.hpp"
 
 namespace atomcheck::testing_support {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/api.hpp"
+#include "scheduler/runtime/api.hpp"
 
 namespace atomcheck::testing_support {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <random>
 
-#include "scheduler/explore.hpp"
+#include "scheduler/explore/explore.hpp"
 #include "tests/support/rc11_naive.hpp"
 
 namespace atomcheck::testing_support {

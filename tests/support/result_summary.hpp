@@ -6,7 +6,7 @@
 
 #include <fmt/core.h>
 
-#include "scheduler/explore.hpp"
+#include "scheduler/explore/explore.hpp"
 
 namespace atomcheck::testing_support {
 

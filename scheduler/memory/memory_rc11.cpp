@@ -1,0 +1,699 @@
+// RC11 memory (Lahav, Vafeiadis, Kang, Hur, Dreyer, PLDI 2017) as an execution graph
+// built in the order the interleaving runs: every event is added po ∪ rf-maximal (a load
+// reads a write already made), so po ∪ rf stays acyclic and no value comes out of thin
+// air. A load may read any write of its variable that coherence and the SC axiom allow,
+// a store goes anywhere in modification order they allow; the strategy picks (docs/rc11.md
+// argues why every consistent graph is reached, and why the checks below are exact).
+//
+// Because the new event e is hb-maximal, the axioms reduce to local checks:
+//  - coherence (hb;eco? irreflexive): e reads, or is placed in mo after, the mo-maximal
+//    write among the writes hb-before e and the writes read by reads hb-before e (its
+//    thread's "floor" for the variable, found from per-thread logs and e's hb clock);
+//  - atomicity: an RMW writes right after the write it read, which no other RMW read,
+//    and no store goes between a write and the RMW that read it;
+//  - SC (psc acyclic): checked on the whole graph, and only when e is seq_cst or follows
+//    an SC fence in hb: no other addition creates a psc edge.
+// happens-before is RC11's (po ∪ sw)+ with release sequences and fences, plus thread
+// start/join and mutexes, kept as vector clocks: a hb b iff clock(b)[thread(a)] >= n(a).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/memory/memory.hpp"
+
+namespace atomcheck::detail {
+
+namespace {
+
+using Clock = std::vector<std::uint32_t>;
+constexpr std::uint32_t kNone = ~std::uint32_t{0};
+// A non-atomic access: in no release sequence, synchronising with nothing, never SC.
+// (memory_order has no such value; an out-of-range one stands for it here only.)
+constexpr auto kPlain = static_cast<std::memory_order>(100);
+
+std::uint32_t at(const Clock& c, std::size_t t) { return t < c.size() ? c[t] : 0; }
+void join_into(Clock& into, const Clock& from) {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (std::size_t i = 0; i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
+}
+
+bool is_acquire(std::memory_order mo) {
+  return mo == std::memory_order_acquire || mo == std::memory_order_acq_rel ||
+         mo == std::memory_order_seq_cst || mo == std::memory_order_consume;
+}
+bool is_release(std::memory_order mo) {
+  return mo == std::memory_order_release || mo == std::memory_order_acq_rel ||
+         mo == std::memory_order_seq_cst;
+}
+// The read half of an RMW's order, and its write half.
+std::memory_order read_half(std::memory_order mo) {
+  if (mo == std::memory_order_release) return std::memory_order_relaxed;
+  if (mo == std::memory_order_acq_rel) return std::memory_order_acquire;
+  return mo;
+}
+std::memory_order write_half(std::memory_order mo) {
+  if (mo == std::memory_order_acquire || mo == std::memory_order_consume) return std::memory_order_relaxed;
+  if (mo == std::memory_order_acq_rel) return std::memory_order_release;
+  return mo;
+}
+
+class Rc11Memory final : public UnbufferedMemory {
+ public:
+  void reset() override {
+    nevents_ = nwrites_ = 0;
+    nvars_ = 0;
+    nthreads_ = 0;  // each thread is cleared when it first appears (thread())
+    sc_fences_ = 0;
+    for (Clock& c : lock_clocks_) c.clear();
+    std::fill(lock_last_.begin(), lock_last_.end(), kNone);
+    forced_ = true;
+    block_end_.assign(1, 0);
+    thread(0);
+  }
+  void add_var(std::int64_t initial) override {
+    const VarId v = static_cast<VarId>(nvars_++);
+    if (v == vars_.size()) vars_.emplace_back();
+    vars_[v].mo.clear();
+    vars_[v].made = 0;
+    Write& w = new_write(v, initial, kNone);
+    w.pos = 0;
+    vars_[v].mo.push_back(static_cast<std::uint32_t>(&w - writes_.data()));
+    for (std::size_t t = 0; t < nthreads_; ++t) threads_[t].seen_var(v);
+  }
+
+  // ---- the plain interface, for the final reads and reports ----
+  std::int64_t load(ThreadId, VarId v, bool& buffered) override {
+    buffered = false;
+    return read_memory(v);
+  }
+  void buffer_store(ThreadId, VarId, std::int64_t, EventIndex) override {}
+  std::int64_t read_memory(VarId v) const override { return writes_[vars_[v].mo.back()].value; }
+  void write_memory(VarId, std::int64_t) override {}
+
+  // ---- choices ----
+  bool chooses() const override { return true; }
+
+  std::size_t load_options(ThreadId t, VarId v, std::memory_order mo, bool plain) override {
+    pending_ = Pending{t, v, mo, plain, 0, {}};
+    options_.clear();
+    const std::uint32_t floor = floor_of(t, v);
+    const std::vector<std::uint32_t>& order = vars_[v].mo;
+    // A race-free plain read reads the hb-latest write (the floor); a racy one is reported
+    // by the race detector, whatever it reads.
+    if (plain) {
+      options_.push_back(Option{floor, 0, 0, false});
+      return 1;
+    }
+    const std::size_t lowest = writes_[floor].pos;
+    for (std::size_t i = order.size(); i-- > lowest;) {
+      const std::uint32_t w = order[i];
+      if (needs_sc_check(t, v, mo == std::memory_order_seq_cst)) {
+        add_read(t, v, mo, w);
+        const bool ok = psc_acyclic();
+        pop_events(1);
+        if (!ok) continue;
+      }
+      options_.push_back(Option{w, 0, 0, false});
+    }
+    return options_.size();
+  }
+  std::int64_t take_load(std::size_t pick) override {
+    const Option& o = options_[pick];
+    add_read(pending_.t, pending_.v, pending_.plain ? kPlain : pending_.mo, o.write);
+    last_read_ = o.write;
+    return writes_[o.write].value;
+  }
+
+  std::size_t store_options(ThreadId t, VarId v, std::int64_t value, std::memory_order mo, bool plain) override {
+    pending_ = Pending{t, v, mo, plain, value, {}};
+    options_.clear();
+    const std::vector<std::uint32_t>& order = vars_[v].mo;
+    if (plain) {
+      options_.push_back(Option{kNone, static_cast<std::uint32_t>(order.size()), 0, false});
+      return 1;
+    }
+    const std::size_t lowest = writes_[floor_of(t, v)].pos + 1;
+    for (std::size_t i = order.size() + 1; i-- > lowest;) {
+      // Never between a write and the RMW that read it (atomicity).
+      if (i < order.size() && writes_[order[i - 1]].taken) continue;
+      if (needs_sc_check(t, v, mo == std::memory_order_seq_cst)) {
+        add_write(t, v, value, mo, static_cast<std::uint32_t>(i), kNone);
+        const bool ok = psc_acyclic();
+        pop_events(1);
+        if (!ok) continue;
+      }
+      options_.push_back(Option{kNone, static_cast<std::uint32_t>(i), 0, false});
+    }
+    return options_.size();
+  }
+  void take_store(std::size_t pick) override {
+    add_write(pending_.t, pending_.v, pending_.value, pending_.plain ? kPlain : pending_.mo,
+              options_[pick].position, kNone);
+  }
+
+  std::size_t rmw_options(ThreadId t, VarId v, const RmwFn& fn, std::memory_order mo) override {
+    pending_ = Pending{t, v, mo, false, 0, fn};
+    options_.clear();
+    const std::vector<std::uint32_t>& order = vars_[v].mo;
+    const std::size_t lowest = writes_[floor_of(t, v)].pos;
+    for (std::size_t i = order.size(); i-- > lowest;) {
+      const std::uint32_t w = order[i];
+      std::int64_t next = writes_[w].value;
+      const bool wrote = fn.call(fn.ctx, writes_[w].value, next);
+      if (wrote && writes_[w].taken) continue;  // two RMWs never read the same write
+      const bool sc = (wrote ? mo : fn.failure) == std::memory_order_seq_cst;
+      if (needs_sc_check(t, v, sc)) {
+        const std::size_t added = add_rmw(t, v, wrote ? mo : fn.failure, w, wrote, next);
+        const bool ok = psc_acyclic();
+        pop_events(added);
+        if (!ok) continue;
+      }
+      options_.push_back(Option{w, 0, next, wrote});
+    }
+    return options_.size();
+  }
+  RmwTaken take_rmw(std::size_t pick) override {
+    const Option& o = options_[pick];
+    add_rmw(pending_.t, pending_.v, o.wrote ? pending_.mo : pending_.fn.failure, o.write, o.wrote, o.value);
+    last_read_ = o.write;
+    return RmwTaken{writes_[o.write].value, o.value, o.wrote};
+  }
+
+  std::uint32_t read_serial() const override { return writes_[last_read_].serial; }
+  bool read_latest() const override {
+    const std::vector<std::uint32_t>& order = vars_[writes_[last_read_].var].mo;
+    // An RMW's own write now follows what it read.
+    const std::size_t pos = writes_[last_read_].pos;
+    return pos + 1 == order.size() || (pos + 2 == order.size() && writes_[last_read_].taken &&
+                                       events_[writes_[order.back()].event].t == pending_.t);
+  }
+
+  // ---- synchronisation ----
+  void sync_fence(ThreadId t, std::memory_order mo) override {
+    if (mo == std::memory_order_relaxed) return;
+    Thread& th = thread(t);
+    if (is_acquire(mo)) join_into(th.now, th.acquired);
+    Event& f = add_event(t, Kind::fence, kNoId, mo == std::memory_order_seq_cst, kNone);
+    if (mo == std::memory_order_seq_cst) ++sc_fences_;
+    if (is_release(mo)) {
+      th.released = f.clock;
+      th.has_released = true;
+    }
+  }
+  void sync_spawn(ThreadId parent, ThreadId child) override {
+    add_event(parent, Kind::other, kNoId, false, kNone);
+    thread(std::max(parent, child));  // both exist: no reference below is invalidated
+    threads_[child].now = threads_[parent].now;
+    threads_[child].spawned_at = static_cast<std::uint32_t>(nevents_ - 1);
+  }
+  void sync_join(ThreadId joiner, ThreadId child) override {
+    thread(std::max(joiner, child));
+    join_into(threads_[joiner].now, threads_[child].now);
+    const std::vector<std::uint32_t>& done = threads_[child].events;
+    const std::uint32_t last = done.empty() ? kNone : done.back();
+    add_event(joiner, Kind::other, kNoId, false, kNone).pred = last;
+  }
+  void sync_lock(ThreadId t, LockId l) override {
+    if (l < lock_clocks_.size()) join_into(thread(t).now, lock_clocks_[l]);
+    lock_event(t, l);
+  }
+  void sync_unlock(ThreadId t, LockId l) override {
+    Event& e = lock_event(t, l);
+    if (l >= lock_clocks_.size()) lock_clocks_.resize(l + 1);
+    lock_clocks_[l] = e.clock;
+  }
+  void sync_try_lock_failed(ThreadId t, LockId l) override { lock_event(t, l); }
+
+  // ---- one execution per graph ----
+  // The kept interleaving of a graph is the least one, reading thread ids as letters, of
+  // the steps ordered by their events' edges (po, rf, thread start and join, the order
+  // of one lock's operations). A step belongs to it iff no step of a greater thread sits
+  // between its last predecessor and it (the normal form of Anisimov and Knuth): such a
+  // step could have gone first, and the execution where it did makes the same graph.
+  std::size_t event_count() const override { return nevents_; }
+  void set_forced(bool forced) override {
+    forced_ = forced;
+    block_end_.push_back(static_cast<std::uint32_t>(nevents_));  // a new block of events
+  }
+  bool redundant_step(ThreadId t, std::size_t from) const override {
+    // The end of the step (or forced run) holding the step's last predecessor: the
+    // scheduler moves steps, not events.
+    std::size_t last = 0;
+    auto before = [&](std::uint32_t pos) {
+      if (pos != kNone && pos < from) last = std::max<std::size_t>(last, block_end_[events_[pos].block]);
+    };
+    for (std::size_t i = from; i < nevents_; ++i) {
+      const Event& e = events_[i];
+      const std::vector<std::uint32_t>& list = threads_[e.t].events;
+      before(e.n >= 2 ? list[e.n - 2] : threads_[e.t].spawned_at);
+      before(e.pred);
+      if (e.kind == Kind::read) before(writes_[e.write].event);
+    }
+    for (std::size_t p = from; p-- > last;)
+      if (!events_[p].forced && events_[p].t > t) return true;
+    return false;
+  }
+
+  std::uint64_t graph_hash() const override {
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](std::uint64_t x) {
+      h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 1099511628211ull;
+    };
+    auto id = [&](std::uint32_t w) -> std::uint64_t {
+      const Write& wr = writes_[w];
+      if (wr.event == kNone) return (std::uint64_t{1} << 63) | wr.var;
+      const Event& e = events_[wr.event];
+      return (std::uint64_t{e.t} << 32) | e.n;
+    };
+    // Reads are added in the interleaving's order, which the graph does not fix: their
+    // (read, write) pairs are summed, an order-free combination.
+    std::uint64_t reads = 0;
+    for (std::size_t i = 0; i < nevents_; ++i) {
+      const Event& e = events_[i];
+      if (e.kind != Kind::read) continue;
+      std::uint64_t x = (((std::uint64_t{e.t} << 32) | e.n) * 0x9e3779b97f4a7c15ull) ^ id(e.write);
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+      reads += x ^ (x >> 31);
+    }
+    mix(reads);
+    for (std::size_t v = 0; v < nvars_; ++v) {
+      mix(0xfeedull + v);
+      for (std::uint32_t w : vars_[v].mo) mix(id(w));
+    }
+    return h;
+  }
+
+ private:
+  enum class Kind : std::uint8_t { read, write, fence, other };
+  struct Event {
+    ThreadId t = 0;
+    std::uint32_t n = 0;  // 1-based index in its thread: its own entry of its clock
+    Kind kind = Kind::other;
+    bool sc = false;
+    VarId var = kNoId;
+    bool rmw_write = false;       // the write half of an RMW
+    bool forced = false;          // made outside a chosen step (redundant_step)
+    std::uint32_t block = 0;      // the step or forced run that made it
+    std::uint32_t pred = kNone;   // join: the child's last event; lock ops: the lock's last
+    std::uint32_t write = kNone;  // a write's own write id, a read's rf
+    Clock clock;                  // hb-predecessors (and itself)
+  };
+  struct Write {
+    VarId var = kNoId;
+    std::int64_t value = 0;
+    std::uint32_t event = kNone;  // kNone: the initialisation write
+    std::uint32_t pos = 0;        // index in its variable's mo
+    bool taken = false;           // read by an RMW (which follows it in mo)
+    std::uint32_t serial = 0;     // among its variable's writes, in the order made
+    Clock message;                // what an acquire reading it (or its release sequence) gets
+  };
+  struct Var {
+    std::vector<std::uint32_t> mo;  // write ids in modification order
+    std::uint32_t made = 0;         // writes made so far
+  };
+  struct Seen {
+    std::uint32_t n;     // the event's index in its thread
+    std::uint32_t best;  // the mo-maximal write it or an earlier event of the thread saw
+  };
+  struct Thread {
+    Clock now;
+    Clock released;  // at the last release fence
+    bool has_released = false;
+    Clock acquired;  // messages of relaxed reads, for the next acquire fence
+    std::uint32_t n = 0;
+    std::uint32_t spawned_at = kNone;  // the parent's spawn event
+    std::vector<std::uint32_t> events;
+    std::vector<std::vector<Seen>> seen;     // per variable
+    std::vector<Clock> released_to;          // per variable: clock at the last release write
+    std::vector<std::uint8_t> has_released_to;
+    std::vector<VarId> touched;              // variables with a log or a release: clear() clears these
+    std::vector<std::uint8_t> is_touched;
+    void touch(VarId v) {
+      if (is_touched[v]) return;
+      is_touched[v] = 1;
+      touched.push_back(v);
+    }
+    void clear() {
+      now.clear();
+      released.clear();
+      has_released = false;
+      acquired.clear();
+      n = 0;
+      spawned_at = kNone;
+      events.clear();
+      for (VarId v : touched) {
+        seen[v].clear();
+        released_to[v].clear();
+        has_released_to[v] = 0;
+        is_touched[v] = 0;
+      }
+      touched.clear();
+    }
+    void seen_var(VarId v) {
+      if (seen.size() <= v) {
+        seen.resize(v + 1);
+        released_to.resize(v + 1);
+        has_released_to.resize(v + 1, 0);
+        is_touched.resize(v + 1, 0);
+      }
+    }
+  };
+  struct Option {
+    std::uint32_t write;     // the write read (load, rmw)
+    std::uint32_t position;  // store: the index in mo it is inserted at
+    std::int64_t value;      // rmw: the value written
+    bool wrote;              // rmw: false for a failed compare-exchange
+  };
+  struct Pending {
+    ThreadId t = 0;
+    VarId v = 0;
+    std::memory_order mo = std::memory_order_seq_cst;
+    bool plain = false;
+    std::int64_t value = 0;
+    RmwFn fn{};
+  };
+
+  Thread& thread(ThreadId t) {
+    if (t >= nthreads_) {
+      if (threads_.size() <= t) threads_.resize(static_cast<std::size_t>(t) + 1);
+      for (std::size_t u = nthreads_; u <= t; ++u) {
+        threads_[u].clear();
+        threads_[u].seen_var(static_cast<VarId>(nvars_ ? nvars_ - 1 : 0));
+      }
+      nthreads_ = static_cast<std::size_t>(t) + 1;
+    }
+    return threads_[t];
+  }
+
+  Write& new_write(VarId v, std::int64_t value, std::uint32_t event) {
+    if (nwrites_ == writes_.size()) writes_.emplace_back();
+    Write& w = writes_[nwrites_++];
+    w.var = v;
+    w.value = value;
+    w.event = event;
+    w.pos = 0;
+    w.taken = false;
+    w.serial = vars_[v].made++;
+    w.message.clear();
+    return w;
+  }
+
+  Event& add_event(ThreadId t, Kind kind, VarId var, bool sc, std::uint32_t write) {
+    Thread& th = thread(t);
+    ++th.n;
+    if (th.now.size() <= t) th.now.resize(static_cast<std::size_t>(t) + 1, 0);
+    th.now[t] = th.n;
+    if (nevents_ == events_.size()) events_.emplace_back();
+    Event& e = events_[nevents_];
+    e.t = t;
+    e.n = th.n;
+    e.kind = kind;
+    e.sc = sc;
+    e.var = var;
+    e.write = write;
+    e.rmw_write = false;
+    e.forced = forced_;
+    e.block = static_cast<std::uint32_t>(block_end_.size() - 1);
+    block_end_.back() = static_cast<std::uint32_t>(nevents_ + 1);
+    e.pred = kNone;
+    e.clock = th.now;
+    th.events.push_back(static_cast<std::uint32_t>(nevents_++));
+    return e;
+  }
+
+  Event& lock_event(ThreadId t, LockId l) {
+    if (l >= lock_last_.size()) lock_last_.resize(l + 1, kNone);
+    Event& e = add_event(t, Kind::other, kNoId, false, kNone);
+    e.pred = lock_last_[l];
+    lock_last_[l] = static_cast<std::uint32_t>(nevents_ - 1);
+    return e;
+  }
+
+  // The mo-maximal write among the writes hb-before t's next event and the writes read by
+  // reads hb-before it (the initialisation write at least).
+  std::uint32_t floor_of(ThreadId t, VarId v) {
+    Thread& th = thread(t);
+    std::uint32_t best = init_of(v);
+    for (std::size_t u = 0; u < nthreads_; ++u) {
+      const std::uint32_t limit = u == t ? th.n : at(th.now, u);
+      if (limit == 0 || threads_[u].seen.size() <= v) continue;
+      const std::vector<Seen>& log = threads_[u].seen[v];
+      auto it = std::upper_bound(log.begin(), log.end(), limit,
+                                 [](std::uint32_t n, const Seen& s) { return n < s.n; });
+      if (it == log.begin()) continue;
+      const std::uint32_t w = std::prev(it)->best;
+      if (writes_[w].pos > writes_[best].pos) best = w;
+    }
+    return best;
+  }
+  // Stores go after the floor, which is at least the initialisation: it stays first.
+  std::uint32_t init_of(VarId v) const { return vars_[v].mo.front(); }
+
+  void note_seen(ThreadId t, VarId v, std::uint32_t n, std::uint32_t w) {
+    Thread& th = thread(t);
+    th.seen_var(v);
+    th.touch(v);
+    std::vector<Seen>& log = th.seen[v];
+    std::uint32_t best = w;
+    if (!log.empty() && writes_[log.back().best].pos > writes_[w].pos) best = log.back().best;
+    log.push_back(Seen{n, best});
+  }
+
+  void add_read(ThreadId t, VarId v, std::memory_order mo, std::uint32_t w) {
+    Thread& th = thread(t);
+    if (is_acquire(mo)) join_into(th.now, writes_[w].message);
+    else if (mo != kPlain) join_into(th.acquired, writes_[w].message);
+    Event& e = add_event(t, Kind::read, v, mo == std::memory_order_seq_cst, w);
+    note_seen(t, v, e.n, w);
+  }
+
+  // Inserts a write at mo index `position`; `read_from` (an RMW) adds to its message the
+  // message of the write it read: (rf;rmw)* of the release sequence.
+  void add_write(ThreadId t, VarId v, std::int64_t value, std::memory_order mo, std::uint32_t position,
+                 std::uint32_t read_from) {
+    Write& w = new_write(v, value, static_cast<std::uint32_t>(nevents_));
+    const auto id = static_cast<std::uint32_t>(&w - writes_.data());
+    Event& e = add_event(t, Kind::write, v, mo == std::memory_order_seq_cst, id);
+    Thread& th = thread(t);
+    th.seen_var(v);
+    if (is_release(mo)) {
+      th.released_to[v] = e.clock;
+      th.has_released_to[v] = 1;
+    }
+    if (mo != kPlain && th.has_released) join_into(w.message, th.released);
+    if (mo != kPlain && th.has_released_to[v]) join_into(w.message, th.released_to[v]);
+    if (read_from != kNone) join_into(w.message, writes_[read_from].message);
+    std::vector<std::uint32_t>& order = vars_[v].mo;
+    order.insert(order.begin() + position, id);
+    for (std::size_t i = position; i < order.size(); ++i) writes_[order[i]].pos = static_cast<std::uint32_t>(i);
+    note_seen(t, v, e.n, id);
+  }
+
+  // Returns the number of events added (2, or 1 for a failed compare-exchange).
+  std::size_t add_rmw(ThreadId t, VarId v, std::memory_order mo, std::uint32_t w, bool wrote,
+                      std::int64_t next) {
+    if (!wrote) {
+      add_read(t, v, mo, w);
+      return 1;
+    }
+    add_read(t, v, read_half(mo), w);
+    writes_[w].taken = true;
+    add_write(t, v, next, write_half(mo), writes_[w].pos + 1, w);
+    events_[nevents_ - 1].rmw_write = true;
+    return 2;
+  }
+
+  // Undoes the last `k` events (a tentative addition checked for consistency).
+  void pop_events(std::size_t k) {
+    for (; k > 0; --k) {
+      Event& e = events_[--nevents_];
+      block_end_.back() = static_cast<std::uint32_t>(nevents_);
+      Thread& th = threads_[e.t];
+      th.events.pop_back();
+      --th.n;
+      th.now[e.t] = th.n;
+      if (e.kind == Kind::read || e.kind == Kind::write) th.seen[e.var].pop_back();
+      if (e.kind == Kind::write) {
+        std::vector<std::uint32_t>& order = vars_[e.var].mo;
+        const std::uint32_t pos = writes_[e.write].pos;
+        order.erase(order.begin() + pos);
+        for (std::size_t i = pos; i < order.size(); ++i) writes_[order[i]].pos = static_cast<std::uint32_t>(i);
+        --nwrites_;
+        --vars_[e.var].made;
+        if (e.rmw_write) writes_[order[pos - 1]].taken = false;  // it read the write before it
+      }
+    }
+    // A tentative read's acquire is undone by restoring the saved clocks.
+    restore_clocks();
+  }
+
+  // The SC axiom can only fail when the new event is seq_cst or follows an SC fence.
+  // When it can, saves t's clocks, which the tentative event about v changes
+  // (pop_events restores them).
+  bool needs_sc_check(ThreadId t, VarId v, bool sc) {
+    // After an SC fence any event may add a psc edge (F hb e, and e's mo or rb edges);
+    // which fences precede e in hb is only known once e's own acquire is applied.
+    if (!sc && sc_fences_ == 0) return false;
+    Thread& th = thread(t);
+    th.seen_var(v);
+    saved_t_ = t;
+    saved_v_ = v;
+    saved_now_ = th.now;
+    saved_acquired_ = th.acquired;
+    saved_released_to_ = th.released_to[v];
+    saved_has_released_to_ = th.has_released_to[v];
+    return true;
+  }
+  void restore_clocks() {
+    Thread& th = threads_[saved_t_];
+    th.now = saved_now_;
+    th.acquired = saved_acquired_;
+    th.released_to[saved_v_] = saved_released_to_;
+    th.has_released_to[saved_v_] = saved_has_released_to_;
+  }
+
+  // ---- the SC axiom, on the whole graph ----
+  bool hb(std::uint32_t a, std::uint32_t b) const {
+    if (a == b) return false;
+    const Event& ea = events_[a];
+    return at(events_[b].clock, ea.t) >= ea.n;
+  }
+  bool access(const Event& e) const { return e.kind == Kind::read || e.kind == Kind::write; }
+  bool same_loc(const Event& a, const Event& b) const { return access(a) && access(b) && a.var == b.var; }
+  std::uint32_t pos_of(const Event& e) const { return writes_[e.write].pos; }
+  // eco = rf ∪ (mo ∪ rb);rf?, compared through mo positions.
+  bool eco(std::uint32_t a, std::uint32_t b) const {
+    const Event& ea = events_[a];
+    const Event& eb = events_[b];
+    if (a == b || !same_loc(ea, eb)) return false;
+    const std::uint32_t pa = pos_of(ea), pb = pos_of(eb);
+    if (ea.kind == Kind::write) return eb.kind == Kind::write ? pa < pb : pa <= pb;
+    return pa < pb;  // a read: rb to a later write, or to the write a later read reads
+  }
+  // The first event po-after e with another location (fences have none), and the last one
+  // po-before it.
+  std::uint32_t after_other_loc(std::uint32_t e) const {
+    const Event& ev = events_[e];
+    const std::vector<std::uint32_t>& list = threads_[ev.t].events;
+    for (std::size_t i = ev.n; i < list.size(); ++i)
+      if (!same_loc(events_[list[i]], ev)) return list[i];
+    return kNone;
+  }
+  std::uint32_t before_other_loc(std::uint32_t e) const {
+    const Event& ev = events_[e];
+    const std::vector<std::uint32_t>& list = threads_[ev.t].events;
+    for (std::size_t i = ev.n - 1; i-- > 0;)
+      if (!same_loc(events_[list[i]], ev)) return list[i];
+    return kNone;
+  }
+  // scb = po ∪ po|≠loc;hb;po|≠loc ∪ hb|loc ∪ mo ∪ rb
+  bool scb(std::uint32_t a, std::uint32_t b) {
+    if (a == b) return false;
+    const Event& ea = events_[a];
+    const Event& eb = events_[b];
+    if (ea.t == eb.t && ea.n < eb.n) return true;
+    if (same_loc(ea, eb)) {
+      if (hb(a, b)) return true;
+      if (eb.kind == Kind::write && ea.kind == Kind::write && pos_of(ea) < pos_of(eb)) return true;
+      if (eb.kind == Kind::write && ea.kind == Kind::read && ea.write != eb.write && pos_of(ea) < pos_of(eb))
+        return true;
+    }
+    const std::uint32_t c = c0_[a], d = d0_[b];
+    return c != kNone && d != kNone && (c == d || hb(c, d));
+  }
+
+  bool psc_acyclic() {
+    sc_.clear();
+    for (std::uint32_t i = 0; i < nevents_; ++i)
+      if (events_[i].sc) sc_.push_back(i);
+    const std::size_t k = sc_.size();
+    if (k < 2) return true;
+    const std::size_t n = nevents_;
+    c0_.assign(n, kNone);
+    d0_.assign(n, kNone);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      c0_[i] = after_other_loc(i);
+      d0_[i] = before_other_loc(i);
+    }
+    // From each SC event a: the events a' of ([E_sc] ∪ [F_sc];hb?) and what they scb.
+    adj_.assign(k * k, 0);
+    mark_.assign(n, 0);
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::uint32_t a = sc_[i];
+      const bool fa = events_[a].kind == Kind::fence;
+      std::fill(mark_.begin(), mark_.end(), 0);  // mark_: scb-successors of the a's
+      for (std::uint32_t a2 = 0; a2 < n; ++a2) {
+        if (a2 != a && !(fa && hb(a, a2))) continue;
+        for (std::uint32_t b2 = 0; b2 < n; ++b2)
+          if (!mark_[b2] && scb(a2, b2)) mark_[b2] = 1;
+      }
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::uint32_t b = sc_[j];
+        if (a == b) continue;
+        bool edge = mark_[b];
+        if (!edge && events_[b].kind == Kind::fence)
+          for (std::uint32_t b2 = 0; b2 < n && !edge; ++b2) edge = mark_[b2] && hb(b2, b);
+        if (!edge && fa && events_[b].kind == Kind::fence) edge = hb(a, b) || fence_eco(a, b);
+        adj_[i * k + j] = edge;
+      }
+    }
+    // Cycle detection: repeatedly remove nodes without predecessors.
+    indeg_.assign(k, 0);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) indeg_[j] += adj_[i * k + j];
+    stack_.clear();
+    for (std::size_t j = 0; j < k; ++j)
+      if (indeg_[j] == 0) stack_.push_back(static_cast<std::uint32_t>(j));
+    std::size_t removed = 0;
+    while (!stack_.empty()) {
+      const std::uint32_t i = stack_.back();
+      stack_.pop_back();
+      ++removed;
+      for (std::size_t j = 0; j < k; ++j)
+        if (adj_[i * k + j] && --indeg_[j] == 0) stack_.push_back(static_cast<std::uint32_t>(j));
+    }
+    return removed == k;
+  }
+  // psc_F's second half: F1 hb e1 eco e2 hb F2.
+  bool fence_eco(std::uint32_t f1, std::uint32_t f2) const {
+    for (std::uint32_t e1 = 0; e1 < nevents_; ++e1) {
+      if (!access(events_[e1]) || !hb(f1, e1)) continue;
+      for (std::uint32_t e2 = 0; e2 < nevents_; ++e2)
+        if (access(events_[e2]) && hb(e2, f2) && eco(e1, e2)) return true;
+    }
+    return false;
+  }
+
+  std::vector<Event> events_;
+  std::size_t nevents_ = 0;
+  std::vector<Write> writes_;
+  std::size_t nwrites_ = 0;
+  std::vector<Var> vars_;
+  std::size_t nvars_ = 0;
+  std::vector<Thread> threads_;
+  std::size_t nthreads_ = 0;
+  std::vector<Clock> lock_clocks_;
+  std::vector<std::uint32_t> lock_last_;  // per lock: its last operation's event
+  bool forced_ = true;
+  std::vector<std::uint32_t> block_end_;  // per block (a step or a forced run): its end
+  std::size_t sc_fences_ = 0;
+  Pending pending_;
+  std::uint32_t last_read_ = 0;
+  std::vector<Option> options_;
+  ThreadId saved_t_ = 0;
+  VarId saved_v_ = 0;
+  Clock saved_now_, saved_acquired_, saved_released_to_;
+  std::uint8_t saved_has_released_to_ = 0;
+  // psc_acyclic's scratch
+  std::vector<std::uint32_t> sc_, c0_, d0_, stack_;
+  std::vector<std::uint8_t> adj_, mark_;
+  std::vector<std::uint32_t> indeg_;
+};
+
+}  // namespace
+
+std::unique_ptr<MemoryModel> make_rc11_memory() { return std::make_unique<Rc11Memory>(); }
+
+}  // namespace atomcheck::detail
