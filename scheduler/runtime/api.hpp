@@ -164,7 +164,7 @@ struct RmwResult {
   bool wrote;
 };
 
-// Entry points into the current execution (scheduler/execution.cpp). Each throws
+// Entry points into the current execution (scheduler/runtime/execution.cpp). Each throws
 // UsageError when no exploration is running on this OS thread.
 // An object without a name is named after `declared_at` (file:line) in reports.
 Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, const CallSite& declared_at = {});

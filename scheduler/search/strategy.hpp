@@ -180,7 +180,7 @@ class Strategy {
   // ---- units of a parallel search (explore_units.cpp's Units) -------------------------
   // A unit is a pending branch of the search's tree with everything below it, explored by
   // a strategy of its own on another thread; the search takes its executions as its own
-  // when it reaches the branch (strategy_optimal.cpp argues why that is exact). Carved
+  // when it reaches the branch (strategy_optimal_units.cpp argues why that is exact). Carved
   // units not yet joined are numbered 1, 2, ... in the order carved.
   // The strategy exploring the next unit (nullptr: nothing left to carve).
   virtual std::unique_ptr<Strategy> carve_unit() { return nullptr; }
