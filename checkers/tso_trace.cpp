@@ -479,225 +479,301 @@ TraceVerdict decide_brute(std::span<const Event> tau, std::uint64_t limit, const
   return v;
 }
 
-TraceVerdict decide_fpt(std::span<const Event> tau, const Deadline& deadline) {
-  TraceVerdict v;
-  TraceGraph g = event_graph(tau);
-  TraceConflictGraph cg = conflict_graph(g);
-  const std::size_t m = cg.txns, n = g.n;
-  // Directed transaction edges with a witness event pair.
-  std::vector<std::vector<std::uint32_t>> tsucc(m);
-  std::unordered_map<std::uint64_t, std::pair<EventIndex, EventIndex>> tw;
+namespace {
+
+// The directed transaction edges of CG_tau, each with the event pair that witnesses it:
+// apart because the cycle of directed edges (1) and the cycle the search finds (2) both
+// name their edges through it.
+struct TxnEdges {
+  std::vector<std::vector<std::uint32_t>> succ;
+  std::unordered_map<std::uint64_t, std::pair<EventIndex, EventIndex>> witness;
+};
+
+TxnEdges txn_edges(const TraceGraph& g, std::size_t m) {
+  TxnEdges te;
+  te.succ.resize(m);
   for (auto [a, b] : g.directed) {
     TxnId x = g.tx.txn_of[a], y = g.tx.txn_of[b];
-    if (x != y && tw.try_emplace(key(x, y), a, b).second) tsucc[x].push_back(y);
+    if (x != y && te.witness.try_emplace(key(x, y), a, b).second) te.succ[x].push_back(y);
   }
-  // (1) A cycle of directed edges alone: every execution has it.
-  if (std::vector<std::uint32_t> c = find_cycle(tsucc); !c.empty()) {
-    v.serializable = false;
-    for (std::size_t k = 0; k < c.size(); ++k) {
-      auto w = tw.at(key(c[k], c[(k + 1) % c.size()]));
-      v.cycle.push_back(CycleEdge{ref_of(g, c[k]), ref_of(g, c[(k + 1) % c.size()]), w.first, w.second});
-    }
-    v.orientation = complete_orientation(tau, g, std::vector<int>(g.vars, -1));
-    witness_from_orientation(tau, g, v);
-    return v;
-  }
-  // (2) CG_tau restricted to directed edges is a DAG. Transactions are numbered by their
-  // first event and directed edges go forward in tau, but a transaction edge may still
-  // point to a lower number (a long transaction), so close by fixpoint.
-  std::vector<Bits> treach(m, Bits(m));  // reflexive: tr1 ≼ tr2
+  return te;
+}
+
+// The cycle edge of the directed transaction edge x -> y, with its witness events.
+CycleEdge txn_cycle_edge(const TraceGraph& g, const TxnEdges& te, TxnId x, TxnId y) {
+  auto w = te.witness.at(key(x, y));
+  return CycleEdge{ref_of(g, x), ref_of(g, y), w.first, w.second};
+}
+
+// ≼ on transactions, reflexive (tr1 ≼ tr2): CG_tau restricted to directed edges is a
+// DAG. Transactions are numbered by their first event and directed edges go forward in
+// tau, but a transaction edge may still point to a lower number (a long transaction),
+// so it is closed along a topological order, in reverse.
+std::vector<Bits> txn_reach(const std::vector<std::vector<std::uint32_t>>& tsucc) {
+  const std::size_t m = tsucc.size();
+  std::vector<Bits> treach(m, Bits(m));
   for (std::size_t t = 0; t < m; ++t) treach[t].set(t);
-  {
-    // Topological order of the transaction DAG, then closure in reverse.
-    std::vector<std::uint32_t> indeg(m, 0), topo;
-    for (const auto& s : tsucc)
-      for (std::uint32_t b : s) ++indeg[b];
-    std::deque<std::uint32_t> q;
-    for (std::uint32_t t = 0; t < m; ++t)
-      if (indeg[t] == 0) q.push_back(t);
-    while (!q.empty()) {
-      std::uint32_t t = q.front();
-      q.pop_front();
-      topo.push_back(t);
-      for (std::uint32_t b : tsucc[t])
-        if (--indeg[b] == 0) q.push_back(b);
-    }
-    for (std::size_t k = topo.size(); k-- > 0;)
-      for (std::uint32_t b : tsucc[topo[k]]) treach[topo[k]].merge(treach[b]);
+  std::vector<std::uint32_t> indeg(m, 0), topo;
+  for (const auto& s : tsucc)
+    for (std::uint32_t b : s) ++indeg[b];
+  std::deque<std::uint32_t> q;
+  for (std::uint32_t t = 0; t < m; ++t)
+    if (indeg[t] == 0) q.push_back(t);
+  while (!q.empty()) {
+    std::uint32_t t = q.front();
+    q.pop_front();
+    topo.push_back(t);
+    for (std::uint32_t b : tsucc[t])
+      if (--indeg[b] == 0) q.push_back(b);
   }
-  auto le = [&](TxnId a, TxnId b) { return treach[a].test(b); };
-  auto comparable = [&](TxnId a, TxnId b) { return le(a, b) || le(b, a); };
-  // Strict reachability in the realisability graph of the empty orientation (a DAG:
-  // tau's order with commits after their issues), over events and commits.
+  for (std::size_t k = topo.size(); k-- > 0;)
+    for (std::uint32_t b : tsucc[topo[k]]) treach[topo[k]].merge(treach[b]);
+  return treach;
+}
+
+// Strict reachability in the realisability graph of the empty orientation (a DAG:
+// tau's order with commits after their issues), over events and commits.
+std::vector<Bits> event_reach(std::span<const Event> tau, const TraceGraph& g) {
+  const std::size_t n = g.n;
   std::vector<bool> live = live_nodes(tau);
   std::vector<std::vector<std::uint32_t>> base = realisability_graph(tau, g, std::vector<int>(g.vars, -1));
   std::vector<Bits> ereach(2 * n, Bits(2 * n));
-  {
-    std::vector<std::uint32_t> topo = topo_order(base, live);
-    for (std::size_t k = topo.size(); k-- > 0;)
-      for (std::uint32_t b : base[topo[k]]) {
-        ereach[topo[k]].set(b);
-        ereach[topo[k]].merge(ereach[b]);
+  std::vector<std::uint32_t> topo = topo_order(base, live);
+  for (std::size_t k = topo.size(); k-- > 0;)
+    for (std::uint32_t b : base[topo[k]]) {
+      ereach[topo[k]].set(b);
+      ereach[topo[k]].merge(ereach[b]);
+    }
+  return ereach;
+}
+
+// Is there a path x ->* y in a closed base graph plus the chosen edges?
+bool reaches_in(const std::vector<Bits>& closure, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& extra,
+                std::uint32_t x, std::uint32_t y) {
+  if (x == y) return true;
+  Bits r = closure[x];
+  r.set(x);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto [a, b] : extra)
+      if (r.test(a) && !r.test(b)) {
+        r.set(b);
+        r.merge(closure[b]);
+        changed = true;
       }
   }
-  auto at = [&](std::uint32_t k) { return tau[k].op == Op::write ? static_cast<std::uint32_t>(n + k) : k; };
+  return r.test(y);
+}
+
+// Steps: an undirected edge crossed in one direction, from event x to event y.
+struct Step {
+  std::uint32_t x, y, var;
+  int val;
+};
+
+// The simple-cycle search of decide_fpt (2) and what it shares while it recurses: the
+// closures, the partial orientation with the realisability edges it adds, and the path.
+struct CycleSearch {
+  std::span<const Event> tau;
+  const TraceGraph& g;
+  const std::vector<Bits>& treach;
+  const std::vector<Bits>& ereach;
+  const Deadline& deadline;
   // Edges of each orientation variable.
-  std::vector<std::vector<std::uint32_t>> edges_of(g.vars);
-  for (std::uint32_t k = 0; k < g.undirected.size(); ++k) edges_of[g.undirected[k].var].push_back(k);
-  std::vector<int> assign(g.vars, -1);
+  std::vector<std::vector<std::uint32_t>> edges_of;
+  std::vector<int> assign;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> chosen;  // realisability edges added
-  // Is there a path x ->* y in a closed base graph plus the chosen edges?
-  auto reaches_in = [](const std::vector<Bits>& closure, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& extra,
-                       std::uint32_t x, std::uint32_t y) {
-    if (x == y) return true;
-    Bits r = closure[x];
-    r.set(x);
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (auto [a, b] : extra)
-        if (r.test(a) && !r.test(b)) {
-          r.set(b);
-          r.merge(closure[b]);
-          changed = true;
-        }
-    }
-    return r.test(y);
-  };
-  auto reaches = [&](std::uint32_t x, std::uint32_t y) { return reaches_in(ereach, chosen, x, y); };
-  // Orients variable k (value val); false (and nothing changed) when the orientation
-  // stops being realisable.
-  auto orient = [&](std::uint32_t k, int val) {
-    if (assign[k] != -1) return assign[k] == val;
-    std::size_t mark = chosen.size();
-    for (std::uint32_t ei : edges_of[k]) {
-      const UEdge& e = g.undirected[ei];
-      // The realisability edges this orientation adds (see realisability_graph; a
-      // semi-tied lo -> hi is taken literally, commit before the read: when it holds
-      // through W* instead, the cycle through W* and program order is found as well).
-      std::pair<std::uint32_t, std::uint32_t> add[2];
-      int count = 0;
-      if (e.semi) {
-        if (val == 1) add[count++] = {at(e.lo), e.hi};
-        else {
-          add[count++] = {e.hi, at(e.lo)};
-          add[count++] = {at(e.source), at(e.lo)};
-        }
-      } else if (!(e.tied && val == 0)) {
-        add[count++] = val ? std::pair{at(e.lo), at(e.hi)} : std::pair{at(e.hi), at(e.lo)};
-      }
-      bool bad = false;
-      for (int q = 0; q < count && !bad; ++q) {
-        bad = reaches(add[q].second, add[q].first);
-        if (!bad) chosen.push_back(add[q]);
-      }
-      if (bad) {
-        chosen.resize(mark);
-        return false;
-      }
-    }
-    assign[k] = val;
-    return true;
-  };
-  // Undoes orient() of a variable it set (marks taken before the call).
-  auto unorient = [&](std::uint32_t k, std::size_t mark, bool was_unset) {
-    if (was_unset) {
-      assign[k] = -1;
-      chosen.resize(mark);
-    }
-  };
-  // Steps: an undirected edge crossed in one direction, from event x to event y.
-  struct Step {
-    std::uint32_t x, y, var;
-    int val;
-  };
   std::vector<Step> steps;
+  std::vector<const Step*> path;  // steps taken; path[0] leaves the last segment
+  std::vector<TxnId> seg_txns;    // entry and exit transactions of closed segments
+  bool found = false;
+  const char* stopped = "";  // the deadline expired: unwind as if found, then say so
+  std::uint64_t work = 0;
+
+  CycleSearch(std::span<const Event> t, const TraceGraph& graph, const std::vector<Bits>& tr,
+              const std::vector<Bits>& er, const Deadline& d);
+  bool le(TxnId a, TxnId b) const { return treach[a].test(b); }
+  bool comparable(TxnId a, TxnId b) const { return le(a, b) || le(b, a); }
+  std::uint32_t at(std::uint32_t k) const {
+    return tau[k].op == Op::write ? static_cast<std::uint32_t>(g.n + k) : k;
+  }
+  bool reaches(std::uint32_t x, std::uint32_t y) const { return reaches_in(ereach, chosen, x, y); }
+  bool orient(std::uint32_t k, int val);
+  void unorient(std::uint32_t k, std::size_t mark, bool was_unset);
+  void extend(TxnId entry);
+  void run();
+};
+
+CycleSearch::CycleSearch(std::span<const Event> t, const TraceGraph& graph, const std::vector<Bits>& tr,
+                         const std::vector<Bits>& er, const Deadline& d)
+    : tau(t), g(graph), treach(tr), ereach(er), deadline(d), edges_of(graph.vars), assign(graph.vars, -1) {
+  for (std::uint32_t k = 0; k < g.undirected.size(); ++k) edges_of[g.undirected[k].var].push_back(k);
   for (const UEdge& e : g.undirected) {
     if (g.tx.txn_of[e.lo] == g.tx.txn_of[e.hi]) continue;
     steps.push_back({e.lo, e.hi, e.var, 1});
     steps.push_back({e.hi, e.lo, e.var, 0});
   }
-  // Search for a simple cycle (Definition 6): segments of directed transaction paths
-  // joined by undirected edges. By Proposition 3 (ii) the transactions of different
-  // segments are pairwise incomparable under ≺, so a cycle visits every chain of a
-  // chain partition at most once (Proposition 5) and the search depth is bounded by the
-  // width of the transaction order (at most 2k + km by Dilworth, §6.2).
-  std::vector<const Step*> path;     // steps taken; path[0] leaves the last segment
-  std::vector<TxnId> seg_txns;       // entry and exit transactions of closed segments
-  bool found = false;
-  const char* stopped = "";  // the deadline expired: unwind as if found, then say so
-  std::function<void(TxnId)> search = [&](TxnId entry) {
-    if ((++v.work & 4095) == 0 && *(stopped = deadline.expired()) != '\0') {
-      found = true;
-      return;
+}
+
+// Orients variable k (value val); false (and nothing changed) when the orientation
+// stops being realisable.
+bool CycleSearch::orient(std::uint32_t k, int val) {
+  if (assign[k] != -1) return assign[k] == val;
+  std::size_t mark = chosen.size();
+  for (std::uint32_t ei : edges_of[k]) {
+    const UEdge& e = g.undirected[ei];
+    // The realisability edges this orientation adds (see realisability_graph; a
+    // semi-tied lo -> hi is taken literally, commit before the read: when it holds
+    // through W* instead, the cycle through W* and program order is found as well).
+    std::pair<std::uint32_t, std::uint32_t> add[2];
+    int count = 0;
+    if (e.semi) {
+      if (val == 1) add[count++] = {at(e.lo), e.hi};
+      else {
+        add[count++] = {e.hi, at(e.lo)};
+        add[count++] = {at(e.source), at(e.lo)};
+      }
+    } else if (!(e.tied && val == 0)) {
+      add[count++] = val ? std::pair{at(e.lo), at(e.hi)} : std::pair{at(e.hi), at(e.lo)};
     }
-    TxnId closing = g.tx.txn_of[path[0]->x];
-    if (le(entry, closing)) {
-      found = true;
-      return;
+    bool bad = false;
+    for (int q = 0; q < count && !bad; ++q) {
+      bad = reaches(add[q].second, add[q].first);
+      if (!bad) chosen.push_back(add[q]);
     }
-    for (const Step& st : steps) {
-      TxnId exit = g.tx.txn_of[st.x], next = g.tx.txn_of[st.y];
-      if (!le(entry, exit)) continue;
-      bool ok = !comparable(exit, closing) && !comparable(next, exit) && !comparable(next, entry);
-      for (TxnId t : seg_txns) ok = ok && !comparable(t, exit) && !comparable(t, next);
-      if (!ok) continue;
-      bool unset = assign[st.var] == -1;
-      std::size_t mark = chosen.size();
-      if (!orient(st.var, st.val)) continue;
-      path.push_back(&st);
-      seg_txns.push_back(entry);
-      seg_txns.push_back(exit);
-      search(next);
-      if (found) return;
-      seg_txns.resize(seg_txns.size() - 2);
-      path.pop_back();
-      unorient(st.var, mark, unset);
+    if (bad) {
+      chosen.resize(mark);
+      return false;
     }
-  };
+  }
+  assign[k] = val;
+  return true;
+}
+
+// Undoes orient() of a variable it set (marks taken before the call).
+void CycleSearch::unorient(std::uint32_t k, std::size_t mark, bool was_unset) {
+  if (was_unset) {
+    assign[k] = -1;
+    chosen.resize(mark);
+  }
+}
+
+// One more segment from transaction `entry`: closes the cycle when entry ≼ the
+// transaction path[0] leaves, else crosses each admissible step and recurses.
+void CycleSearch::extend(TxnId entry) {
+  if ((++work & 4095) == 0 && *(stopped = deadline.expired()) != '\0') {
+    found = true;
+    return;
+  }
+  TxnId closing = g.tx.txn_of[path[0]->x];
+  if (le(entry, closing)) {
+    found = true;
+    return;
+  }
+  for (const Step& st : steps) {
+    TxnId exit = g.tx.txn_of[st.x], next = g.tx.txn_of[st.y];
+    if (!le(entry, exit)) continue;
+    bool ok = !comparable(exit, closing) && !comparable(next, exit) && !comparable(next, entry);
+    for (TxnId t : seg_txns) ok = ok && !comparable(t, exit) && !comparable(t, next);
+    if (!ok) continue;
+    bool unset = assign[st.var] == -1;
+    std::size_t mark = chosen.size();
+    if (!orient(st.var, st.val)) continue;
+    path.push_back(&st);
+    seg_txns.push_back(entry);
+    seg_txns.push_back(exit);
+    extend(next);
+    if (found) return;
+    seg_txns.resize(seg_txns.size() - 2);
+    path.pop_back();
+    unorient(st.var, mark, unset);
+  }
+}
+
+// Search for a simple cycle (Definition 6): segments of directed transaction paths
+// joined by undirected edges. By Proposition 3 (ii) the transactions of different
+// segments are pairwise incomparable under ≺, so a cycle visits every chain of a
+// chain partition at most once (Proposition 5) and the search depth is bounded by the
+// width of the transaction order (at most 2k + km by Dilworth, §6.2).
+void CycleSearch::run() {
   for (const Step& st : steps) {
     std::size_t mark = chosen.size();
     if (!orient(st.var, st.val)) continue;
     path.push_back(&st);
-    search(g.tx.txn_of[st.y]);
+    extend(g.tx.txn_of[st.y]);
     if (found) break;
     path.pop_back();
     unorient(st.var, mark, true);
   }
-  if (*stopped != '\0') {
-    v.undecided = fmt::format("{} after {} steps of the simple-cycle search", stopped, v.work);
-    return v;
-  }
-  if (!found) return v;
-  v.serializable = false;
-  v.orientation = complete_orientation(tau, g, assign);
-  // The cycle: each step, then the directed transaction path to the next step's exit.
-  auto tpath = [&](TxnId from, TxnId to) {
-    std::vector<TxnId> parent(m, kNoId), order{from};
-    parent[from] = from;
-    for (std::size_t k = 0; k < order.size() && parent[to] == kNoId; ++k)
-      for (std::uint32_t b : tsucc[order[k]])
-        if (parent[b] == kNoId) {
-          parent[b] = order[k];
-          order.push_back(b);
-        }
-    std::vector<TxnId> p;
-    for (TxnId t = to; t != from; t = parent[t]) p.push_back(t);
-    p.push_back(from);
-    std::reverse(p.begin(), p.end());
-    return p;
-  };
+}
+
+// A shortest directed transaction path from -> to (from ≼ to), by breadth-first search.
+std::vector<TxnId> txn_path(const std::vector<std::vector<std::uint32_t>>& tsucc, TxnId from, TxnId to) {
+  std::vector<TxnId> parent(tsucc.size(), kNoId), order{from};
+  parent[from] = from;
+  for (std::size_t k = 0; k < order.size() && parent[to] == kNoId; ++k)
+    for (std::uint32_t b : tsucc[order[k]])
+      if (parent[b] == kNoId) {
+        parent[b] = order[k];
+        order.push_back(b);
+      }
+  std::vector<TxnId> p;
+  for (TxnId t = to; t != from; t = parent[t]) p.push_back(t);
+  p.push_back(from);
+  std::reverse(p.begin(), p.end());
+  return p;
+}
+
+// The cycle the search found: each step, then the directed transaction path to the next
+// step's exit.
+std::vector<CycleEdge> cycle_of_path(const TraceGraph& g, const TxnEdges& te, const std::vector<const Step*>& path) {
+  std::vector<CycleEdge> cycle;
   for (std::size_t k = 0; k < path.size(); ++k) {
     const Step* st = path[k];
     TxnId a = g.tx.txn_of[st->x], b = g.tx.txn_of[st->y];
-    v.cycle.push_back(CycleEdge{ref_of(g, a), ref_of(g, b), st->x, st->y});
+    cycle.push_back(CycleEdge{ref_of(g, a), ref_of(g, b), st->x, st->y});
     TxnId exit = g.tx.txn_of[path[(k + 1) % path.size()]->x];
-    std::vector<TxnId> p = tpath(b, exit);
-    for (std::size_t q = 0; q + 1 < p.size(); ++q) {
-      auto w = tw.at(key(p[q], p[q + 1]));
-      v.cycle.push_back(CycleEdge{ref_of(g, p[q]), ref_of(g, p[q + 1]), w.first, w.second});
-    }
+    std::vector<TxnId> p = txn_path(te.succ, b, exit);
+    for (std::size_t q = 0; q + 1 < p.size(); ++q) cycle.push_back(txn_cycle_edge(g, te, p[q], p[q + 1]));
   }
+  return cycle;
+}
+
+}  // namespace
+
+// The phases: the transaction edges; (1) a cycle of directed edges alone; (2) the
+// closures, then the simple-cycle search; the verdict with its cycle and witness.
+TraceVerdict decide_fpt(std::span<const Event> tau, const Deadline& deadline) {
+  TraceVerdict v;
+  TraceGraph g = event_graph(tau);
+  TraceConflictGraph cg = conflict_graph(g);
+  const std::size_t m = cg.txns;
+  // Directed transaction edges with a witness event pair.
+  const TxnEdges te = txn_edges(g, m);
+  // (1) A cycle of directed edges alone: every execution has it.
+  if (std::vector<std::uint32_t> c = find_cycle(te.succ); !c.empty()) {
+    v.serializable = false;
+    for (std::size_t k = 0; k < c.size(); ++k) v.cycle.push_back(txn_cycle_edge(g, te, c[k], c[(k + 1) % c.size()]));
+    v.orientation = complete_orientation(tau, g, std::vector<int>(g.vars, -1));
+    witness_from_orientation(tau, g, v);
+    return v;
+  }
+  // (2) CG_tau restricted to directed edges is a DAG: the simple-cycle search over its
+  // closure and that of the realisability graph.
+  const std::vector<Bits> treach = txn_reach(te.succ);
+  const std::vector<Bits> ereach = event_reach(tau, g);
+  CycleSearch search(tau, g, treach, ereach, deadline);
+  search.run();
+  v.work = search.work;
+  if (*search.stopped != '\0') {
+    v.undecided = fmt::format("{} after {} steps of the simple-cycle search", search.stopped, v.work);
+    return v;
+  }
+  if (!search.found) return v;
+  v.serializable = false;
+  v.orientation = complete_orientation(tau, g, search.assign);
+  v.cycle = cycle_of_path(g, te, search.path);
   witness_from_orientation(tau, g, v);
   return v;
 }
