@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <utility>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -51,6 +53,27 @@ struct Bad {
   std::string what;
 };
 
+// An integer field of type T, `name` in `j`: a JSON integer in T's range. nlohmann's
+// get<T>() of a float or of an integer beyond T converts with static_cast (undefined for
+// 1e20, silently wrong for -1); checkpoint_text writes integers only, so anything else
+// is damage.
+template <class T>
+T integer_value(const json& v, std::string_view name) {
+  if (v.is_number_unsigned()) {
+    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (v.is_number_integer()) {
+    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return static_cast<T>(i);
+  }
+  throw Bad{fmt::format("{} is {}, not an integer from {} to {}", name,
+                        v.is_number() ? v.dump() : std::string("a ") + v.type_name(),
+                        std::numeric_limits<T>::min(), std::numeric_limits<T>::max())};
+}
+
+template <class T>
+T integer_field(const json& j, const char* name) {
+  return integer_value<T>(j.at(name), name);
+}
+
 template <class E, std::size_t N, class NameOf>
 E enum_named(const json& j, const E (&all)[N], NameOf name_of, const char* field) {
   const std::string s = j.get<std::string>();
@@ -74,12 +97,12 @@ Failure failure_from(const json& j) {
   Failure f;
   f.kind = enum_named(j.at("kind"), kKinds, failure_kind_name, "failure kind");
   f.message = j.at("message").get<std::string>();
-  f.thread = j.at("thread").get<ThreadId>();
+  f.thread = integer_field<ThreadId>(j, "thread");
   f.schedule = j.at("schedule").get<std::string>();
-  f.execution = j.at("execution").get<std::uint64_t>();
-  f.event = j.at("event").get<EventIndex>();
-  f.race_first = j.at("race_first").get<EventIndex>();
-  f.race_second = j.at("race_second").get<EventIndex>();
+  f.execution = integer_field<std::uint64_t>(j, "execution");
+  f.event = integer_field<EventIndex>(j, "event");
+  f.race_first = integer_field<EventIndex>(j, "race_first");
+  f.race_second = integer_field<EventIndex>(j, "race_second");
   return f;
 }
 
@@ -107,17 +130,17 @@ json checker_json(const CheckerSummary& c) {
 CheckerSummary checker_from(const json& j) {
   CheckerSummary c;
   c.name = j.at("name").get<std::string>();
-  c.flagged = j.at("flagged").get<std::uint64_t>();
+  c.flagged = integer_field<std::uint64_t>(j, "flagged");
   c.first_schedule = j.at("first_schedule").get<std::string>();
-  c.first_execution = j.at("first_execution").get<std::uint64_t>();
-  c.undecided = j.at("undecided").get<std::uint64_t>();
+  c.first_execution = integer_field<std::uint64_t>(j, "first_execution");
+  c.undecided = integer_field<std::uint64_t>(j, "undecided");
   c.first_undecided = j.at("first_undecided").get<std::string>();
   const json& v = j.at("first_verdict");
   c.first_verdict.checker = v.at("checker").get<std::string>();
   c.first_verdict.answers_serializability = v.at("answers_serializability").get<bool>();
   c.first_verdict.answers_blame = v.at("answers_blame").get<bool>();
   c.first_verdict.serializable = v.at("serializable").get<bool>();
-  c.first_verdict.detected_at = v.at("detected_at").get<EventIndex>();
+  c.first_verdict.detected_at = integer_field<EventIndex>(v, "detected_at");
   c.first_verdict.undecided = v.at("undecided").get<std::string>();
   c.first_verdict.open_at_end = v.at("open_at_end").get<bool>();
   c.first_verdict.note = v.at("note").get<std::string>();
@@ -166,33 +189,33 @@ ExploreResult result_from(const json& j) {
   ExploreResult r;
   r.stop = enum_named(j.at("stop"), kStops, stop_reason_name, "stop reason");
   r.error = j.at("error").get<std::string>();
-  r.executions = j.at("executions").get<std::uint64_t>();
-  r.completed = j.at("completed").get<std::uint64_t>();
-  r.failed = j.at("failed").get<std::uint64_t>();
-  r.deadlocks = j.at("deadlocks").get<std::uint64_t>();
-  r.step_bounded = j.at("step_bounded").get<std::uint64_t>();
-  r.pruned = j.at("pruned").get<std::uint64_t>();
-  r.sleep_blocked = j.at("sleep_blocked").get<std::uint64_t>();
-  r.classes = j.at("classes").get<std::uint64_t>();
-  r.rf_co_classes = j.at("rf_co_classes").get<std::uint64_t>();
-  r.bound_cut = j.at("bound_cut").get<std::uint64_t>();
+  r.executions = integer_field<std::uint64_t>(j, "executions");
+  r.completed = integer_field<std::uint64_t>(j, "completed");
+  r.failed = integer_field<std::uint64_t>(j, "failed");
+  r.deadlocks = integer_field<std::uint64_t>(j, "deadlocks");
+  r.step_bounded = integer_field<std::uint64_t>(j, "step_bounded");
+  r.pruned = integer_field<std::uint64_t>(j, "pruned");
+  r.sleep_blocked = integer_field<std::uint64_t>(j, "sleep_blocked");
+  r.classes = integer_field<std::uint64_t>(j, "classes");
+  r.rf_co_classes = integer_field<std::uint64_t>(j, "rf_co_classes");
+  r.bound_cut = integer_field<std::uint64_t>(j, "bound_cut");
   r.bounded = j.at("bounded").get<bool>();
   r.reduction_incomplete = j.at("reduction_incomplete").get<bool>();
   r.reduction_incomplete_by = j.at("reduction_incomplete_by").get<std::string>();
-  r.unmarked_spins = j.at("unmarked_spins").get<std::uint64_t>();
+  r.unmarked_spins = integer_field<std::uint64_t>(j, "unmarked_spins");
   r.unmarked_spin = j.at("unmarked_spin").get<std::string>();
   r.unmarked_spin_schedule = j.at("unmarked_spin_schedule").get<std::string>();
-  r.estimate = std::bit_cast<double>(j.at("estimate_bits").get<std::uint64_t>());
-  r.steps = j.at("steps").get<std::uint64_t>();
-  r.events = j.at("events").get<std::uint64_t>();
+  r.estimate = std::bit_cast<double>(integer_field<std::uint64_t>(j, "estimate_bits"));
+  r.steps = integer_field<std::uint64_t>(j, "steps");
+  r.events = integer_field<std::uint64_t>(j, "events");
   for (const json& f : j.at("failures")) r.failures.push_back(failure_from(f));
   for (const json& o : j.at("outcomes")) {
     Outcome outcome;
     for (const json& pair : o.at("values")) {
       if (!pair.is_array() || pair.size() != 2) throw Bad{"an outcome value is not a [name, value] pair"};
-      outcome.emplace_back(pair[0].get<std::string>(), pair[1].get<std::int64_t>());
+      outcome.emplace_back(pair[0].get<std::string>(), integer_value<std::int64_t>(pair[1], "an outcome value"));
     }
-    r.outcomes[outcome] = o.at("count").get<std::uint64_t>();
+    r.outcomes[outcome] = integer_field<std::uint64_t>(o, "count");
   }
   for (const json& c : j.at("checkers")) r.checkers.push_back(checker_from(c));
   if (r.failures.size() > r.executions) throw Bad{"more failures kept than executions"};
@@ -203,12 +226,35 @@ std::vector<std::uint64_t> words_from(const json& j) {
   if (!j.is_array()) throw Bad{"a state is not an array of numbers"};
   std::vector<std::uint64_t> out;
   out.reserve(j.size());
-  for (const json& w : j) {
-    if (!w.is_number_unsigned() && !(w.is_number_integer() && w.get<std::int64_t>() >= 0))
-      throw Bad{"a state holds something other than unsigned numbers"};
-    out.push_back(w.get<std::uint64_t>());
-  }
+  for (const json& w : j) out.push_back(integer_value<std::uint64_t>(w, "a state word"));
   return out;
+}
+
+// How deep a checkpoint's arrays and objects may nest (a real one: 8, in result.outcomes).
+// nlohmann's dump, which the checksum needs, recurses once a level: 75000 levels (a
+// 150 KB file) overflow an 8 MB stack.
+constexpr int kMaxNesting = 64;
+
+// Whether arrays and objects nest more than `cap` deep in the JSON `text`: a linear scan
+// of the brackets outside strings, before anything recursive reads it. Exact on valid
+// JSON and on the valid prefix the parser reads before its first error.
+bool nests_deeper_than(std::string_view text, int cap) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > cap) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
 }
 
 std::string short_error(const std::exception& e) {
@@ -261,6 +307,10 @@ std::string checkpoint_text(const SearchIdentity& id, const SearchState& state) 
 }
 
 std::string parse_checkpoint(std::string_view text, SearchIdentity& id, SearchState& state) {
+  if (nests_deeper_than(text, kMaxNesting))
+    return fmt::format("damaged checkpoint: arrays and objects nested more than {} deep (atomcheck "
+                       "reads at most {}; its checkpoints nest 8)",
+                       kMaxNesting, kMaxNesting);
   json file;
   try {
     file = json::parse(text);

@@ -111,11 +111,20 @@ void print_node(const Test& test, std::uint32_t i, int context, std::string& out
     }
     case CondNode::Kind::conj:
     case CondNode::Kind::disj: {
+      // `a /\ b /\ c` is a left-deep tree, as long as the file makes it: its left spine
+      // is walked, not recursed into (the recursion prints a left child of the same
+      // operator in the parent's own precedence, without parentheses).
       int prec = n.kind == CondNode::Kind::conj ? 2 : 1;
+      std::vector<std::uint32_t> rights;
+      std::uint32_t left = i;
+      for (; test.condition.nodes[left].kind == n.kind; left = test.condition.nodes[left].lhs)
+        rights.push_back(test.condition.nodes[left].rhs);
       if (prec < context) out += "(";
-      print_node(test, n.lhs, prec, out);
-      out += n.kind == CondNode::Kind::conj ? " /\\ " : " \\/ ";
-      print_node(test, n.rhs, prec + 1, out);
+      print_node(test, left, prec, out);
+      for (auto r = rights.rbegin(); r != rights.rend(); ++r) {
+        out += n.kind == CondNode::Kind::conj ? " /\\ " : " \\/ ";
+        print_node(test, *r, prec + 1, out);
+      }
       if (prec < context) out += ")";
       return;
     }
@@ -130,8 +139,16 @@ bool eval_node(const Test& test, std::uint32_t i, const std::vector<std::int64_t
     case CondNode::Kind::truth: return true;
     case CondNode::Kind::falsity: return false;
     case CondNode::Kind::negation: return !eval_node(test, n.lhs, state);
-    case CondNode::Kind::conj: return eval_node(test, n.lhs, state) && eval_node(test, n.rhs, state);
-    case CondNode::Kind::disj: return eval_node(test, n.lhs, state) || eval_node(test, n.rhs, state);
+    case CondNode::Kind::conj:
+    case CondNode::Kind::disj: {
+      // Along the left spine of a chain, as print_node: the right operands from the last
+      // one back, then the leftmost (the nodes have no side effects to order).
+      const bool conj = n.kind == CondNode::Kind::conj;
+      std::uint32_t left = i;
+      for (; test.condition.nodes[left].kind == n.kind; left = test.condition.nodes[left].lhs)
+        if (eval_node(test, test.condition.nodes[left].rhs, state) != conj) return !conj;
+      return eval_node(test, left, state);
+    }
     case CondNode::Kind::implies: return !eval_node(test, n.lhs, state) || eval_node(test, n.rhs, state);
   }
   return false;

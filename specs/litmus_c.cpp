@@ -9,6 +9,9 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -225,6 +228,20 @@ class CParser final : public LitmusParser {
 
   // ---- statements ----
 
+  // The parser recurses once an `if` and a block, and once a parenthesis, a unary
+  // operator and a call in an expression (a chain of binary operators is a loop; the
+  // operands of tighter ones add a call a precedence level at most). Deeper input is
+  // refused in one line; the runner does not recurse (CRunner).
+  static constexpr int kMaxStatementDepth = 64;
+  static constexpr int kMaxExpressionDepth = 64;
+  Nesting statement_level(const TokenStream& ts) {
+    return Nesting(*this, statement_depth_, kMaxStatementDepth, ts.offset(), "statements", "'if' and '{ }' block");
+  }
+  Nesting expression_level(const TokenStream& ts) {
+    return Nesting(*this, expression_depth_, kMaxExpressionDepth, ts.offset(), "expressions",
+                   "parenthesis, unary operator and call");
+  }
+
   std::uint32_t add_stmt(CStmt s, std::size_t offset) {
     s.line = line_of(offset);
     thread_->stmts.push_back(s);
@@ -273,6 +290,7 @@ class CParser final : public LitmusParser {
       return;
     }
     if (ts.sym("{")) {
+      Nesting level = statement_level(ts);
       ts.next();
       while (!ts.sym("}")) {
         if (ts.at_end()) fail(ts.offset(), "unexpected end of file in a block (missing '}')");
@@ -374,6 +392,7 @@ class CParser final : public LitmusParser {
   }
 
   void parse_if(TokenStream& ts) {
+    Nesting level = statement_level(ts);
     std::size_t at = ts.next().offset;
     expect(ts, "(", "after 'if'");
     CStmt s;
@@ -479,6 +498,7 @@ class CParser final : public LitmusParser {
     if (ts.at_end()) fail(ts.offset(), "unexpected end of file in an expression");
     const Token& t = ts.peek();
     if (ts.sym("!") || ts.sym("-") || ts.sym("~") || ts.sym("+")) {
+      Nesting level = expression_level(ts);
       char c = ts.next().text[0];
       std::uint32_t a = parse_unary(ts);
       if (c == '+') return a;
@@ -489,6 +509,7 @@ class CParser final : public LitmusParser {
       return add_expr(e);
     }
     if (ts.sym("(")) {
+      Nesting level = expression_level(ts);
       ts.next();
       std::uint32_t e = parse_expr(ts);
       expect(ts, ")", "to close the parenthesis");
@@ -536,6 +557,7 @@ class CParser final : public LitmusParser {
   }
 
   std::uint32_t parse_call(TokenStream& ts) {
+    Nesting level = expression_level(ts);
     const Token& t = ts.peek();
     std::string name = t.text;
     std::string base = name;
@@ -594,6 +616,8 @@ class CParser final : public LitmusParser {
   }
 
   CThread* thread_ = nullptr;  // the thread being parsed
+  int statement_depth_ = 0;    // the ifs and blocks parse_statement is inside
+  int expression_depth_ = 0;   // the parentheses, unary operators and calls parse_unary is inside
 };
 
 // ---- running a thread ----
@@ -616,13 +640,28 @@ struct CMemory {
   atomic<std::int64_t>& at(std::uint32_t var) { return atomics[slot[var].second]; }
 };
 
+// Runs a thread's statements on its fiber stack (64 KiB by default, 16 KiB at least with
+// --stack-kib) without recursion: a chain `1 + 1 + ... + 1` is a tree as deep as it is
+// long, which the parser accepts at any length, so expressions and nested ifs are walked
+// with stacks on the heap. Operands are evaluated left to right, `&&` and `||`
+// short-circuit, and every memory access comes in the order C's evaluation gives it.
 class CRunner {
  public:
   CRunner(const CThread& code, CMemory& mem, std::vector<std::int64_t>& locals)
       : code_(code), mem_(mem), locals_(locals) {}
 
+  // The statements [b, e). An `if` runs its then or its else part as a block of its own
+  // and goes on after its else part: `outer` holds, per enclosing block, where the
+  // enclosing one ends and where it goes on.
   void run(std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e;) {
+    std::vector<std::pair<std::size_t, std::size_t>> outer;
+    for (std::size_t i = b;;) {
+      if (i >= e) {
+        if (outer.empty()) return;
+        std::tie(e, i) = outer.back();
+        outer.pop_back();
+        continue;
+      }
       const CStmt& s = code_.stmts[i];
       switch (s.kind) {
         case CStmt::Kind::assign: locals_[s.local] = eval(s.expr); break;
@@ -630,10 +669,10 @@ class CRunner {
         case CStmt::Kind::store: mem_.store(s.var, eval(s.expr), s.plain ? std::memory_order_relaxed : s.order); break;
         case CStmt::Kind::fence: atomcheck::atomic_thread_fence(s.order); break;
         case CStmt::Kind::branch: {
-          std::size_t then_b = i + 1, else_b = then_b + s.then_count;
-          if (eval(s.expr) != 0) run(then_b, else_b);
-          else run(else_b, else_b + s.else_count);
-          i = else_b + s.else_count;
+          std::size_t then_b = i + 1, else_b = then_b + s.then_count, after = else_b + s.else_count;
+          outer.emplace_back(e, after);
+          if (eval(s.expr) != 0) std::tie(i, e) = std::pair(then_b, else_b);
+          else std::tie(i, e) = std::pair(else_b, after);
           continue;
         }
       }
@@ -642,58 +681,126 @@ class CRunner {
   }
 
  private:
-  std::int64_t eval(std::uint32_t i) {
-    const CExpr& x = code_.exprs[i];
-    switch (x.kind) {
-      case CExpr::Kind::constant: return x.value;
-      case CExpr::Kind::local: return locals_[x.local];
-      case CExpr::Kind::load: return mem_.load(x.var, x.plain ? std::memory_order_relaxed : x.order);
-      case CExpr::Kind::rmw: {
-        std::int64_t v = eval(x.a);
-        auto& a = mem_.at(x.var);
-        switch (x.rmw) {
-          case CExpr::Rmw::exchange: return a.exchange(v, x.order);
-          case CExpr::Rmw::add: return a.fetch_add(v, x.order);
-          case CExpr::Rmw::sub: return a.fetch_sub(v, x.order);
-          case CExpr::Rmw::band: return a.fetch_and(v, x.order);
-          case CExpr::Rmw::bor: return a.fetch_or(v, x.order);
-          case CExpr::Rmw::bxor: return a.fetch_xor(v, x.order);
+  // An expression node under evaluation: `stage` counts the operands already asked for;
+  // a compare-exchange keeps the expected value it read before its desired value.
+  struct Step {
+    std::uint32_t node;
+    std::uint8_t stage;
+    std::int64_t expected;
+  };
+
+  // Post-order over the tree: an operand is pushed onto `todo_` and its value comes back
+  // on `values_`.
+  std::int64_t eval(std::uint32_t root) {
+    todo_.clear();
+    values_.clear();
+    todo_.push_back({root, 0, 0});
+    auto operand = [&](std::uint32_t node) { todo_.push_back({node, 0, 0}); };
+    auto result = [&] {
+      std::int64_t v = values_.back();
+      values_.pop_back();
+      return v;
+    };
+    while (!todo_.empty()) {
+      Step& st = todo_.back();  // until the next push
+      const CExpr& x = code_.exprs[st.node];
+      std::int64_t v = 0;
+      switch (x.kind) {
+        case CExpr::Kind::constant: v = x.value; break;
+        case CExpr::Kind::local: v = locals_[x.local]; break;
+        case CExpr::Kind::load: v = mem_.load(x.var, x.plain ? std::memory_order_relaxed : x.order); break;
+        case CExpr::Kind::rmw:
+          if (st.stage++ == 0) {
+            operand(x.a);
+            continue;
+          }
+          v = rmw(x, result());
+          break;
+        case CExpr::Kind::cas:
+          if (st.stage++ == 0) {
+            st.expected = x.expected_var != kNoVar ? mem_.load(x.expected_var, std::memory_order_relaxed)
+                                                   : locals_[x.local];
+            operand(x.a);
+            continue;
+          }
+          v = cas(x, st.expected, result());
+          break;
+        case CExpr::Kind::unary: {
+          if (st.stage++ == 0) {
+            operand(x.a);
+            continue;
+          }
+          std::int64_t a = result();
+          // Through unsigned: -INT64_MIN wraps (signed overflow is undefined).
+          if (x.op == CExpr::Op::neg) v = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a));
+          else v = x.op == CExpr::Op::lnot ? (a == 0) : ~a;
+          break;
         }
-        return 0;
+        case CExpr::Kind::binary:
+          if (st.stage == 0) {  // the left operand
+            st.stage = 1;
+            operand(x.a);
+            continue;
+          }
+          if (st.stage == 1) {  // the right one, unless && or || is decided
+            const bool logical = x.op == CExpr::Op::land || x.op == CExpr::Op::lor;
+            if (logical && (values_.back() != 0) == (x.op == CExpr::Op::lor)) {
+              result();
+              v = x.op == CExpr::Op::lor;
+              break;
+            }
+            st.stage = 2;
+            operand(x.b);
+            continue;
+          }
+          {
+            std::int64_t b = result(), a = result();
+            v = binary(x.op, a, b);
+          }
+          break;
       }
-      case CExpr::Kind::cas: {
-        std::int64_t expected = x.expected_var != kNoVar ? mem_.load(x.expected_var, std::memory_order_relaxed)
-                                                         : locals_[x.local];
-        std::int64_t desired = eval(x.a);
-        bool ok = mem_.at(x.var).compare_exchange_strong(expected, desired, x.order, x.failure_order);
-        if (!ok) {  // C writes what it found back to *expected
-          if (x.expected_var != kNoVar) mem_.store(x.expected_var, expected, std::memory_order_relaxed);
-          else locals_[x.local] = expected;
-        }
-        return ok ? 1 : 0;
-      }
-      case CExpr::Kind::unary: {
-        std::int64_t a = eval(x.a);
-        return x.op == CExpr::Op::neg ? -a : x.op == CExpr::Op::lnot ? (a == 0) : ~a;
-      }
-      case CExpr::Kind::binary: return binary(x);
+      todo_.pop_back();
+      values_.push_back(v);
+    }
+    return values_.back();
+  }
+
+  std::int64_t rmw(const CExpr& x, std::int64_t v) {
+    auto& a = mem_.at(x.var);
+    switch (x.rmw) {
+      case CExpr::Rmw::exchange: return a.exchange(v, x.order);
+      case CExpr::Rmw::add: return a.fetch_add(v, x.order);
+      case CExpr::Rmw::sub: return a.fetch_sub(v, x.order);
+      case CExpr::Rmw::band: return a.fetch_and(v, x.order);
+      case CExpr::Rmw::bor: return a.fetch_or(v, x.order);
+      case CExpr::Rmw::bxor: return a.fetch_xor(v, x.order);
     }
     return 0;
   }
 
-  std::int64_t binary(const CExpr& x) {
+  std::int64_t cas(const CExpr& x, std::int64_t expected, std::int64_t desired) {
+    bool ok = mem_.at(x.var).compare_exchange_strong(expected, desired, x.order, x.failure_order);
+    if (!ok) {  // C writes what it found back to *expected
+      if (x.expected_var != kNoVar) mem_.store(x.expected_var, expected, std::memory_order_relaxed);
+      else locals_[x.local] = expected;
+    }
+    return ok ? 1 : 0;
+  }
+
+  // `a op b`; && and || have had their short circuit, here b decides. +, - and * wrap
+  // (through unsigned: signed overflow is undefined), x / 0 and x % 0 give 0, x / -1 is
+  // -x and x % -1 is 0 (INT64_MIN / -1 and INT64_MIN % -1 trap on x86).
+  static std::int64_t binary(CExpr::Op op, std::int64_t a, std::int64_t b) {
     using Op = CExpr::Op;
-    std::int64_t a = eval(x.a);
-    if (x.op == Op::land) return a != 0 && eval(x.b) != 0;
-    if (x.op == Op::lor) return a != 0 || eval(x.b) != 0;
-    std::int64_t b = eval(x.b);
-    switch (x.op) {
-      case Op::mul: return a * b;
-      case Op::div: return b == 0 ? 0 : a / b;
-      case Op::mod: return b == 0 ? 0 : a % b;
-      case Op::add: return a + b;
-      case Op::sub: return a - b;
-      case Op::shl: return b < 0 || b > 62 ? 0 : a << b;
+    auto wrap = [](std::uint64_t u) { return static_cast<std::int64_t>(u); };
+    const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+    switch (op) {
+      case Op::mul: return wrap(ua * ub);
+      case Op::div: return b == 0 ? 0 : b == -1 ? wrap(0 - ua) : a / b;
+      case Op::mod: return b == 0 || b == -1 ? 0 : a % b;
+      case Op::add: return wrap(ua + ub);
+      case Op::sub: return wrap(ua - ub);
+      case Op::shl: return b < 0 || b > 62 ? 0 : wrap(ua << b);
       case Op::shr: return b < 0 || b > 62 ? 0 : a >> b;
       case Op::lt: return a < b;
       case Op::le: return a <= b;
@@ -704,6 +811,8 @@ class CRunner {
       case Op::band: return a & b;
       case Op::bxor: return a ^ b;
       case Op::bor: return a | b;
+      case Op::land:
+      case Op::lor: return b != 0;
       default: return 0;
     }
   }
@@ -711,6 +820,8 @@ class CRunner {
   const CThread& code_;
   CMemory& mem_;
   std::vector<std::int64_t>& locals_;
+  std::vector<Step> todo_;
+  std::vector<std::int64_t> values_;
 };
 
 }  // namespace

@@ -274,6 +274,26 @@ class LitmusParser {
     return out;
   }
 
+  // A level of nesting the parser recurses into (a parenthesis, a block, ...): counts
+  // `depth` up for its lifetime and fails at `at` beyond `max`, so that deep input is
+  // refused in one line rather than overflowing the stack. The message says what nests
+  // and what makes a level: "conditions nest at most 256 deep (each parenthesis, '~' and
+  // '=>' is a level)".
+  class Nesting {
+   public:
+    Nesting(const LitmusParser& p, int& depth, int max, std::size_t at, const char* what, const char* levels)
+        : depth_(depth) {
+      if (depth_ >= max) p.fail(at, fmt::format("{} nest at most {} deep (each {} is a level)", what, max, levels));
+      ++depth_;
+    }
+    ~Nesting() { --depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    int& depth_;
+  };
+
   // ---- sections ----
 
   // `ARCH NAME ...`; returns the offset after the name.
@@ -681,6 +701,14 @@ class LitmusParser {
     return static_cast<std::uint32_t>(test_.condition.nodes.size() - 1);
   }
 
+  // The parser recurses once a parenthesis, `~` and `=>`; chains of `/\` and `\/` are
+  // loops (and litmus.cpp walks them without recursion).
+  static constexpr int kMaxConditionDepth = 256;
+  Nesting condition_level(const TokenStream& ts) {
+    return Nesting(*this, condition_depth_, kMaxConditionDepth, ts.offset(), "conditions",
+                   "parenthesis, '~' and '=>'");
+  }
+
   // herd's precedence, loosest first: \/, /\, => (right), ~.
   std::uint32_t parse_or(TokenStream& ts, bool shown) {
     std::uint32_t l = parse_and(ts, shown);
@@ -703,6 +731,7 @@ class LitmusParser {
   std::uint32_t parse_implies(TokenStream& ts, bool shown) {
     std::uint32_t l = parse_not(ts, shown);
     if (!ts.sym("=>")) return l;
+    Nesting level = condition_level(ts);
     ts.next();
     std::uint32_t r = parse_implies(ts, shown);
     return add_node({CondNode::Kind::implies, 0, 0, 0, l, r});
@@ -710,11 +739,13 @@ class LitmusParser {
   std::uint32_t parse_not(TokenStream& ts, bool shown) {
     if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the condition");
     if (ts.sym("~") || ts.word("not")) {
+      Nesting level = condition_level(ts);
       ts.next();
       std::uint32_t c = parse_not(ts, shown);
       return add_node({CondNode::Kind::negation, 0, 0, 0, c, 0});
     }
     if (ts.sym("(")) {
+      Nesting level = condition_level(ts);
       ts.next();
       std::uint32_t e = parse_or(ts, shown);
       if (ts.at_end()) fail(ts.offset(), "unexpected end of file in the condition (missing ')')");
@@ -851,6 +882,7 @@ class LitmusParser {
   bool in_init_ = false;        // the init block is being read
   bool c_code_ = false;         // the program is C (see strip_comments)
   std::set<std::uint32_t> init_atomic_;  // locations the init block declares with an atomic type
+  int condition_depth_ = 0;     // the parentheses, '~' and '=>' the condition parser is inside
 };
 
 // The dialects: parsers (called by parse_litmus on the title's first word) and the
