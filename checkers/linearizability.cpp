@@ -618,13 +618,15 @@ std::uint32_t register_spec(std::shared_ptr<const Spec> spec) {
   return static_cast<std::uint32_t>(t.names.size() - 1);
 }
 
-Answer check(const History& history, const Spec& spec, const Options& options) {
-  validate_history(history, spec);
+namespace {
+
+// Each part (a key's operations, or the whole history) decided by `decide(part, budget)`
+// within one step budget: the first part that fails or runs out answers.
+template <class Decide>
+Answer check_parts(const History& history, const Spec& spec, const Options& options, Decide&& decide) {
   Answer total;
   for (const std::vector<std::uint32_t>& part : parts_of(history, spec, options.partition)) {
-    const std::uint64_t left = options.max_steps - std::min(options.max_steps, total.steps);
-    Answer a = options.algorithm == Algorithm::just_in_time ? check_part_jit(history, part, spec, left)
-                                                             : check_part(history, part, spec, left);
+    Answer a = decide(part, options.max_steps - std::min(options.max_steps, total.steps));
     total.steps += a.steps;
     if (!a.undecided.empty()) {
       total.undecided = a.undecided;
@@ -638,6 +640,16 @@ Answer check(const History& history, const Spec& spec, const Options& options) {
   return total;
 }
 
+}  // namespace
+
+Answer check(const History& history, const Spec& spec, const Options& options) {
+  validate_history(history, spec);
+  return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part, std::uint64_t left) {
+    return options.algorithm == Algorithm::just_in_time ? check_part_jit(history, part, spec, left)
+                                                         : check_part(history, part, spec, left);
+  });
+}
+
 Answer check(const History& history, const Precedence& order, const Spec& spec, const Options& options) {
   if (order.n != history.size() || order.bits.size() != order.n * order.n)
     throw std::invalid_argument(fmt::format("a precedence over {} operations for a history of {}", order.n, history.size()));
@@ -645,21 +657,9 @@ Answer check(const History& history, const Precedence& order, const Spec& spec, 
     if (history[i].method >= spec.methods().size())
       throw std::invalid_argument(fmt::format("operation {}: method {} of {} is out of range", i, history[i].method, spec.name()));
   const Precedence closed = closed_order(history, order);
-  Answer total;
-  for (const std::vector<std::uint32_t>& part : parts_of(history, spec, options.partition)) {
-    const std::uint64_t left = options.max_steps - std::min(options.max_steps, total.steps);
-    Answer a = check_part_ordered(history, part, closed, spec, left);
-    total.steps += a.steps;
-    if (!a.undecided.empty()) {
-      total.undecided = a.undecided;
-      return total;
-    }
-    if (!a.linearizable) {
-      a.steps = total.steps;
-      return a;
-    }
-  }
-  return total;
+  return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part, std::uint64_t left) {
+    return check_part_ordered(history, part, closed, spec, left);
+  });
 }
 
 History shortest_failing_prefix(const History& history, const Spec& spec, const Options& options) {
