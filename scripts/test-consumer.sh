@@ -98,7 +98,7 @@ for way in $ways; do
     fi
   else
     # The core route compiles the core: no judge, Z3 decider, spec, command line or trace file code.
-    grep -q 'atomcheck_scheduler.dir/explore.cpp' "$build.build.log" || fail "$way: the core was not compiled"
+    grep -q 'atomcheck_scheduler.dir/explore/explore.cpp' "$build.build.log" || fail "$way: the core was not compiled"
     if grep -E 'atomcheck_(judges|z3|specs|cli|trace_io)\.dir' "$build.build.log" >&2; then
       fail "$way: the tests' build compiled more of atomcheck than the core"
     fi
