@@ -52,6 +52,7 @@ struct RunArgs {
   double step_timeout = kDefaultStepTimeout;
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
   bool no_spurious_wakeups = false;
+  bool no_loop_reduction = false;
   bool no_race_check = false;
   std::string replay;
   bool replay_given = false;
@@ -100,6 +101,7 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   o.step_timeout_seconds = a.step_timeout;
   o.spin_threshold = a.spin_threshold;
   o.spurious_wakeups = !a.no_spurious_wakeups;
+  o.loop_reduction = !a.no_loop_reduction;
   o.race_check = !a.no_race_check;
   o.stack_size = a.stack_kib * 1024;
   o.pct_depth = a.pct_depth;
@@ -161,6 +163,7 @@ SearchIdentity search_identity(const RunArgs& a) {
                 {"--max-steps", std::to_string(a.max_steps)},
                 {"--spin-threshold", std::to_string(a.spin_threshold)},
                 {"--no-spurious-wakeups", flag(a.no_spurious_wakeups)},
+                {"--no-loop-reduction", flag(a.no_loop_reduction)},
                 {"--no-race-check", flag(a.no_race_check)},
                 // random, pct: the sample count is where the strategy ends, and a sample
                 // that ran its course is a finished checkpoint.
@@ -317,6 +320,7 @@ std::string replay_command(const RunArgs& a, const std::string& schedule) {
   if (a.max_steps_given) cmd += fmt::format(" --max-steps {}", a.max_steps);
   if (a.spin_threshold != kDefaultSpinThreshold) cmd += fmt::format(" --spin-threshold {}", a.spin_threshold);
   if (a.no_spurious_wakeups) cmd += " --no-spurious-wakeups";
+  if (a.no_loop_reduction) cmd += " --no-loop-reduction";
   if (a.no_race_check) cmd += " --no-race-check";
   return cmd;
 }
@@ -820,6 +824,7 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->each([a](const std::string&) { a->max_steps_given = true; });
   run->add_option("--spin-threshold", a->spin_threshold, kSpinThresholdHelp)->check(unsigned_integer);
   run->add_flag("--no-spurious-wakeups", a->no_spurious_wakeups, kNoSpuriousWakeupsHelp);
+  run->add_flag("--no-loop-reduction", a->no_loop_reduction, kNoLoopReductionHelp);
   run->add_flag("--no-race-check", a->no_race_check, kNoRaceCheckHelp);
   run->add_option("--step-timeout", a->step_timeout,
                   "Seconds a test thread may run without a step before it is reported as hung with its "

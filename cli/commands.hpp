@@ -101,6 +101,9 @@ inline constexpr const char* kSpinThresholdHelp =
 inline constexpr const char* kNoRaceCheckHelp =
     "Do not report data races (unordered accesses to a shared<T>, one a write) as failures: for "
     "programs that race on purpose (docs/data-races.md)";
+inline constexpr const char* kNoLoopReductionHelp =
+    "run every attempt of a cas_loop (default: a failed attempt that wrote nothing blocks its "
+    "thread, and the executions where it succeeded are explored instead)";
 inline constexpr const char* kNoSpuriousWakeupsHelp =
     "condition_variable waits block until a notify (default: a wait may return at any time, as the "
     "standard allows); finds forgotten and early notifies";

@@ -17,6 +17,7 @@ namespace {
 
 using atomcheck::atomic;
 using atomcheck::atomic_block;
+using atomcheck::cas_loop;
 using atomcheck::check;
 using atomcheck::mutex;
 using atomcheck::shared;
@@ -68,9 +69,10 @@ void treiber(Push kind) {
     write_payload(value[node], node);
     int h = head.load(rlx);
     if (cas_push) {
+      cas_loop loop;
       do {
         next[node].store(h, rlx);
-      } while (!head.compare_exchange_weak(h, node, push_order, rlx));
+      } while (!head.compare_exchange_weak(h, node, push_order, rlx) && loop.retry());
     } else {
       next[node].store(h, rlx);
       head.store(node, rel);  // a lost push when another thread moved head meanwhile
@@ -79,7 +81,7 @@ void treiber(Push kind) {
   auto pop = [&]() -> int {
     operation op("stack", "pop");
     int h = head.load(acq);
-    while (h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq)) {
+    for (cas_loop loop; h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq); loop.retry()) {
     }
     const int v = h == kNull ? kNull : read_payload(value[h]);
     op.returns(v == kNull ? atomcheck::lin::kNone : v);
@@ -125,7 +127,7 @@ void treiber_aba() {
   auto pop = [&]() -> int {
     operation op("stack", "pop");
     int h = head.load(acq);
-    while (h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq)) {
+    for (cas_loop loop; h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq); loop.retry()) {
     }
     const int v = h == kNull ? kNull : value[h].get();
     op.returns(h == kNull ? atomcheck::lin::kNone : v);
@@ -134,9 +136,10 @@ void treiber_aba() {
   auto push = [&](int node) {  // reuses a node popped before (no tag on head)
     operation op("stack", "push", value[node].get());
     int h = head.load(rlx);
+    cas_loop loop;
     do {
       next[node].store(h, rlx);
-    } while (!head.compare_exchange_weak(h, node, rel, rlx));
+    } while (!head.compare_exchange_weak(h, node, rel, rlx) && loop.retry());
   };
   thread t1([&] { pop(); });
   thread t2([&] {

@@ -23,13 +23,14 @@ class TreiberStack {
     const int n = free_.fetch_add(1);
     value_[n].store(v);
     int h = head_.load();
+    atomcheck::cas_loop loop;
     do {
       next_[n].store(h);
-    } while (!head_.compare_exchange_weak(h, n));
+    } while (!head_.compare_exchange_weak(h, n) && loop.retry());
   }
   std::int64_t pop() {
     int h = head_.load();
-    while (h >= 0) {
+    for (atomcheck::cas_loop loop; h >= 0; loop.retry()) {
       if (head_.compare_exchange_weak(h, next_[h].load())) return value_[h].load();
       if (!kRetry) return kNone;  // gives up although the stack may still hold elements
     }

@@ -54,7 +54,7 @@ class VyukovQueue {
   bool enqueue(int v) {
     std::int64_t pos = enqueue_pos_.load(rlx);
     Cell* cell = nullptr;
-    for (;;) {
+    for (typename Types::cas_loop loop;; loop.retry()) {
       cell = &cells_[static_cast<std::size_t>(pos & kMask)];
       const std::int64_t seq = cell->sequence.load(acq);
       const std::int64_t dif = seq - pos;
@@ -74,7 +74,7 @@ class VyukovQueue {
   std::int64_t dequeue() {
     std::int64_t pos = dequeue_pos_.load(rlx);
     Cell* cell = nullptr;
-    for (;;) {
+    for (typename Types::cas_loop loop;; loop.retry()) {
       cell = &cells_[static_cast<std::size_t>(pos & kMask)];
       const std::int64_t seq = cell->sequence.load(acq);
       const std::int64_t dif = seq - (pos + 1);

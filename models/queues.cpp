@@ -33,6 +33,7 @@ using atomcheck::atomic;
 using atomcheck::check;
 using atomcheck::shared;
 using atomcheck::thread;
+using atomcheck::cas_loop;
 using atomcheck::lin::operation;
 
 constexpr auto rlx = std::memory_order_relaxed;
@@ -85,7 +86,7 @@ void ms_queue(Link kind) {
   auto enqueue = [&](int node) {
     operation b("queue", "enqueue", node);
     write_payload(value[static_cast<std::size_t>(node)], node);
-    for (;;) {
+    for (cas_loop loop;; loop.retry()) {
       int t = tail.load(acq);
       int n = next[static_cast<std::size_t>(t)].load(acq);
       if (n == kNull) {
@@ -107,7 +108,7 @@ void ms_queue(Link kind) {
   };
   auto dequeue = [&]() -> int {
     operation b("queue", "dequeue");
-    for (;;) {
+    for (cas_loop loop;; loop.retry()) {
       int h = head.load(acq);
       int t = tail.load(acq);
       int n = next[static_cast<std::size_t>(h)].load(acq);

@@ -220,7 +220,7 @@ TEST(Checkpoint, OptimalChainOfResumes) {
 // Ctrl-C and SIGTERM stop a search at some execution, whichever: the resumed summary
 // does not depend on where.
 TEST(Checkpoint, CtrlCAndSigtermStopsResume) {
-  const std::vector<std::string> cmd = {"run", "treiber-stack", "--strategy", "dfs", "--json", "--quiet"};
+  const std::vector<std::string> cmd = {"run", "treiber-stack", "--strategy", "dfs", "--no-loop-reduction", "--json", "--quiet"};
   const CliResult whole = run_cli(cmd);
   const nlohmann::json full = summary(whole);
   ASSERT_EQ(full.value("stop", ""), "exhausted") << whole.out;
@@ -238,7 +238,7 @@ TEST(Checkpoint, CtrlCAndSigtermStopsResume) {
 
 // Without --checkpoint SIGTERM keeps its default action: the process ends at once.
 TEST(Checkpoint, SigtermWithoutCheckpointEndsTheProcess) {
-  const CliResult r = testing::run_cli_signalled({"run", "treiber-stack", "--strategy", "dfs", "--quiet"}, 100, SIGTERM);
+  const CliResult r = testing::run_cli_signalled({"run", "treiber-stack", "--strategy", "dfs", "--no-loop-reduction", "--quiet"}, 100, SIGTERM);
   EXPECT_EQ(r.exit_code, 128 + SIGTERM);
 }
 
@@ -463,7 +463,7 @@ TEST(Checkpoint, ACheckpointThatCannotBeWrittenIsSaidBeforeTheSearch) {
 // A periodic checkpoint is one a crash can leave: a run killed (SIGKILL, no handler)
 // after some of them resumes to the uninterrupted summary.
 TEST(Checkpoint, PeriodicCheckpointsSurviveAKill) {
-  const std::vector<std::string> cmd = {"run", "treiber-stack", "--strategy", "dfs", "--json", "--quiet"};
+  const std::vector<std::string> cmd = {"run", "treiber-stack", "--strategy", "dfs", "--no-loop-reduction", "--json", "--quiet"};
   const CliResult whole = run_cli(cmd);
   const std::string file = testing::temp_dir() + "/periodic.ckpt";
   const CliResult killed =

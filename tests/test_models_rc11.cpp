@@ -85,6 +85,7 @@ const std::vector<Row> kRows = {
     {"mp-relaxed",                 true , 20000, false, OPT, "relaxed flag: the datum is stale"},
     {"mp-ring-4",                  false, 50000, true , OPT, ""},
     {"ms-queue",                   false, 50000, true , OPT, ""},
+    {"ms-queue-enq-deq-3x2",       false,  2000, false, OPT, ""},
     {"ms-queue-racy-link",         true , 20000, false, OPT, ""},
     {"ms-queue-weak-link",         true , 20000, false, OPT, "weakened order (docs/models.md)"},
     {"readers-12",                 false,  2000, false, OPT, ""},
@@ -104,6 +105,7 @@ const std::vector<Row> kRows = {
     {"spsc-ring",                  false, 50000, true , OPT, ""},
     {"spsc-ring-4",                false, 50000, true , OPT, ""},
     {"spsc-ring-weak-tail",        true , 20000, false, OPT, "weakened order (docs/models.md)"},
+    {"treiber-push-pop-3x2",       false,  2000, false, OPT, ""},
     {"treiber-stack",              false, 50000, true , OPT, ""},
     {"treiber-stack-aba",          false, 50000, true , OPT, ""},
     {"treiber-stack-racy-push",    true , 20000, false, OPT, ""},
@@ -116,6 +118,7 @@ const std::vector<Row> kRows = {
     {"tso-thm2-left",              false, 50000, true , OPT, ""},
     {"tso-thm2-right",             false, 50000, true , OPT, ""},
     {"vyukov-queue",               false, 50000, true , OPT, ""},
+    {"vyukov-enqueue-3x2",         false, 50000, true , OPT, ""},
     {"ws-setxy",                   true , 20000, false, OPT, ""},
     {"ws-setxy-locked",            false, 50000, true , OPT, ""},
 };

@@ -101,6 +101,10 @@ struct ExploreOptions {
   // a wait blocks until a notify, so a forgotten notify is found (a livelock report
   // naming the condition variable). README "Condition variables".
   bool spurious_wakeups = true;
+  // cas_loop's reduction (api.hpp): a failed attempt that wrote nothing blocks its thread,
+  // and the search explores the executions where it succeeded instead (GenMC's spin-assume).
+  // Off (`--no-loop-reduction`): every attempt runs, as in a plain loop.
+  bool loop_reduction = true;
   // Two accesses to a shared<T> (non-atomic) variable by different threads, one a write,
   // not ordered by happens-before (RC11's, from the memory orders given at the API) fail
   // the execution as a "data race" (docs/data-races.md). Off: for programs that race on

@@ -303,6 +303,7 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   auto x = std::make_unique<detail::Execution>(o.memory, o.stack_size, o.max_steps, o.spin_threshold);
   x->set_spurious_wakeups(o.spurious_wakeups);
   x->set_race_check(o.race_check);
+  x->set_loop_reduction(o.loop_reduction);
   x->set_depth_bound(o.depth_bound);
   x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal);
   return x;

@@ -197,6 +197,10 @@ void op_spin_begin();
 void op_spin_failed(const CallSite& at, std::string_view waits_on = {}, const char* without = "notifier");
 // After a successful attempt: what the enclosing yield() iteration read before it counts again.
 void op_spin_passed();
+// cas_loop: its head, the end of a failed attempt, and its exit.
+void op_loop_head(const CallSite& at);
+void op_loop_retry(const CallSite& at);
+void op_loop_exit();
 // ExploreOptions::spurious_wakeups of the running exploration.
 bool op_spurious_wakeups();
 ThreadId op_current_thread();
@@ -586,6 +590,45 @@ void spin_until(Cond&& cond, std::source_location loc = std::source_location::cu
   detail::op_spin_passed();
 }
 
+// A CAS-retry loop, explored once per order of its successful attempts (GenMC's
+// spin-assume and confirmation-CAS reductions, docs/dpor.md "CAS-retry loops"):
+//
+//   for (atomcheck::cas_loop loop;; loop.retry()) {        // or: do { ... }
+//     h = head.load();                                   // while (!head.compare_exchange_weak(h, n)
+//     n->next.store(h);                                  //        && loop.retry());
+//     if (head.compare_exchange_weak(h, n)) break;
+//   }
+//
+// An attempt is the thread's steps since the loop began or since its last retry(). One that
+// ends in retry() having written nothing (reads and failed CASes only) is deleted from the
+// search: the thread blocks for good, the execution counts as blocked, and the search
+// explores instead the executions where the attempt read the later values and succeeded.
+// An attempt that wrote (a store, a CAS that won) runs on as written. The contract, as for
+// GenMC's loops: what the next attempt does depends only on what this one read (the value
+// a failed compare_exchange hands back counts), not on how many attempts ran. A blocked
+// attempt that nothing ever changes is reported as a livelock. ExploreOptions::
+// loop_reduction (`--no-loop-reduction`) turns it off; outside an exploration it is a
+// plain loop.
+class cas_loop {
+ public:
+  explicit cas_loop(std::source_location loc = std::source_location::current()) : at_(loc) {
+    if (detail::in_exploration()) detail::op_loop_head(at_);
+  }
+  cas_loop(const cas_loop&) = delete;
+  cas_loop& operator=(const cas_loop&) = delete;
+  ~cas_loop() {
+    if (detail::in_exploration()) detail::op_loop_exit();
+  }
+  // Ends a failed attempt; returns true (for `while (!cas(...) && loop.retry())`).
+  bool retry() {
+    if (detail::in_exploration()) detail::op_loop_retry(at_);
+    return true;
+  }
+
+ private:
+  detail::CallSite at_;
+};
+
 // An atomic block: `atomic_block b("transfer");` records `begin` now and `end` when `b`
 // goes out of scope. Blocks nest; only the outermost forms a transaction.
 class atomic_block {
@@ -675,6 +718,7 @@ struct model_types {
   using barrier = atomcheck::barrier;
   using atomic_flag = atomcheck::atomic_flag;
   using condition_variable = atomcheck::condition_variable;
+  using cas_loop = atomcheck::cas_loop;
   static void fence(std::memory_order mo,
                     std::source_location loc = std::source_location::current()) {
     atomcheck::atomic_thread_fence(mo, loc);

@@ -114,6 +114,7 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   new_spin_iteration(ts);
   ts.iter_begin = trace_.events.size();
   ts.prev_iter.clear();
+  ts.loop_attempts.clear();
   ts.spin_how = "";
   ts.waits_on.clear();
   ts.repeats = 0;
@@ -356,6 +357,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       memory_->set_forced(false);
       run_thread(tr.thread);
       memory_->set_forced(true);
+
       if (graph_reduction_ && memory_->redundant_step(tr.thread, from)) {
         history_.step_events_end.push_back(static_cast<std::uint32_t>(trace_.events.size()));
         end = EndKind::redundant;
@@ -537,6 +539,14 @@ void op_outcome(std::string_view name, std::int64_t value) {
 void op_yield(const CallSite& at, std::string_view waits_on, const char* without) {
   Execution& e = Execution::current_or_throw("this_thread::yield");
   e.yield(e.site(at), waits_on, without);
+}
+void op_loop_head(const CallSite&) { Execution::current_or_throw("cas_loop").loop_head(); }
+void op_loop_retry(const CallSite& at) {
+  Execution& e = Execution::current_or_throw("cas_loop");
+  e.loop_retry(e.site(at));
+}
+void op_loop_exit() {
+  if (Execution* e = Execution::current()) e->loop_exit();
 }
 void op_spin_begin() { Execution::current_or_throw("spin_until").spin_begin(); }
 void op_spin_passed() { Execution::current_or_throw("spin_until").spin_passed(); }

@@ -114,6 +114,11 @@ class Execution {
   void spin_begin();
   void spin_passed();
   void spin_failed(std::uint32_t site, std::string_view waits_on = {}, const char* without = "notifier");
+  void loop_head();
+  void loop_retry(std::uint32_t site);
+  void loop_exit();
+  // cas_loop's reduction (ExploreOptions::loop_reduction): off, every attempt runs.
+  void set_loop_reduction(bool on) { loop_reduction_ = on; }
   // condition_variable: whether a wait may return without a notify (ExploreOptions).
   bool spurious_wakeups() const { return spurious_wakeups_; }
   void set_spurious_wakeups(bool on) { spurious_wakeups_ = on; }
@@ -177,6 +182,9 @@ class Execution {
     // events of the previous iteration (an iteration repeated unchanged blocks it).
     std::size_t iter_begin = 0;
     std::vector<Event> prev_iter;
+    // cas_loop: where the current attempt of each open loop (innermost last) begins in
+    // the trace.
+    std::vector<std::size_t> loop_attempts;
     // The thread's last read (call site, variable, value) and how many times in a row it
     // read just that, with no other operation of its own in between (spin_threshold).
     std::uint32_t repeat_site = 0;
@@ -295,6 +303,7 @@ class Execution {
                       const char* without = "notifier");
   bool spurious_wakeups_ = true;
   std::vector<Event> iter_scratch_;
+  bool loop_reduction_ = true;  // cas_loop (execution_spin.cpp)
 
   RaceDetector race_;
   bool race_check_ = true;

@@ -191,6 +191,49 @@ void Execution::spin_failed(std::uint32_t site, std::string_view waits_on, const
   block_spinning(site, "spin_until", waits_on, without);
 }
 
+// cas_loop (api.hpp): an attempt that ends in retry() having written nothing is deleted
+// from the search, GenMC's spin-assume for loops whose failed iterations are effect-free
+// (Kokologiannakis, Ren and Vafeiadis, "Dynamic partial order reductions for spinloops",
+// FMCAD 2021). Deleting it leaves a valid execution with the same values everywhere: its
+// reads and failed CASes wrote nothing. So the thread blocks for good where it failed, and
+// the executions where it read the later values are explored instead: the attempt's reads
+// race with the writes that made it fail, which DPOR reverses. The decision is a function
+// of the thread's own events, the same in every member of a class. A blocked attempt that
+// nothing ever changes is a livelock, reported as spin_until's; what it read is every read
+// since the thread's last yield() or spin_until, since a failed CAS's expected value came
+// from an earlier read, often one before the loop.
+void Execution::loop_head() {
+  if (unwinding_) return;
+  self().loop_attempts.push_back(trace_.events.size());
+}
+
+void Execution::loop_exit() {
+  if (running_ == kNoId || running_ >= nthreads_) return;
+  ThreadState& ts = self();
+  if (!ts.loop_attempts.empty()) ts.loop_attempts.pop_back();
+}
+
+void Execution::loop_retry(std::uint32_t site) {
+  if (unwinding_) {
+    unwinding_skip();
+    return;
+  }
+  ThreadState& ts = self();
+  if (ts.loop_attempts.empty()) return;
+  const std::size_t begin = ts.loop_attempts.back();
+  const std::size_t end = trace_.events.size();
+  ts.loop_attempts.back() = end;
+  if (!loop_reduction_) return;
+  for (std::size_t i = begin; i < end; ++i) {
+    const Event& e = trace_.events[i];
+    // A failed CAS is a read; a fence orders nothing of this thread once it is blocked; a
+    // commit flushes a store made before the attempt. Anything else writes, forks, takes
+    // a lock or opens a block.
+    if (e.thread == running_ && e.op != Op::read && e.op != Op::fence && e.op != Op::commit) return;
+  }
+  block_spinning(site, "a cas_loop");
+}
+
 // If what the attempt read never changes again, the thread would spin forever (checked
 // at the end of the execution, spin_stale()).
 void Execution::block_spinning(std::uint32_t site, const char* how, std::string_view waits_on,

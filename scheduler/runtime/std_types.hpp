@@ -34,6 +34,10 @@ struct std_types {
   using barrier = std::barrier<>;
   using atomic_flag = std::atomic_flag;
   using condition_variable = std::condition_variable;
+  // A CAS-retry loop marker that atomcheck explores once per order of its successes.
+  struct cas_loop {
+    static constexpr bool retry() noexcept { return true; }
+  };
   static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
   // Names an object for atomcheck's reports; nothing in production. Call it where the
   // object is built: `Stack() { Types::name(head_, "head"); }`.

@@ -1,0 +1,350 @@
+// cas_loop's reduction (issue 58, api.hpp): a failed attempt that wrote nothing blocks its
+// thread, and the executions where it succeeded are explored instead. The judge is the
+// same search with the reduction off (ExploreOptions::loop_reduction = false), which runs
+// every attempt as a plain loop does: on random programs of CAS-retry loops under sc, tso
+// and rc11, the outcomes and the failures must be the same sets. Loops whose failed
+// attempts write must run on; a mutant that blocks them too must be caught by the same
+// judge (the MutantIsCaught test).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
+#include "scheduler/runtime/std_types.hpp"
+#include "models/lin_structures.hpp"
+
+namespace atomcheck {
+namespace {
+
+ExploreOptions options(MemoryModelKind memory, bool reduce) {
+  ExploreOptions o;
+  o.memory = memory;
+  o.strategy = StrategyKind::optimal;
+  o.loop_reduction = reduce;
+  o.keep_failures = 1000;
+  o.stop_on_failure = false;
+  o.max_executions = 200'000;
+  return o;
+}
+
+std::set<Outcome> outcome_set(const ExploreResult& r) {
+  std::set<Outcome> out;
+  for (const auto& [o, count] : r.outcomes) out.insert(o);
+  return out;
+}
+
+std::set<std::string> failure_messages(const ExploreResult& r) {
+  std::set<std::string> out;
+  for (const Failure& f : r.failures) out.insert(f.message);
+  return out;
+}
+
+// ---- unit tests -------------------------------------------------------------------------
+
+// Two threads increment x by a CAS loop: without the reduction the thread that loses the
+// race runs a second attempt in its own executions; with it, that attempt's execution is
+// blocked and the same outcomes come from the executions where it read the new value.
+void increments() {
+  atomic<int> x(0, "x");
+  auto inc = [&] {
+    int v = x.load();
+    for (cas_loop loop; !x.compare_exchange_strong(v, v + 1); loop.retry()) {
+    }
+  };
+  thread a(inc), b(inc);
+  a.join();
+  b.join();
+  outcome("x", x.load());
+  check(x.load() == 2, "lost increment");
+}
+
+TEST(CasLoop, FailedAttemptsAreBlockedAndOutcomesKept) {
+  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso, MemoryModelKind::rc11}) {
+    const ExploreResult on = explore(increments, options(m, true));
+    const ExploreResult off = explore(increments, options(m, false));
+    EXPECT_TRUE(on.failures.empty()) << memory_model_name(m);
+    EXPECT_EQ(outcome_set(on), outcome_set(off)) << memory_model_name(m);
+    EXPECT_GT(on.pruned, 0u) << memory_model_name(m) << ": the failed attempt blocks";
+    EXPECT_EQ(off.pruned, 0u) << memory_model_name(m);
+    EXPECT_LT(on.completed, off.completed) << memory_model_name(m);
+  }
+}
+
+// A failed attempt that stored to a variable another thread can read is not deletable:
+// it runs on, and the other thread's reads of it stay in the search. (A store to a node
+// not yet linked counts too: Treiber's push attempts run on.)
+void storing_attempts() {
+  atomic<int> x(0, "x"), tries(0, "tries");
+  auto inc = [&](int id) {
+    for (cas_loop loop;; loop.retry()) {
+      int v = x.load();
+      tries.store(id * 10 + v);
+      if (x.compare_exchange_strong(v, v + 1)) break;
+    }
+  };
+  thread a(inc, 1), b(inc, 2);
+  outcome("seen", tries.load());
+  a.join();
+  b.join();
+}
+
+TEST(CasLoop, AttemptsThatStoreRunOn) {
+  const ExploreResult on = explore(storing_attempts, options(MemoryModelKind::sc, true));
+  const ExploreResult off = explore(storing_attempts, options(MemoryModelKind::sc, false));
+  EXPECT_EQ(on.pruned, 0u);
+  EXPECT_EQ(on.completed, off.completed);
+  EXPECT_EQ(on.outcomes, off.outcomes);
+}
+
+// A failed attempt that nothing ever changes spins forever: a livelock, as for spin_until.
+void forever() {
+  atomic<int> flag(0, "flag");
+  thread a([&] {
+    for (cas_loop loop;; loop.retry())
+      if (flag.load() == 1) break;
+  });
+  a.join();
+}
+
+TEST(CasLoop, AnAttemptNothingChangesIsALivelock) {
+  const ExploreResult r = explore(forever, options(MemoryModelKind::sc, true));
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].kind, FailureKind::deadlock);
+  EXPECT_NE(r.failures[0].message.find("spins forever in a cas_loop"), std::string::npos) << r.failures[0].message;
+}
+
+// The contract's limit, shown: an expected value guessed rather than read makes the first
+// attempt fail whatever the other threads do, so the next attempt depends on more than what
+// this one read, and the reduction reports the loop as a livelock. Without it the loop ends.
+void guessed_expected() {
+  atomic<int> x(5, "x");
+  thread a([&] {
+    int expected = 0;  // a guess: the first attempt fails and hands back 5
+    for (cas_loop loop; !x.compare_exchange_strong(expected, expected + 1); loop.retry()) {
+    }
+  });
+  a.join();
+  outcome("x", x.load());
+}
+
+TEST(CasLoop, AGuessedExpectedValueBreaksTheContract) {
+  const ExploreResult on = explore(guessed_expected, options(MemoryModelKind::sc, true));
+  ASSERT_EQ(on.failures.size(), 1u);
+  EXPECT_EQ(on.failures[0].kind, FailureKind::deadlock);
+  const ExploreResult off = explore(guessed_expected, options(MemoryModelKind::sc, false));
+  EXPECT_TRUE(off.failures.empty());
+  EXPECT_EQ(off.outcomes.size(), 1u);
+}
+
+TEST(CasLoop, IsAPlainLoopOutsideAnExploration) {
+  int attempts = 0;
+  for (cas_loop loop; ++attempts < 3; loop.retry()) {
+  }
+  EXPECT_EQ(attempts, 3);
+  std_types::cas_loop production;
+  EXPECT_TRUE(production.retry());
+}
+
+// ---- random CAS-loop programs ------------------------------------------------------------
+
+// One thread's operation: a plain load or store, or a retry loop on x[obj] of a shape:
+// 0 confirmation (load, then CAS from the loaded value, in the attempt),
+// 1 carried (load before the loop; a failed CAS hands back the new expected value),
+// 2 give-up (gives up when the value reached `value`, as Vyukov's full queue does),
+// 3 extra reads (reads the other variable in the attempt and records it after success),
+// 4 helping (a CAS on the other variable in every attempt, which may win: a failed
+//   attempt that wrote must not be reduced),
+// 5 counting (counts its attempts in a shared counter: must not be reduced),
+// 6 plain store, 7 plain load.
+struct LoopOp {
+  int shape;
+  int obj;
+  int value;
+};
+struct LoopProgram {
+  std::vector<std::vector<LoopOp>> threads;
+  int forbidden = -1;
+};
+
+LoopProgram make_loop_program(std::mt19937_64& rng) {
+  LoopProgram p;
+  // Small enough that the search without the reduction, which runs every attempt, ends
+  // within the budget: 2 threads of 1-3 operations or 3 of 1-2, at most 4 loops in all.
+  const int nthreads = 2 + static_cast<int>(rng() % 2);
+  p.threads.resize(static_cast<std::size_t>(nthreads));
+  int loops = 0;
+  for (auto& ops : p.threads) {
+    const int n = 1 + static_cast<int>(rng() % (nthreads == 3 ? 2 : 3));
+    for (int i = 0; i < n; ++i) {
+      int shape = static_cast<int>(rng() % 8);
+      if (shape < 6 && ++loops > 4) shape = 6 + static_cast<int>(rng() % 2);
+      ops.push_back({shape, static_cast<int>(rng() % 2), 1 + static_cast<int>(rng() % 3)});
+    }
+  }
+  p.forbidden = static_cast<int>(rng() % 6);
+  return p;
+}
+
+std::string describe(const LoopProgram& p) {
+  static const char* names[] = {"confirm", "carried", "give-up", "extra", "help", "count", "store", "load"};
+  std::string out;
+  for (std::size_t t = 0; t < p.threads.size(); ++t) {
+    out += fmt::format("T{}:", t + 1);
+    for (const LoopOp& op : p.threads[t]) out += fmt::format(" {}(x{},{})", names[op.shape], op.obj, op.value);
+    out += "; ";
+  }
+  return out + fmt::format("forbidden x0+x1 = {}", p.forbidden);
+}
+
+// `mutant`: a failed attempt of a counting loop gives up its thread with assume(false),
+// which is what a reduction that also blocked writing attempts would do.
+Program program_of(const LoopProgram& p, bool mutant = false) {
+  return [p, mutant] {
+    atomic<int> x0(0, "x0"), x1(0, "x1"), attempts(0, "attempts");
+    atomic<int>* xs[2] = {&x0, &x1};
+    std::vector<thread> ths;
+    for (std::size_t t = 0; t < p.threads.size(); ++t) {
+      ths.emplace_back([&, t] {
+        int k = 0;
+        auto out = [&](std::int64_t v) { outcome(fmt::format("t{}_{}", t, k++), v); };
+        for (const LoopOp& op : p.threads[t]) {
+          atomic<int>& x = *xs[op.obj];
+          atomic<int>& other = *xs[1 - op.obj];
+          switch (op.shape) {
+            case 0:
+              for (cas_loop loop;; loop.retry()) {
+                int v = x.load();
+                if (x.compare_exchange_strong(v, v + op.value)) break;
+              }
+              break;
+            case 1: {
+              int v = x.load();
+              for (cas_loop loop; !x.compare_exchange_weak(v, v + op.value); loop.retry()) {
+              }
+              out(v);
+              break;
+            }
+            case 2:
+              for (cas_loop loop;; loop.retry()) {
+                int v = x.load();
+                if (v >= op.value) {
+                  out(-1);
+                  break;
+                }
+                if (x.compare_exchange_strong(v, v + 1)) break;
+              }
+              break;
+            case 3: {
+              int seen_other = 0;
+              for (cas_loop loop;; loop.retry()) {
+                int v = x.load();
+                seen_other = other.load();
+                if (x.compare_exchange_strong(v, v + op.value)) break;
+              }
+              out(seen_other);
+              break;
+            }
+            case 4:
+              for (cas_loop loop;; loop.retry()) {
+                int v = x.load();
+                int o = other.load();
+                if (o == 0) other.compare_exchange_strong(o, 1);  // a help that may win, once
+                if (x.compare_exchange_strong(v, v + op.value)) break;
+              }
+              break;
+            case 5:
+              for (cas_loop loop;; loop.retry()) {
+                int v = x.load();
+                attempts.fetch_add(1);
+                if (x.compare_exchange_strong(v, v + op.value)) break;
+                assume(!mutant);
+              }
+              break;
+            case 6: x.store(op.value); break;
+            default: out(x.load()); break;
+          }
+        }
+      });
+    }
+    for (thread& th : ths) th.join();
+    outcome("x0", x0.load());
+    outcome("x1", x1.load());
+    outcome("attempts", attempts.load());
+    check(x0.load() + x1.load() != p.forbidden, "forbidden sum");
+  };
+}
+
+int scaled(int n) {
+  const char* env = std::getenv("ATOMCHECK_LOOP_PROGRAMS");
+  if (env) return std::atoi(env);
+  return std::getenv("ATOMCHECK_SANITIZED") ? n / 8 : n;
+}
+
+struct Judged {
+  int programs = 0;
+  int reduced = 0;      // programs where the reduction blocked some execution
+  int mismatched = 0;   // programs whose outcomes or failures differ
+  std::string first;    // the first mismatch, described
+};
+
+Judged judge(MemoryModelKind m, std::uint64_t seed, int n, bool mutant) {
+  std::mt19937_64 rng(seed);
+  Judged j;
+  for (int i = 0; i < n; ++i) {
+    const LoopProgram p = make_loop_program(rng);
+    if (mutant && !std::any_of(p.threads.begin(), p.threads.end(), [](const auto& ops) {
+          return std::any_of(ops.begin(), ops.end(), [](const LoopOp& op) { return op.shape == 5; });
+        }))
+      continue;
+    const ExploreResult on = explore(program_of(p, mutant), options(m, true));
+    const ExploreResult off = explore(program_of(p), options(m, false));
+    ++j.programs;
+    j.reduced += on.pruned > 0;
+    if (on.stop != StopReason::none || off.stop != StopReason::none) {
+      ADD_FAILURE() << "search stopped (" << stop_reason_name(on.stop) << ", " << stop_reason_name(off.stop) << "): " << describe(p);
+      continue;
+    }
+    const std::set<Outcome> a = outcome_set(on), b = outcome_set(off);
+    if (a != b || failure_messages(on) != failure_messages(off)) {
+      if (j.mismatched++ == 0)
+        j.first = fmt::format("{}: {} outcomes reduced, {} not; {} failures reduced, {} not", describe(p), a.size(),
+                              b.size(), on.failures.size(), off.failures.size());
+    }
+  }
+  return j;
+}
+
+class LoopReductionProperties : public ::testing::TestWithParam<MemoryModelKind> {};
+
+TEST_P(LoopReductionProperties, SameOutcomesAndFailuresAsEveryAttempt) {
+  const MemoryModelKind m = GetParam();
+  const Judged j = judge(m, 5800 + static_cast<std::uint64_t>(m), scaled(200), false);
+  EXPECT_EQ(j.mismatched, 0) << j.first;
+  EXPECT_GT(j.reduced, j.programs / 4) << "the reduction blocked too few programs to be judged";
+  std::printf("loop reduction, %s: %d random programs, %d reduced, outcomes and failures equal\n",
+              std::string(memory_model_name(m)).c_str(), j.programs, j.reduced);
+}
+
+// The judge can fail: a reduction that also blocked attempts that store is caught.
+TEST_P(LoopReductionProperties, MutantIsCaught) {
+  const MemoryModelKind m = GetParam();
+  const Judged j = judge(m, 5900 + static_cast<std::uint64_t>(m), scaled(100), true);
+  EXPECT_GT(j.mismatched, 0) << j.programs << " programs with counting loops, none told apart";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, LoopReductionProperties,
+                         ::testing::Values(MemoryModelKind::sc, MemoryModelKind::tso, MemoryModelKind::rc11),
+                         [](const auto& info) { return std::string(memory_model_name(info.param)); });
+
+}  // namespace
+}  // namespace atomcheck
