@@ -14,8 +14,11 @@ jobs=$(nproc)
 # on the same machine, or CI after a session built the same tree. Paths are hashed
 # relative to the clone, so any clone of the repository shares the cache.
 # The sanitizer builds keep line tables only (-g1): their reports name file and line, and
-# full debug information would double what the two builds compile and link.
-sanitizer_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DATOMCHECK_BENCH=OFF)
+# full debug information would double what the two builds compile and link. -O1, ASan's
+# own advice: instrumented code generation dominates their compile time, and -O1 cuts it
+# by about 37% against -O2 (test_bounds_pct.cpp: 15.8 s to 9.9 s), which is more than the
+# tests lose running less optimised code.
+sanitizer_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DATOMCHECK_BENCH=OFF)
 # gold (binutils, always there) links the ~100 test executables about 2.5x faster than
 # bfd: linking is a third of a cold build's time.
 linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold)
