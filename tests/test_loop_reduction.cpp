@@ -294,6 +294,7 @@ struct Judged {
   int programs = 0;
   int reduced = 0;      // programs where the reduction blocked some execution
   int mismatched = 0;   // programs whose outcomes or failures differ
+  int undecided = 0;    // programs a search could not finish within its budget
   std::string first;    // the first mismatch, described
 };
 
@@ -310,6 +311,12 @@ Judged judge(MemoryModelKind m, std::uint64_t seed, int n, bool mutant) {
     const ExploreResult off = explore(program_of(p), options(m, false));
     ++j.programs;
     j.reduced += on.pruned > 0;
+    // The search that runs every attempt can outgrow its budget on a program whose
+    // loops help one another: undecided, counted, and allowed only rarely.
+    if (on.stop == StopReason::max_executions || off.stop == StopReason::max_executions) {
+      ++j.undecided;
+      continue;
+    }
     if (on.stop != StopReason::none || off.stop != StopReason::none) {
       ADD_FAILURE() << "search stopped (" << stop_reason_name(on.stop) << ", " << stop_reason_name(off.stop) << "): " << describe(p);
       continue;
@@ -331,8 +338,9 @@ TEST_P(LoopReductionProperties, SameOutcomesAndFailuresAsEveryAttempt) {
   const Judged j = judge(m, 5800 + static_cast<std::uint64_t>(m), scaled(200), false);
   EXPECT_EQ(j.mismatched, 0) << j.first;
   EXPECT_GT(j.reduced, j.programs / 4) << "the reduction blocked too few programs to be judged";
-  std::printf("loop reduction, %s: %d random programs, %d reduced, outcomes and failures equal\n",
-              std::string(memory_model_name(m)).c_str(), j.programs, j.reduced);
+  EXPECT_LE(j.undecided, j.programs / 100 + 1) << "too many programs outgrew the budget";
+  std::printf("loop reduction, %s: %d random programs, %d reduced, %d over the budget, outcomes and failures equal\n",
+              std::string(memory_model_name(m)).c_str(), j.programs, j.reduced, j.undecided);
 }
 
 // The judge can fail: a reduction that also blocked attempts that store is caught.
