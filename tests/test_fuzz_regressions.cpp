@@ -201,36 +201,5 @@ TEST(FuzzRegressions, DeepCheckpointBodiesAreRefusedInOneLine) {
   EXPECT_TRUE(one_line(reason)) << reason;
 }
 
-// The text of the function whose definition starts with the line `signature` (up to its
-// closing `}` line) in `source`, or "" when there is none.
-std::string function_text(const std::string& source, const std::string& signature) {
-  std::size_t b = source.find("\n" + signature + "\n");
-  if (b == std::string::npos) return "";
-  std::size_t e = source.find("\n}\n", b + 1);
-  return e == std::string::npos ? "" : source.substr(b + 1, e + 2 - (b + 1));
-}
-
-// fuzz/scheduler_names.cpp copies these from the scheduler's explore.cpp so the
-// checkpoint fuzz target links without the scheduler; a copy that drifted would make the
-// fuzz target refuse real checkpoints (or accept others) and fuzz the wrong thing. The
-// original is looked for in every .cpp under scheduler/.
-TEST(FuzzHarness, SchedulerNamesMatchTheScheduler) {
-  const std::filesystem::path dir = ATOMCHECK_SOURCE_DIR;
-  std::vector<std::string> sources;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "scheduler"))
-    if (e.is_regular_file() && e.path().extension() == ".cpp") sources.push_back(slurp(e.path()));
-  const std::string copy = slurp(dir / "fuzz" / "scheduler_names.cpp");
-  for (const char* signature : {"std::string_view stop_reason_name(StopReason reason) {",
-                                "bool resumable_stop(StopReason reason) {"}) {
-    SCOPED_TRACE(signature);
-    std::string want;
-    for (const std::string& source : sources)
-      if (want.empty()) want = function_text(source, signature);
-    ASSERT_NE(want, "") << "not found under scheduler/: update fuzz/scheduler_names.cpp and this test";
-    EXPECT_EQ(function_text(copy, signature), want)
-        << "fuzz/scheduler_names.cpp no longer matches the scheduler: copy the function again";
-  }
-}
-
 }  // namespace
 }  // namespace atomcheck

@@ -23,19 +23,6 @@ using detail::kJoinSamples;
 using detail::serve;
 
 
-std::string_view stop_reason_name(StopReason reason) {
-  switch (reason) {
-    case StopReason::none: return "exhausted";
-    case StopReason::max_executions: return "max-executions";
-    case StopReason::time_limit: return "time-limit";
-    case StopReason::interrupted: return "interrupted";
-    case StopReason::failure: return "stop-on-failure";
-    case StopReason::bad_schedule: return "bad schedule";
-    case StopReason::nondeterministic: return "nondeterministic program";
-  }
-  return "?";
-}
-
 SearchEnd search_end(const ExploreResult& r) {
   // A wait outside the reductions' model makes a replayed prefix diverge: the wait is
   // the cause to name, not the divergence it caused.
@@ -92,11 +79,6 @@ std::string search_end_text(const ExploreResult& r) {
     case SearchEnd::stop_on_failure: return fmt::format("{}: after the first failing or flagged execution", name);
   }
   return std::string(name);
-}
-
-bool resumable_stop(StopReason reason) {
-  return reason == StopReason::none || reason == StopReason::max_executions ||
-         reason == StopReason::time_limit || reason == StopReason::interrupted;
 }
 
 bool search_end_cut(SearchEnd end) {

@@ -1,11 +1,7 @@
-// Verbatim copies of three functions of scheduler/explore.cpp that cli/checkpoint.cpp's
-// parser calls (the names of failure kinds and stop reasons, and which stops resume), so
-// the checkpoint fuzz target links without the scheduler, which clang 14 cannot build
-// (see clang14_source_location.hpp); explore.cpp itself pulls in every strategy and
-// checker. tests/test_fuzz_regressions.cpp (FuzzHarness.SchedulerNamesMatchExplore)
-// fails when a copy no longer matches its original: copy the function again.
-#include <string_view>
-
+// The names of the reasons a search stops, and which of them a checkpoint resumes from.
+// Apart from explore.cpp so that the checkpoint fuzz target (fuzz/CMakeLists.txt), which
+// clang builds without the scheduler, compiles the same definitions cli/checkpoint.cpp
+// calls instead of copies of them.
 #include "scheduler/explore/explore.hpp"
 
 namespace atomcheck {
