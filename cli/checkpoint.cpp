@@ -46,7 +46,8 @@ constexpr StopReason kStops[] = {StopReason::none,    StopReason::max_executions
                                  StopReason::interrupted, StopReason::failure, StopReason::bad_schedule,
                                  StopReason::nondeterministic};
 constexpr FailureKind kKinds[] = {FailureKind::assertion, FailureKind::exception, FailureKind::deadlock,
-                                  FailureKind::step_bound, FailureKind::usage, FailureKind::data_race};
+                                  FailureKind::step_bound, FailureKind::usage, FailureKind::data_race,
+                                  FailureKind::use_after_free, FailureKind::double_free, FailureKind::leak};
 
 // A damaged field: one line for the user, caught in parse_checkpoint.
 struct Bad {

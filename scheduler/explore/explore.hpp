@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +81,10 @@ struct SearchState;
 // See ExploreOptions::make_prepare.
 using Prepare = std::function<void(const ExecutionView&, std::any& out)>;
 
+namespace detail {
+struct ObjectIds;
+}
+
 struct ExploreOptions {
   StrategyKind strategy = StrategyKind::optimal;
   MemoryModelKind memory = MemoryModelKind::sc;
@@ -110,6 +115,16 @@ struct ExploreOptions {
   // the execution as a "data race" (docs/data-races.md). Off: for programs that race on
   // purpose (atomicity examples written with shared<T>).
   bool race_check = true;
+  // The allocator model (atomcheck::make/destroy, docs/api.md): a block still allocated when
+  // the program ends fails the execution as a leak. Off (`--no-leak-check`): for code that
+  // leaks by design (a bump allocator, nodes a test never reclaims).
+  bool leak_check = true;
+  // A make() takes the block the last destroy() of that size freed (a LIFO free list), so
+  // a stale pointer reaches a new object as ABA does; off, freed memory is never reused.
+  bool reuse_freed = false;
+  // Internal: the object ids every execution of one search shares (runtime/object_ids.hpp),
+  // set when the search starts; leave it empty.
+  std::shared_ptr<detail::ObjectIds> object_ids{};
   // Wall-clock seconds without a step before a hung test thread is reported with its
   // schedule and the process ends (exit 3); 0: no watchdog (see crash_report.hpp).
   double step_timeout_seconds = kDefaultStepTimeout;

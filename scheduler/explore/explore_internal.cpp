@@ -304,6 +304,8 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   x->set_spurious_wakeups(o.spurious_wakeups);
   x->set_race_check(o.race_check);
   x->set_loop_reduction(o.loop_reduction);
+  x->set_heap_options(o.leak_check, o.reuse_freed);
+  if (o.object_ids) x->set_object_ids(o.object_ids);
   x->set_depth_bound(o.depth_bound);
   x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal);
   return x;
@@ -311,6 +313,7 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
 
 ExploreOptions with_deadline(const ExploreOptions& given, std::chrono::steady_clock::time_point start) {
   ExploreOptions o = given;
+  o.object_ids = std::make_shared<detail::ObjectIds>();
   o.checker_options.memory = static_cast<std::uint8_t>(given.memory);  // the checkers read events of this model
   Deadline& d = o.checker_options.deadline;
   Deadline search = Deadline::after(given.time_limit_seconds, given.interrupt, start);

@@ -128,7 +128,7 @@ bool read_part(WordReader& in, ExploreResult& p) {
   for (Failure& f : p.failures) {
     std::uint64_t kind = 0, thread = 0, event = 0, first = 0, second = 0;
     if (!in.word(kind) || !in.word(thread) || !in.word(f.execution) || !in.word(event) || !in.word(first) ||
-        !in.word(second) || kind > static_cast<std::uint64_t>(FailureKind::data_race) || !in.text(f.message) ||
+        !in.word(second) || kind > static_cast<std::uint64_t>(kLastFailureKind) || !in.text(f.message) ||
         !in.text(f.schedule))
       return false;
     f.kind = static_cast<FailureKind>(kind);

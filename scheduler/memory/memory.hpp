@@ -35,6 +35,9 @@ class MemoryModel {
   virtual void reset() = 0;
   // Variables get ids 0, 1, ... in order of add_var.
   virtual void add_var(std::int64_t initial) = 0;
+  // The initial value of variable v, added earlier (ids may be taken before their object
+  // is created: runtime/object_ids.hpp); before any access to it.
+  virtual void set_initial(VarId v, std::int64_t initial) = 0;
   // What a load by `t` of `v` returns; `buffered` says it came from t's own buffer.
   virtual std::int64_t load(ThreadId t, VarId v, bool& buffered) = 0;
   // Does a store with this order go through the store buffer (true) or straight to

@@ -80,6 +80,7 @@ class Rc11Memory final : public UnbufferedMemory {
     vars_[v].mo.push_back(static_cast<std::uint32_t>(&w - writes_.data()));
     for (std::size_t t = 0; t < nthreads_; ++t) threads_[t].seen_var(v);
   }
+  void set_initial(VarId v, std::int64_t initial) override { writes_[vars_[v].mo.front()].value = initial; }
 
   // ---- the plain interface, for the final reads and reports ----
   std::int64_t load(ThreadId, VarId v, bool& buffered) override {

@@ -9,6 +9,7 @@ class ScMemory final : public UnbufferedMemory {
  public:
   void reset() override { mem_.clear(); }
   void add_var(std::int64_t initial) override { mem_.push_back(initial); }
+  void set_initial(VarId v, std::int64_t initial) override { mem_[v] = initial; }
   std::int64_t load(ThreadId, VarId v, bool& buffered) override {
     buffered = false;
     return mem_[v];

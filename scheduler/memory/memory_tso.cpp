@@ -18,6 +18,7 @@ class TsoMemory final : public MemoryModel {
     nonempty_ = 0;
   }
   void add_var(std::int64_t initial) override { mem_.push_back(initial); }
+  void set_initial(VarId v, std::int64_t initial) override { mem_[v] = initial; }
   std::int64_t load(ThreadId t, VarId v, bool& buffered) override {
     if (t < buffers_.size()) {
       const Buffer& b = buffers_[t];

@@ -89,6 +89,7 @@ void RaceDetector::add_var(VarId v, bool plain, ThreadId by) {
     plains_.resize(v + 1);
   }
   nvars_ = std::max<std::size_t>(nvars_, v + 1);
+  if (v < tracked_.size()) tracked_[v].on = false;
   if (plain) {
     // The initialisation is a write by the creator.
     PlainVar& p = plains_[v];
@@ -103,6 +104,38 @@ void RaceDetector::add_var(VarId v, bool plain, ThreadId by) {
     a.nmessages = 0;
     if (keep_messages_) keep_message(a);
   }
+}
+
+void RaceDetector::track(VarId x, ThreadId by) {
+  if (x >= tracked_.size()) tracked_.resize(x + 1);
+  TrackedVar& v = tracked_[x];
+  v.on = true;
+  v.last.assign(threads_.size(), ReadStamp{});
+  v.freed = Epoch{};
+  if (by != kNoId) access(by, x, kNoEvent);
+}
+
+void RaceDetector::access(ThreadId t, VarId x, EventIndex ev) {
+  TrackedVar& v = tracked_[x];
+  if (t >= v.last.size()) v.last.resize(t + 1);
+  v.last[t] = ReadStamp{at(threads_[t].now, t), ev};
+}
+
+bool RaceDetector::free_var(ThreadId t, VarId x, EventIndex ev, Race& out) {
+  TrackedVar& v = tracked_[x];
+  bool race = false;
+  for (std::size_t u = 0; u < v.last.size() && !race; ++u) {
+    if (u == t || v.last[u].clock == 0 || v.last[u].clock <= at(threads_[t].now, static_cast<ThreadId>(u)))
+      continue;
+    out = Race{v.last[u].event, ev};
+    race = true;
+  }
+  v.freed = Epoch{t, at(threads_[t].now, t), ev};
+  return race;
+}
+
+bool RaceDetector::after_free(ThreadId t, VarId x) const {
+  return x < tracked_.size() && ordered(tracked_[x].freed, t);
 }
 
 void RaceDetector::add_lock(LockId l) {

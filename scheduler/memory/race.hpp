@@ -59,6 +59,17 @@ class RaceDetector {
   bool plain_read(ThreadId t, VarId x, EventIndex ev, Race& out);
   bool plain_write(ThreadId t, VarId x, EventIndex ev, Race& out);
 
+  // Objects of make()'s blocks (the allocator model, execution_heap.cpp): every access is
+  // stamped, so that a free can tell whether each happens before it. `track` is called at
+  // creation (the creator's initialisation is the first access), `access` after each
+  // access of thread t (event ev); `free_var` is the free by t: true when an earlier access
+  // does not happen before it (named in `out`); `after_free` whether the free happens
+  // before thread t's next access.
+  void track(VarId x, ThreadId by);
+  void access(ThreadId t, VarId x, EventIndex ev);
+  bool free_var(ThreadId t, VarId x, EventIndex ev, Race& out);
+  bool after_free(ThreadId t, VarId x) const;
+
  private:
   // A vector clock of width_ entries (see widen()).
   using Clock = std::vector<std::uint32_t>;
@@ -114,6 +125,12 @@ class RaceDetector {
   std::size_t nthreads_ = 0;
   std::vector<AtomicVar> atomics_;  // indexed by VarId (plain ones unused)
   std::vector<PlainVar> plains_;    // indexed by VarId (atomic ones unused)
+  struct TrackedVar {
+    bool on = false;
+    std::vector<ReadStamp> last;  // per thread: its last access
+    Epoch freed;
+  };
+  std::vector<TrackedVar> tracked_;  // indexed by VarId; `on` for objects of blocks
   std::size_t nvars_ = 0;
   std::vector<Clock> locks_;
   std::size_t nlocks_ = 0;

@@ -167,7 +167,12 @@ struct RmwResult {
 // Entry points into the current execution (scheduler/runtime/execution.cpp). Each throws
 // UsageError when no exploration is running on this OS thread.
 // An object without a name is named after `declared_at` (file:line) in reports.
-Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, const CallSite& declared_at = {});
+// `self`: the object's address, so that an object built inside a block of make() belongs
+// to it (use after free); nullptr for objects of no block.
+// (An integer, not a pointer: GCC takes a `const void*` to a member under construction
+// for a read of it, -Wmaybe-uninitialized.)
+Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, const CallSite& declared_at = {},
+                     std::uintptr_t self = 0);
 // Renames an object of the current execution (model_types::name).
 void op_set_name(const Handle& h, ObjKind kind, std::string_view name);
 std::int64_t op_load(const Handle& h, std::memory_order mo, const CallSite& at);
@@ -204,6 +209,23 @@ void op_loop_exit();
 // ExploreOptions::spurious_wakeups of the running exploration.
 bool op_spurious_wakeups();
 ThreadId op_current_thread();
+// The allocator model (make/destroy): a block of `size` bytes for a `type` made at `at`,
+// then, once constructed, op_made. op_destroy_begin says whether to run the destructor (false:
+// a double free or a pointer make() never returned, reported); op_destroy_end frees the block.
+void* op_make_block(std::size_t size, std::size_t align, std::string_view type, const CallSite& at);
+void op_made(void* block);
+bool op_destroy_begin(void* block, const CallSite& at);
+void op_destroy_end(void* block, const CallSite& at);
+// A constructor that threw: the block goes back unfreed and untracked.
+void op_make_failed(void* block);
+// The readable name of T, for reports ("Node", "ms::Queue<int>::Node").
+template <class T>
+constexpr std::string_view type_name() {
+  std::string_view f = __PRETTY_FUNCTION__;
+  const std::size_t b = f.find("T = ") + 4;
+  const std::size_t e = f.find_first_of(";]", b);
+  return f.substr(b, e - b);
+}
 // Declarations for the atomic-set checkers (scheduler/declare.cpp).
 void op_atomic_set(std::string_view name, const VarId* vars, std::size_t n);
 void op_unit_of_work(std::string_view label, const std::string_view* sets, std::size_t n);
@@ -228,12 +250,12 @@ class atomic {
   // code templated on its types cannot pass std::atomic a name (model_types::name can).
   // A class member is named after the constructor that builds it: that is where
   // std::source_location puts a default member initializer.
-  atomic(Loc loc = Loc::current()) : h_(make(T{}, {}, loc)) {}  // NOLINT(google-explicit-constructor)
+  atomic(Loc loc = Loc::current()) : h_(make(T{}, {}, loc, reinterpret_cast<std::uintptr_t>(this))) {}  // NOLINT(google-explicit-constructor)
   // Not explicit, so `atomic<int> x = 0;` compiles as it does for std::atomic.
   atomic(T initial, Loc loc = Loc::current())  // NOLINT(google-explicit-constructor)
-      : h_(make(initial, {}, loc)) {}
+      : h_(make(initial, {}, loc, reinterpret_cast<std::uintptr_t>(this))) {}
   // `name` shows in traces and reports.
-  atomic(T initial, std::string_view name, Loc loc = Loc::current()) : h_(make(initial, name, loc)) {}
+  atomic(T initial, std::string_view name, Loc loc = Loc::current()) : h_(make(initial, name, loc, reinterpret_cast<std::uintptr_t>(this))) {}
   atomic(const atomic&) = delete;
   // Takes a non-const reference so that it cannot bind the temporary `atomic(v)`: with
   // `const atomic&`, `x = 1` would be ambiguous between it and operator=(Located<T>).
@@ -338,8 +360,8 @@ class atomic {
   void set_name(std::string_view name) { detail::op_set_name(h_, detail::ObjKind::atomic_var, name); }
 
  private:
-  static detail::Handle make(T initial, std::string_view name, const detail::CallSite& at) {
-    return detail::create_object(detail::ObjKind::atomic_var, detail::to_bits(initial), name, at);
+  static detail::Handle make(T initial, std::string_view name, const detail::CallSite& at, std::uintptr_t self) {
+    return detail::create_object(detail::ObjKind::atomic_var, detail::to_bits(initial), name, at, self);
   }
   // The operations with a CallSite, for shared_mutex: called from std::shared_lock, its
   // site is the caller's return address beside a location in the library.
@@ -395,10 +417,10 @@ class shared {
   using Loc = std::source_location;
 
   // Unnamed, it is named after its declaration, as atomic is.
-  shared(Loc loc = Loc::current()) : h_(make(T{}, {}, loc)) {}  // NOLINT(google-explicit-constructor)
+  shared(Loc loc = Loc::current()) : h_(make(T{}, {}, loc, reinterpret_cast<std::uintptr_t>(this))) {}  // NOLINT(google-explicit-constructor)
   shared(T initial, Loc loc = Loc::current())  // NOLINT(google-explicit-constructor)
-      : h_(make(initial, {}, loc)) {}
-  shared(T initial, std::string_view name, Loc loc = Loc::current()) : h_(make(initial, name, loc)) {}
+      : h_(make(initial, {}, loc, reinterpret_cast<std::uintptr_t>(this))) {}
+  shared(T initial, std::string_view name, Loc loc = Loc::current()) : h_(make(initial, name, loc, reinterpret_cast<std::uintptr_t>(this))) {}
   shared(const shared&) = delete;
   shared& operator=(shared&) = delete;  // non-const: see atomic's
 
@@ -441,8 +463,8 @@ class shared {
   void set_name(std::string_view name) { detail::op_set_name(h_, detail::ObjKind::plain_var, name); }
 
  private:
-  static detail::Handle make(T initial, std::string_view name, const detail::CallSite& at) {
-    return detail::create_object(detail::ObjKind::plain_var, detail::to_bits(initial), name, at);
+  static detail::Handle make(T initial, std::string_view name, const detail::CallSite& at, std::uintptr_t self) {
+    return detail::create_object(detail::ObjKind::plain_var, detail::to_bits(initial), name, at, self);
   }
   T read(const detail::CallSite& at) const {
     return detail::from_bits<T>(detail::op_load(h_, std::memory_order_relaxed, at));
@@ -480,9 +502,9 @@ class mutex {
   using Loc = std::source_location;
 
   // Unnamed, it is named after its declaration, as atomic is.
-  explicit mutex(Loc loc = Loc::current()) : h_(detail::create_object(detail::ObjKind::mutex, 0, {}, loc)) {}
+  explicit mutex(Loc loc = Loc::current()) : h_(detail::create_object(detail::ObjKind::mutex, 0, {}, loc, reinterpret_cast<std::uintptr_t>(this))) {}
   explicit mutex(std::string_view name, Loc loc = Loc::current())
-      : h_(detail::create_object(detail::ObjKind::mutex, 0, name, loc)) {}
+      : h_(detail::create_object(detail::ObjKind::mutex, 0, name, loc, reinterpret_cast<std::uintptr_t>(this))) {}
   mutex(const mutex&) = delete;
   mutex& operator=(const mutex&) = delete;
 
@@ -684,6 +706,37 @@ inline void assume(bool cond, std::source_location loc = std::source_location::c
   if (!cond) detail::op_assume_failed(loc);
 }
 
+// The allocator model (docs/api.md "Memory: make and destroy"). make<T>(args...) is
+// `new T(args...)` whose block the execution tracks: an atomic, shared or mutex inside it
+// that is used after destroy() fails the execution as a use after free (naming the free
+// and the access, with their threads and steps), a second destroy() is a double free, and
+// a block still allocated when the program ends is a leak (ExploreOptions::leak_check).
+// Freed memory is not reused unless ExploreOptions::reuse_freed asks for it (the last block
+// freed is the next one made, as a LIFO free list gives: the ABA of an untagged stack).
+// destroy(p) runs ~T() and frees; destroy(nullptr) does nothing, as delete does.
+// noinline: its return address names the caller's line (a pack takes no source_location).
+template <class T, class... Args>
+[[gnu::noinline]] T* make(Args&&... args) {
+  void* block = detail::op_make_block(sizeof(T), alignof(T), detail::type_name<T>(), ATOMCHECK_RETURN_SITE_);
+  try {
+    T* p = ::new (block) T(std::forward<Args>(args)...);
+    detail::op_made(block);
+    return p;
+  } catch (...) {
+    detail::op_make_failed(block);
+    throw;
+  }
+}
+template <class T>
+void destroy(T* p, std::source_location loc = std::source_location::current()) {
+  if (p == nullptr) return;
+  // A failure inside ~T() unwinds through here: the block stays allocated (no second report).
+  if (detail::op_destroy_begin(static_cast<void*>(p), loc)) {
+    p->~T();
+    detail::op_destroy_end(static_cast<void*>(p), loc);
+  }
+}
+
 // Records one component of the execution's final outcome (e.g. a register value of a
 // litmus test). Recording the same name twice keeps the last value. Completed
 // executions are grouped by outcome in ExploreResult::outcomes.
@@ -722,6 +775,15 @@ struct model_types {
   static void fence(std::memory_order mo,
                     std::source_location loc = std::source_location::current()) {
     atomcheck::atomic_thread_fence(mo, loc);
+  }
+  // `new T(args...)` and `delete p` under the allocator model (atomcheck::make, destroy).
+  template <class T, class... Args>
+  [[gnu::always_inline]] static inline T* make(Args&&... args) {
+    return atomcheck::make<T>(std::forward<Args>(args)...);
+  }
+  template <class T>
+  static void destroy(T* p, std::source_location loc = std::source_location::current()) {
+    atomcheck::destroy(p, loc);
   }
   // Names an atomic, shared or mutex in traces and reports (unnamed: its declaration's
   // file:line).

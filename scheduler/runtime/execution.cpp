@@ -19,6 +19,10 @@
 #include <cstdlib>
 #include <exception>
 
+#include <cxxabi.h>
+
+#include <mutex>
+
 #include <boost/context/detail/exception.hpp>
 #include <fmt/core.h>
 
@@ -40,6 +44,19 @@ struct CurrentGuard {
 
 void call_program(void* p) { (*static_cast<const Program*>(p))(); }
 
+// std::terminate inside a test thread: an exception (atomcheck's unwinding, or the
+// program's own) met a noexcept frame, a destructor most often. The running Execution
+// reports it and drops that thread's fiber without unwinding it (Execution::terminated);
+// anywhere else the handler that was installed before runs.
+std::terminate_handler g_previous_terminate = nullptr;
+std::once_flag g_terminate_once;
+
+[[noreturn]] void on_terminate() {
+  if (Execution* e = Execution::current()) e->terminated();
+  if (g_previous_terminate) g_previous_terminate();
+  std::abort();
+}
+
 }  // namespace
 
 Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64_t max_steps,
@@ -50,6 +67,8 @@ Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64
       max_steps_(max_steps),
       spin_threshold_(spin_threshold) {
   race_.keep_messages(memory_->chooses());
+  // Installed before any Unwind is thrown: libstdc++ calls the handler current at the throw.
+  std::call_once(g_terminate_once, [] { g_previous_terminate = std::set_terminate(on_terminate); });
   // Room for typical executions up front, so that even the first deep execution of a
   // search does not grow these vectors step by step.
   constexpr std::size_t kSteps = 1024;
@@ -65,6 +84,7 @@ Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64
 Execution::~Execution() {
   unwatch_execution(this);
   abandon();
+  for (const auto& ts : threads_) release_dropped(*ts);
   for (const auto& ts : threads_) tsan_destroy_fiber(ts->tsan_fiber);
 }
 
@@ -93,6 +113,7 @@ void Execution::reset() {
   nvars_ = nlocks_ = nlabels_ = noutcome_ = 0;
   memory_->reset();
   race_.reset();
+  reset_heap();
   trace_.events.clear();
   history_.clear();
   choices_.clear();
@@ -121,6 +142,8 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.read_old = false;
   ts.effects = ts.effects_at_spin = 0;
   ts.depth = 0;
+  ts.constructing.clear();
+  ts.created[0] = ts.created[1] = 0;
   ts.entry = entry;
   ts.arg = arg;
   ts.fake_stack = nullptr;
@@ -130,8 +153,63 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   return t;
 }
 
+// A fiber dropped by terminated() is suspended inside the terminate handler: destroying it
+// would unwind it through the same noexcept frame. Its handle is forgotten (a few bytes)
+// and its stack goes back to the pool, whose memory nothing on it refers to any more.
+void Execution::release_dropped(ThreadState& ts) {
+  if (!ts.dropped) return;
+  static_cast<void>(new boost::context::fiber(std::move(ts.fiber)));  // NOLINT: never destroyed, on purpose
+  pool_.give_back(ts.sctx);
+  ts.dropped = false;
+}
+
+// Inside the terminate handler, on a test thread's fiber: the failure is the exception's
+// (unless it was atomcheck's own unwinding), the thread counts as finished, and control
+// goes back to the scheduler for good.
+void Execution::terminated() {
+  if (running_ == kNoId || running_ >= nthreads_ || self().status != Status::running) return;
+  ThreadState& ts = self();
+  {
+    std::string what;
+    bool ours = false;
+    if (std::exception_ptr p = std::current_exception()) {
+      try {
+        std::rethrow_exception(p);
+      } catch (const Unwind&) {
+        ours = true;
+      } catch (const boost::context::detail::forced_unwind&) {
+        ours = true;
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+        what = "(not a std::exception)";
+      }
+      // The runtime's call to std::terminate began a catch of the exception; end it, or
+      // the OS thread's exception stack keeps it for the next thread to find.
+      abi::__cxa_end_catch();
+    }
+    if (!ours && !unwinding_ && !failed_) {
+      failure_ = Failure{FailureKind::exception,
+                         fmt::format("T{}: std::terminate: an exception left a noexcept function (a "
+                                     "destructor?): {}",
+                                     running_, what.empty() ? "no exception" : what),
+                         running_, {}, 0};
+      failure_.event = trace_.events.size();
+      failed_ = true;
+    }
+  }
+  ts.status = Status::finished;
+  ++finished_;
+  ts.dropped = true;
+  asan_start_switch(nullptr, sched_bottom_, sched_size_);
+  tsan_switch_to_fiber(sched_tsan_);
+  ts.back = std::move(ts.back).resume();
+  std::abort();  // never resumed
+}
+
 void Execution::start_fiber(ThreadId t) {
   ThreadState& ts = *threads_[t];
+  release_dropped(ts);
   if (!ts.tsan_fiber) ts.tsan_fiber = tsan_create_fiber();
   boost::context::stack_context sctx;
   ts.fiber = boost::context::fiber(
@@ -147,6 +225,7 @@ void Execution::start_fiber(ThreadId t) {
         tsan_switch_to_fiber(sched_tsan_);
         return std::move(me.back);
       });
+  ts.sctx = sctx;
   ts.stack_bottom = static_cast<char*>(sctx.sp) - sctx.size;
   ts.stack_size = sctx.size;
 }
@@ -297,7 +376,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
         // this point is kept: it happened in a prefix that does not contain the assume.
         end = EndKind::pruned;
       } else if (finished_ == nthreads_ && memory_->all_buffers_empty()) {
-        end = EndKind::completed;
+        end = leaked() ? EndKind::failed : EndKind::completed;
       } else if (spin_stale()) {
         end = EndKind::spin_blocked;
       } else {
@@ -469,13 +548,29 @@ EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std:
 
 // ---- the free functions api.hpp declares ------------------------------------------
 
-Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, const CallSite& declared_at) {
+Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, const CallSite& declared_at,
+                     std::uintptr_t self) {
   const char* what = kind == ObjKind::mutex       ? "atomcheck::mutex"
                      : kind == ObjKind::plain_var ? "atomcheck::shared"
                                                   : "atomcheck::atomic";
   Execution& e = Execution::current_or_throw(what);
   // Named objects skip the call-site lookup.
-  return e.create_object(kind, initial, name, name.empty() ? e.site(declared_at) : 0);
+  return e.create_object(kind, initial, name, name.empty() ? e.site(declared_at) : 0,
+                         reinterpret_cast<const void*>(self));
+}
+void* op_make_block(std::size_t size, std::size_t align, std::string_view type, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("atomcheck::make");
+  return e.make_block(size, align, type, e.site(at));
+}
+void op_made(void* block) { Execution::current_or_throw("atomcheck::make").made(block); }
+void op_make_failed(void* block) { Execution::current_or_throw("atomcheck::make").make_failed(block); }
+bool op_destroy_begin(void* block, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("atomcheck::destroy");
+  return e.destroy_begin(block, e.site(at));
+}
+void op_destroy_end(void* block, const CallSite& at) {
+  Execution& e = Execution::current_or_throw("atomcheck::destroy");
+  e.destroy_end(block, e.site(at));
 }
 void op_set_name(const Handle& h, ObjKind kind, std::string_view name) {
   Execution::current_or_throw("set_name").set_name(h, kind, name);

@@ -20,6 +20,7 @@
 #include "../../checkers/checker.hpp"
 #include "../../trace/trace.hpp"
 #include "call_sites.hpp"
+#include "object_ids.hpp"
 #include "../memory/memory.hpp"
 #include "../memory/race.hpp"
 #include "stack_pool.hpp"
@@ -91,7 +92,13 @@ class Execution {
   static Execution& current_or_throw(const char* what);
   static Execution* current();
 
-  Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, std::uint32_t declared_at = 0);
+  Handle create_object(ObjKind kind, std::int64_t initial, std::string_view name, std::uint32_t declared_at = 0,
+                       const void* self = nullptr);
+  void* make_block(std::size_t size, std::size_t align, std::string_view type, std::uint32_t site);
+  void made(void* block);
+  void make_failed(void* block);
+  bool destroy_begin(void* block, std::uint32_t site);
+  void destroy_end(void* block, std::uint32_t site);
   void set_name(const Handle& h, ObjKind kind, std::string_view name);
   std::int64_t load(const Handle& h, std::memory_order mo, std::uint32_t site);
   void store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t site);
@@ -119,10 +126,23 @@ class Execution {
   void loop_exit();
   // cas_loop's reduction (ExploreOptions::loop_reduction): off, every attempt runs.
   void set_loop_reduction(bool on) { loop_reduction_ = on; }
+  // Shares one search's object ids (object_ids.hpp); without, the Execution keeps its own.
+  void set_object_ids(std::shared_ptr<ObjectIds> ids) {
+    ids_ = std::move(ids);
+    for (auto& c : id_cache_) c.clear();
+  }
+  // The allocator model (ExploreOptions::leak_check, reuse_freed; execution_heap.cpp).
+  void set_heap_options(bool leak_check, bool reuse_freed) {
+    leak_check_ = leak_check;
+    reuse_freed_ = reuse_freed;
+  }
   // condition_variable: whether a wait may return without a notify (ExploreOptions).
   bool spurious_wakeups() const { return spurious_wakeups_; }
   void set_spurious_wakeups(bool on) { spurious_wakeups_ = on; }
   ThreadId running() const { return running_; }
+  // std::terminate on a test thread's fiber (an exception met a noexcept frame): reports it
+  // and leaves the fiber for good; returns only when no test thread is running.
+  void terminated();
   // The call-site id of an operation (Event::loc).
   std::uint32_t site(const CallSite& at) { return sites_.id(at); }
   // Atomic sets and units of work the program declared in this run, in this run's ids
@@ -192,6 +212,8 @@ class Execution {
     std::int64_t repeat_value = 0;
     std::uint32_t repeats = 0;
     std::uint32_t depth = 0;   // atomic block nesting
+    std::vector<std::uint32_t> constructing;  // blocks of make() whose constructor runs
+    std::uint32_t created[2] = {0, 0};        // variables and locks it created (object_ids.hpp)
     void (*entry)(void*) = nullptr;
     void* arg = nullptr;
     // ASan bookkeeping of this fiber's stack.
@@ -199,17 +221,42 @@ class Execution {
     std::size_t stack_size = 0;
     void* fake_stack = nullptr;
     void* tsan_fiber = nullptr;  // the TSan build's handle for this thread slot
+    boost::context::stack_context sctx;  // its stack, for release_dropped
+    bool dropped = false;  // left inside the terminate handler (terminated())
   };
 
   struct VarInfo {
     ObjKind kind;
     std::string name;
     std::uint32_t declared_at = 0;  // call site naming it when `name` is empty
+    std::uint32_t block = kNoId;    // the block of make() it lives in
+    bool freed = false;             // its block's free reached it (a step of destroy())
   };
   struct LockInfo {
     ThreadId owner = kNoId;
     std::string name;
     std::uint32_t declared_at = 0;
+    std::uint32_t block = kNoId;
+    bool freed = false;
+  };
+  // A block of make(): where it lies, who made and who freed it (execution_heap.cpp).
+  struct Block {
+    char* addr = nullptr;
+    std::size_t size = 0;
+    std::string_view type;
+    ThreadId made_by = kNoId, freed_by = kNoId;
+    std::uint32_t made_site = 0, free_site = 0;
+    std::uint64_t made_step = 0, free_step = 0;
+    bool constructed = false, freed = false;
+    std::vector<VarId> vars;
+    std::vector<LockId> locks;
+  };
+  // A thread's bump arena: its k-th block lies where it lay in every execution with the
+  // same allocations before it, so pointer values replay (chunks kept across executions).
+  struct Arena {
+    std::vector<std::unique_ptr<char[]>> chunks;
+    std::vector<std::size_t> sizes;
+    std::size_t chunk = 0, used = 0;
   };
 
   void reset();
@@ -224,6 +271,7 @@ class Execution {
   bool doomed(const Transition& chosen) const;  // graph reduction: every extension is cut
   void abandon();                    // unwinds every unfinished thread
   void fiber_main(ThreadId t);
+  void release_dropped(ThreadState& ts);
 
   // Inside a fiber.
   ThreadState& self() { return *threads_[running_]; }
@@ -307,6 +355,27 @@ class Execution {
 
   RaceDetector race_;
   bool race_check_ = true;
+
+  // Object ids (object_ids.hpp): the search's table and this Execution's copy of it.
+  std::shared_ptr<ObjectIds> ids_ = std::make_shared<ObjectIds>();
+  std::vector<std::vector<std::uint32_t>> id_cache_[2];
+  std::uint32_t stable_id(int kind);  // the next object's id, of the running thread
+  void new_var_slot();                // an unused variable id (a placeholder)
+  void new_lock_slot();
+
+  // The allocator model (execution_heap.cpp).
+  std::vector<Block> blocks_;
+  std::size_t nblocks_ = 0;
+  std::vector<Arena> arenas_;                // per thread
+  std::vector<std::uint32_t> free_list_;     // reuse_freed: freed blocks, last freed last
+  bool leak_check_ = true, reuse_freed_ = false;
+  std::uint32_t block_of(const void* p) const;  // the block starting at p (latest), or kNoId
+  std::uint32_t block_containing(const void* p) const;  // among the running thread's constructing ones
+  void reset_heap();
+  bool leaked();                             // at the end: fails the execution with a leak
+  // An access to object `var` of a freed block: fails the execution (use after free).
+  void used_after_free(VarId var, const char* what, std::uint32_t site);
+  std::string block_text(const Block& b) const;
 
   bool failed_ = false;
   bool assumed_ = false;  // some thread is assume_blocked: the execution ends pruned

@@ -32,29 +32,66 @@ void Execution::race_found(const Race& race, VarId var) {
   failed_ = true;
 }
 
+// The running thread's next object of `kind` (0 variables, 1 locks): its id in the
+// search's table (object_ids.hpp), copied here so that a warm execution takes no lock.
+std::uint32_t Execution::stable_id(int kind) {
+  const ThreadId t = running_ == kNoId ? 0 : running_;
+  const std::uint32_t k = running_ == kNoId ? 0 : threads_[running_]->created[kind]++;
+  auto& cache = id_cache_[kind];
+  if (t >= cache.size()) cache.resize(t + 1);
+  auto& mine = cache[t];
+  while (mine.size() <= k) mine.push_back(ids_->get(kind, t, static_cast<std::uint32_t>(mine.size())));
+  return mine[k];
+}
+
+void Execution::new_var_slot() {
+  const auto v = static_cast<VarId>(nvars_++);
+  if (v == vars_.size()) vars_.push_back(VarInfo{ObjKind::atomic_var, {}, 0});
+  vars_[v] = VarInfo{ObjKind::atomic_var, "(unused)", 0};
+  memory_->add_var(0);
+  if (memory_->chooses()) {
+    if (v >= rc11_writes_.size()) rc11_writes_.resize(v + 1);
+    rc11_writes_[v].assign(1, kNoEvent);  // serial 0: the initial value
+  }
+  if (racing()) race_.add_var(v, false, kNoId);
+}
+
+void Execution::new_lock_slot() {
+  const auto l = static_cast<LockId>(nlocks_++);
+  if (l == locks_.size()) locks_.emplace_back();
+  locks_[l] = LockInfo{kNoId, "(unused)", 0};
+  if (racing()) race_.add_lock(l);
+}
+
 Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_view name,
-                                std::uint32_t declared_at) {
+                                std::uint32_t declared_at, const void* self) {
+  const std::uint32_t block = self && nblocks_ ? block_containing(self) : kNoId;
   Handle h;
   h.serial = serial_;
   if (kind == ObjKind::mutex) {
-    h.id = static_cast<std::uint32_t>(nlocks_++);
-    if (h.id == locks_.size()) locks_.emplace_back();
+    h.id = stable_id(1);
+    while (nlocks_ <= h.id) new_lock_slot();
     locks_[h.id].owner = kNoId;
     locks_[h.id].name.assign(name);
     locks_[h.id].declared_at = declared_at;
+    locks_[h.id].block = block;
+    locks_[h.id].freed = false;
+    if (block != kNoId) blocks_[block].locks.push_back(h.id);
     if (racing()) race_.add_lock(h.id);
   } else {
-    h.id = static_cast<std::uint32_t>(nvars_++);
-    if (h.id == vars_.size()) vars_.push_back(VarInfo{kind, {}, 0});
+    h.id = stable_id(0);
+    while (nvars_ <= h.id) new_var_slot();
     vars_[h.id].kind = kind;
     vars_[h.id].name.assign(name);
     vars_[h.id].declared_at = declared_at;
-    memory_->add_var(initial);
-    if (memory_->chooses()) {
-      if (h.id >= rc11_writes_.size()) rc11_writes_.resize(h.id + 1);
-      rc11_writes_[h.id].assign(1, kNoEvent);  // serial 0: the initial value
-    }
+    memory_->set_initial(h.id, initial);
     if (racing()) race_.add_var(h.id, kind == ObjKind::plain_var, running_);
+    vars_[h.id].block = block;
+    vars_[h.id].freed = false;
+    if (block != kNoId) {
+      blocks_[block].vars.push_back(h.id);
+      if (racing()) race_.track(h.id, running_);
+    }
   }
   return h;
 }
@@ -118,6 +155,7 @@ std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_
   }
   const bool plain = var->kind == ObjKind::plain_var;
   if (!announce(Action::read, h.id, false)) return 0;
+  if (vars_[h.id].freed) return used_after_free(h.id, "reads", site), unwinding_skip(), 0;
   bool buffered = false;
   std::int64_t v = 0;
   if (memory_->chooses()) {
@@ -136,6 +174,7 @@ std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_
     if (!plain && memory_->chooses()) race_.atomic_load_from(running_, h.id, mo, memory_->read_serial());
     else if (!plain) race_.atomic_load(running_, h.id, mo, buffered);
     else if (race_.plain_read(running_, h.id, ev, race)) race_found(race, h.id);
+    if (vars_[h.id].block != kNoId) race_.access(running_, h.id, ev);
   }
   note_read(obj_key(h.id, false));
   if (spin_threshold_) repeated_read(site, h.id, v);
@@ -151,6 +190,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   }
   const bool plain = var->kind == ObjKind::plain_var;
   if (!announce(Action::write, h.id, memory_->drains(Action::write, mo))) return;
+  if (vars_[h.id].freed) return used_after_free(h.id, "writes", site), (void)unwinding_skip();
   EventIndex issue = emit(Op::write, h.id, value, 0, site);
   trace_.events.back().order = plain ? kPlainOrder : static_cast<std::uint8_t>(mo);
   ++self().effects;
@@ -158,6 +198,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
     Race race;
     if (!plain) race_.atomic_store(running_, h.id, mo, memory_->store_is_buffered(mo));
     else if (race_.plain_write(running_, h.id, issue, race)) race_found(race, h.id);
+    if (vars_[h.id].block != kNoId) race_.access(running_, h.id, issue);
   }
   if (memory_->chooses()) {
     const std::size_t n = memory_->store_options(running_, h.id, value, mo, plain);
@@ -183,6 +224,7 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     return {0, false};
   }
   if (!announce(Action::rmw, h.id, memory_->drains(Action::rmw, mo))) return {0, false};
+  if (vars_[h.id].freed) return used_after_free(h.id, "updates", site), unwinding_skip(), RmwResult{0, false};
   std::int64_t old = 0, next = 0;
   bool wrote = false;
   if (memory_->chooses()) {
@@ -220,6 +262,7 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     if (memory_->chooses()) trace_.events.back().issue = rc11_source(h.id);
     if (!history_.chosen.empty()) history_.chosen.back().failed = true;
   }
+  if (racing() && vars_[h.id].block != kNoId) race_.access(running_, h.id, trace_.events.size() - 1);
   return {old, wrote};
 }
 

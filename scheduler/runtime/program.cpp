@@ -15,6 +15,9 @@ std::string_view failure_kind_name(FailureKind kind) {
     case FailureKind::step_bound: return "step bound";
     case FailureKind::usage: return "usage";
     case FailureKind::data_race: return "data race";
+    case FailureKind::use_after_free: return "use after free";
+    case FailureKind::double_free: return "double free";
+    case FailureKind::leak: return "leak";
   }
   return "?";
 }

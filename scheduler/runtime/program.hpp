@@ -25,7 +25,12 @@ enum class FailureKind : std::uint8_t {
   step_bound,  // did not terminate within max_steps steps
   usage,       // misuse of the API detected at run time (unlock by a non-owner, ...)
   data_race,   // two accesses to a shared<T>, one a write, not ordered by happens-before
+  use_after_free,  // an object in a block destroy() freed was used (api.hpp make)
+  double_free,     // destroy() of a block already freed
+  leak,            // a block make() returned was never freed (ExploreOptions::leak_check)
 };
+// The last FailureKind, for readers of saved kinds (checkpoints, units).
+inline constexpr FailureKind kLastFailureKind = FailureKind::leak;
 std::string_view failure_kind_name(FailureKind kind);
 
 // One failing execution, with the schedule that replays it.

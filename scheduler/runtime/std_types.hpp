@@ -15,6 +15,7 @@
 #include <shared_mutex>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 namespace atomcheck {
 
@@ -39,6 +40,15 @@ struct std_types {
     static constexpr bool retry() noexcept { return true; }
   };
   static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
+  // new and delete; model_types tracks the blocks (use after free, double free, leaks).
+  template <class T, class... Args>
+  static T* make(Args&&... args) {
+    return new T(std::forward<Args>(args)...);
+  }
+  template <class T>
+  static void destroy(T* p) {
+    delete p;
+  }
   // Names an object for atomcheck's reports; nothing in production. Call it where the
   // object is built: `Stack() { Types::name(head_, "head"); }`.
   template <class Object>

@@ -1,0 +1,227 @@
+// The allocator model (api.hpp make/destroy, docs/api.md "Memory: make and destroy"):
+// blocks made through the harness, the atomcheck objects built inside them, and the
+// failures of reclamation: use after free, double free, leak.
+//
+// Why a free is a step per object: an access and the free of its object must not commute,
+// or DPOR would explore one order of the two and call the other equivalent. Each object of
+// the block is freed by a read-modify-write-like step on it (draining the buffer under
+// TSO), so every order of a free and the accesses to that object is explored; an object
+// counts as freed from its own step on. A block with no atomcheck object inside frees in
+// no step (nothing can observe the order).
+//
+// Under RC11 "after the free" is happens-after (the detector's clocks): an access ordered
+// after the free in the interleaving but not by happens-before races with it, and so does
+// an earlier access that the free does not happen after. Where the free falls among the
+// steps then changes no verdict, so it takes none (with race_check off, only accesses
+// after it in the explored order are found).
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "scheduler/runtime/execution.hpp"
+
+namespace atomcheck::detail {
+
+namespace {
+constexpr std::size_t kChunk = 64 * 1024;
+}  // namespace
+
+void Execution::reset_heap() {
+  nblocks_ = 0;
+  free_list_.clear();
+  for (Arena& a : arenas_) a.chunk = a.used = 0;
+}
+
+std::uint32_t Execution::block_of(const void* p) const {
+  for (std::size_t i = nblocks_; i-- > 0;)
+    if (blocks_[i].addr == p) return static_cast<std::uint32_t>(i);
+  return kNoId;
+}
+
+// Objects are built by the constructor that make() runs: the innermost block under
+// construction that holds the address (a constructor may make() other blocks).
+std::uint32_t Execution::block_containing(const void* p) const {
+  if (running_ == kNoId || running_ >= nthreads_) return kNoId;
+  const auto& stack = threads_[running_]->constructing;
+  const char* c = static_cast<const char*>(p);
+  for (std::size_t i = stack.size(); i-- > 0;) {
+    const Block& b = blocks_[stack[i]];
+    if (c >= b.addr && c < b.addr + b.size) return stack[i];
+  }
+  return kNoId;
+}
+
+void* Execution::make_block(std::size_t size, std::size_t align, std::string_view type, std::uint32_t site) {
+  if (size == 0) size = 1;
+  char* addr = nullptr;
+  if (reuse_freed_) {
+    // A LIFO free list: the most recent free of a block this size is the next made.
+    for (std::size_t i = free_list_.size(); i-- > 0;) {
+      const Block& f = blocks_[free_list_[i]];
+      if (f.size == size && reinterpret_cast<std::uintptr_t>(f.addr) % align == 0) {
+        addr = f.addr;
+        free_list_.erase(free_list_.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+  }
+  if (!addr) {
+    const ThreadId t = running_ == kNoId ? 0 : running_;
+    if (t >= arenas_.size()) arenas_.resize(t + 1);
+    Arena& a = arenas_[t];
+    align = std::max<std::size_t>(align, alignof(std::max_align_t));
+    for (;;) {
+      if (a.chunk == a.chunks.size()) {
+        const std::size_t n = std::max(kChunk, size + align);
+        a.chunks.emplace_back(new char[n]);
+        a.sizes.push_back(n);
+      }
+      const auto base = reinterpret_cast<std::uintptr_t>(a.chunks[a.chunk].get());
+      const std::size_t at = ((base + a.used + align - 1) / align) * align - base;
+      if (at + size <= a.sizes[a.chunk]) {
+        addr = a.chunks[a.chunk].get() + at;
+        a.used = at + size;
+        break;
+      }
+      ++a.chunk;
+      a.used = 0;
+    }
+  }
+  const auto id = static_cast<std::uint32_t>(nblocks_++);
+  if (id == blocks_.size()) blocks_.emplace_back();
+  Block& b = blocks_[id];
+  b.addr = addr;
+  b.size = size;
+  b.type = type;
+  b.made_by = running_;
+  b.made_site = site;
+  b.made_step = history_.steps();
+  b.freed_by = kNoId;
+  b.free_site = 0;
+  b.free_step = 0;
+  b.constructed = b.freed = false;
+  b.vars.clear();
+  b.locks.clear();
+  if (running_ != kNoId) threads_[running_]->constructing.push_back(id);
+  return addr;
+}
+
+void Execution::made(void* block) {
+  if (running_ == kNoId) return;
+  auto& stack = threads_[running_]->constructing;
+  const std::uint32_t id = block_of(block);
+  if (id != kNoId) blocks_[id].constructed = true;
+  if (!stack.empty() && stack.back() == id) stack.pop_back();
+}
+
+// The constructor threw: nothing was made, so nothing leaks or may be freed.
+void Execution::make_failed(void* block) {
+  made(block);
+  const std::uint32_t id = block_of(block);
+  if (id != kNoId) blocks_[id].freed = true;
+}
+
+std::string Execution::block_text(const Block& b) const {
+  const std::string at = call_site_name(b.made_site);
+  // Anonymous namespaces say nothing to the reader ("atomcheck::{anonymous}::Node").
+  std::string type(b.type);
+  for (std::string_view anon : {"{anonymous}::", "(anonymous namespace)::"})
+    for (std::size_t p; (p = type.find(anon)) != std::string::npos;) type.erase(p, anon.size());
+  return fmt::format("{} made by T{}{}", type, b.made_by, at.empty() ? "" : " at " + at);
+}
+
+bool Execution::destroy_begin(void* block, std::uint32_t site) {
+  if (unwinding_) return unwinding_skip();
+  const std::uint32_t id = block_of(block);
+  if (id == kNoId) {
+    fail(FailureKind::usage, fmt::format("T{}: destroy() of {} that make() did not return{}", running_, block,
+                                         site ? " at " + call_site_name(site) : std::string()));
+    return false;
+  }
+  const Block& b = blocks_[id];
+  if (b.freed) {
+    const std::string first = call_site_name(b.free_site), again = call_site_name(site);
+    fail(FailureKind::double_free,
+         fmt::format("double free of {}: freed by T{}{} (step {}), again by T{}{} (step {})", block_text(b),
+                     b.freed_by, first.empty() ? "" : " at " + first, b.free_step, running_,
+                     again.empty() ? "" : " at " + again, history_.steps()));
+    return false;
+  }
+  return true;
+}
+
+void Execution::destroy_end(void* block, std::uint32_t site) {
+  const std::uint32_t id = block_of(block);
+  if (id == kNoId) return;
+  {
+    Block& b = blocks_[id];
+    b.freed = true;
+    b.freed_by = running_;
+    b.free_site = site;
+    b.free_step = history_.steps() + 1;
+  }
+  // Indices, not references: announce() switches to the scheduler, and other threads
+  // may make blocks (and grow blocks_) before this one resumes.
+  for (std::size_t k = 0; k < blocks_[id].vars.size(); ++k) {
+    const VarId v = blocks_[id].vars[k];
+    // Under RC11 happens-before decides, not the order of steps: no step (a step without a
+    // memory event would also look movable to the graph reduction, which cuts it).
+    if (!memory_->chooses() && !announce(Action::rmw, v, memory_->drains(Action::rmw, std::memory_order_seq_cst)))
+      return;
+    if (failed_) continue;
+    if (racing()) {
+      Race race;
+      if (race_.free_var(running_, v, trace_.events.size(), race)) {
+        race_found(race, v);
+        failure_.message = fmt::format("data race on {} of {}: {} and its free by T{} at {}, not ordered by "
+                                       "happens-before",
+                                       var_name(v), block_text(blocks_[id]),
+                                       race.first == kNoEvent ? std::string("its initialisation")
+                                                              : access_text(race.first),
+                                       running_, call_site_name(site));
+      }
+    }
+    vars_[v].freed = true;
+    note_write(running_, obj_key(v, false), v);
+  }
+  for (const LockId l : blocks_[id].locks) locks_[l].freed = true;
+  if (reuse_freed_) free_list_.push_back(id);
+}
+
+void Execution::used_after_free(VarId var, const char* what, std::uint32_t site) {
+  const Block& b = blocks_[vars_[var].block];
+  const std::string freed_at = call_site_name(b.free_site), at = call_site_name(site);
+  // Under RC11 an access the free does not happen before races with it.
+  if (memory_->chooses() && racing() && !race_.after_free(running_, var)) {
+    fail(FailureKind::data_race,
+         fmt::format("data race on {} of {}: T{} {} {}{} (step {}) and its free by T{}{} (step {}), not "
+                     "ordered by happens-before",
+                     var_name(var), block_text(b), running_, what, var_name(var), at.empty() ? "" : " at " + at,
+                     history_.steps(), b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
+    return;
+  }
+  fail(FailureKind::use_after_free,
+       fmt::format("use after free: T{} {} {}{} (step {}) of {}, freed by T{}{} (step {})", running_, what,
+                   var_name(var), at.empty() ? "" : " at " + at, history_.steps(), block_text(b), b.freed_by,
+                   freed_at.empty() ? "" : " at " + freed_at, b.free_step));
+}
+
+bool Execution::leaked() {
+  if (!leak_check_) return false;
+  std::size_t n = 0, first = kNoId;
+  for (std::size_t i = 0; i < nblocks_; ++i)
+    if (!blocks_[i].freed) {
+      if (first == kNoId) first = i;
+      ++n;
+    }
+  if (n == 0) return false;
+  failure_ = Failure{FailureKind::leak,
+                     fmt::format("leak: {} was never freed{}", block_text(blocks_[first]),
+                                 n > 1 ? fmt::format(" ({} blocks in all)", n) : std::string()),
+                     blocks_[first].made_by, {}, 0};
+  failure_.event = trace_.events.size();
+  failed_ = true;
+  return true;
+}
+
+}  // namespace atomcheck::detail
