@@ -189,6 +189,9 @@ void Execution::destroy_end(void* block, std::uint32_t site) {
 }
 
 void Execution::used_after_free(VarId var, const char* what, std::uint32_t site) {
+  // The access is in the trace (as a read whatever it was: it takes no effect), so the
+  // report's columns and any judge of the trace see where it happened.
+  emit(Op::read, var, 0, 0, site);
   const Block& b = blocks_[vars_[var].block];
   const std::string freed_at = call_site_name(b.free_site), at = call_site_name(site);
   // Under RC11 an access the free does not happen before races with it.

@@ -171,10 +171,11 @@ std::int64_t Execution::load(const Handle& h, std::memory_order mo, std::uint32_
   if (memory_->chooses()) trace_.events.back().issue = rc11_source(h.id);
   if (racing()) {
     Race race;
+    // Stamped before the detector hands the clock out (and ticks it) for this access.
+    if (vars_[h.id].block != kNoId) race_.access(running_, h.id, ev);
     if (!plain && memory_->chooses()) race_.atomic_load_from(running_, h.id, mo, memory_->read_serial());
     else if (!plain) race_.atomic_load(running_, h.id, mo, buffered);
     else if (race_.plain_read(running_, h.id, ev, race)) race_found(race, h.id);
-    if (vars_[h.id].block != kNoId) race_.access(running_, h.id, ev);
   }
   note_read(obj_key(h.id, false));
   if (spin_threshold_) repeated_read(site, h.id, v);
@@ -196,9 +197,9 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
   ++self().effects;
   if (racing()) {
     Race race;
+    if (vars_[h.id].block != kNoId) race_.access(running_, h.id, issue);
     if (!plain) race_.atomic_store(running_, h.id, mo, memory_->store_is_buffered(mo));
     else if (race_.plain_write(running_, h.id, issue, race)) race_found(race, h.id);
-    if (vars_[h.id].block != kNoId) race_.access(running_, h.id, issue);
   }
   if (memory_->chooses()) {
     const std::size_t n = memory_->store_options(running_, h.id, value, mo, plain);
@@ -240,6 +241,8 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     wrote = fn.call(fn.ctx, old, next);
   }
   note_read(obj_key(h.id, false));
+  // The rmw's event comes next (emitted below).
+  if (racing() && vars_[h.id].block != kNoId) race_.access(running_, h.id, trace_.events.size());
   // A failed compare-exchange is a load with its failure order.
   if (racing() && memory_->chooses())
     race_.atomic_rmw_from(running_, h.id, wrote ? mo : fn.failure, wrote, memory_->read_serial());
@@ -262,7 +265,6 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     if (memory_->chooses()) trace_.events.back().issue = rc11_source(h.id);
     if (!history_.chosen.empty()) history_.chosen.back().failed = true;
   }
-  if (racing() && vars_[h.id].block != kNoId) race_.access(running_, h.id, trace_.events.size() - 1);
   return {old, wrote};
 }
 
