@@ -93,10 +93,11 @@ TEST(Allocator, FreeAfterJoinPasses) {
 }
 
 // Under rc11 a free that a relaxed hand-off does not order after the reader's access
-// races with it (not "after" it: happens-before decides).
-TEST(Allocator, Rc11RelaxedHandOffRacesWithTheFree) {
-  const ExploreResult r = explore(
-      [] {
+// races with it (not "after" it: happens-before decides); release/acquire on `done`
+// orders them, and nothing is reported.
+ExploreResult hand_off(std::memory_order signal, std::memory_order wait) {
+  return explore(
+      [signal, wait] {
         atomic<Node*> slot(nullptr, "slot");
         atomic<int> done(0, "done");
         Node* n = make<Node>(7);
@@ -104,34 +105,22 @@ TEST(Allocator, Rc11RelaxedHandOffRacesWithTheFree) {
         thread reader([&] {
           Node* p = slot.load(acq);
           (void)p->value.load(rlx);
-          done.store(1, rlx);  // relaxed: the free below is not ordered after the read
+          done.store(1, signal);
         });
-        while (done.load(rlx) == 0) this_thread::yield();
+        while (done.load(wait) == 0) this_thread::yield();
         destroy(n);
         reader.join();
       },
       options(MemoryModelKind::rc11));
+}
+
+TEST(Allocator, Rc11RelaxedHandOffRacesWithTheFree) {
+  const ExploreResult r = hand_off(rlx, rlx);
   ASSERT_TRUE(r.error.empty()) << r.error;
   const Failure* f = first_of(r, FailureKind::data_race);
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(has(f->message, "free")) << f->message;
-  // With release/acquire on `done` the free happens after the read: no failure.
-  const ExploreResult ok = explore(
-      [] {
-        atomic<Node*> slot(nullptr, "slot");
-        atomic<int> done(0, "done");
-        Node* n = make<Node>(7);
-        slot.store(n, rel);
-        thread reader([&] {
-          Node* p = slot.load(acq);
-          (void)p->value.load(rlx);
-          done.store(1, rel);
-        });
-        while (done.load(acq) == 0) this_thread::yield();
-        destroy(n);
-        reader.join();
-      },
-      options(MemoryModelKind::rc11));
+  const ExploreResult ok = hand_off(rel, acq);
   EXPECT_TRUE(ok.failures.empty()) << ok.failures.front().message;
 }
 
