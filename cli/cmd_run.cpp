@@ -19,6 +19,7 @@
 #include "checkers/registry.hpp"
 #include "cli/checkpoint.hpp"
 #include "scheduler/explore/cluster.hpp"
+#include "scheduler/explore/replay_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "scheduler/runtime/crash_report.hpp"
@@ -54,6 +55,8 @@ struct RunArgs {
   bool no_spurious_wakeups = false;
   bool no_loop_reduction = false;
   bool no_race_check = false;
+  bool no_leak_check = false;
+  bool reuse_freed = false;
   std::string replay;
   bool replay_given = false;
   std::uint64_t seed = 0;
@@ -103,6 +106,8 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   o.spurious_wakeups = !a.no_spurious_wakeups;
   o.loop_reduction = !a.no_loop_reduction;
   o.race_check = !a.no_race_check;
+  o.leak_check = !a.no_leak_check;
+  o.reuse_freed = a.reuse_freed;
   o.stack_size = a.stack_kib * 1024;
   o.pct_depth = a.pct_depth;
   o.preemption_bound = a.preemption_bound;
@@ -165,6 +170,8 @@ SearchIdentity search_identity(const RunArgs& a) {
                 {"--no-spurious-wakeups", flag(a.no_spurious_wakeups)},
                 {"--no-loop-reduction", flag(a.no_loop_reduction)},
                 {"--no-race-check", flag(a.no_race_check)},
+                {"--no-leak-check", flag(a.no_leak_check)},
+                {"--reuse-freed", flag(a.reuse_freed)},
                 // random, pct: the sample count is where the strategy ends, and a sample
                 // that ran its course is a finished checkpoint.
                 {"--max-executions", sampling(a.strategy) ? std::to_string(a.max_executions_given ? a.max_executions
@@ -312,17 +319,16 @@ nlohmann::json event_json(const Trace& t, const Event& e) {
   return j;
 }
 
+// The memory model and the flags that shape one execution (replay_flags.hpp), which
+// every command that replays one of this run's executions carries.
+std::string execution_args(const RunArgs& a) {
+  ExploreOptions o;
+  apply_search_args(a, o, false);
+  return (a.memory != "sc" ? " --memory " + a.memory : std::string()) + replay_flags(o);
+}
+
 std::string replay_command(const RunArgs& a, const std::string& schedule) {
-  std::string cmd = fmt::format("{} run {} --replay '{}'", tool_name(), a.name, schedule);
-  if (a.memory != "sc") cmd += " --memory " + a.memory;
-  // A step-bound failure replays only under the same bound, a spin taken for a wait
-  // only under the same threshold.
-  if (a.max_steps_given) cmd += fmt::format(" --max-steps {}", a.max_steps);
-  if (a.spin_threshold != kDefaultSpinThreshold) cmd += fmt::format(" --spin-threshold {}", a.spin_threshold);
-  if (a.no_spurious_wakeups) cmd += " --no-spurious-wakeups";
-  if (a.no_loop_reduction) cmd += " --no-loop-reduction";
-  if (a.no_race_check) cmd += " --no-race-check";
-  return cmd;
+  return fmt::format("{} run {} --replay '{}'{}", tool_name(), a.name, schedule, execution_args(a));
 }
 
 // How a replayed execution ended, in the words every report uses.
@@ -736,9 +742,7 @@ int run_command(RunArgs a) {
   SigintScope sigint(!a.checkpoint.empty());  // SIGTERM too: a batch system's pre-emption
   o.interrupt = SigintScope::flag();
   // A crash in the body names the command that replays its execution.
-  detail::CrashScope crash_report(fmt::format("{} run {}{}{}", tool_name(), a.name, a.memory != "sc" ? " --memory " + a.memory : std::string(),
-                                              a.max_steps_given ? fmt::format(" --max-steps {}", a.max_steps) : ""),
-                                  a.step_timeout);
+  detail::CrashScope crash_report(fmt::format("{} run {}{}", tool_name(), a.name, execution_args(a)), a.step_timeout);
   ProgressDisplay progress(stderr, a.quiet ? ProgressMode::off : ProgressMode::automatic);
   o.progress = progress.callback();
   o.distribute = true;  // atomcheck-mpi: the other ranks share this search
@@ -826,6 +830,8 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_flag("--no-spurious-wakeups", a->no_spurious_wakeups, kNoSpuriousWakeupsHelp);
   run->add_flag("--no-loop-reduction", a->no_loop_reduction, kNoLoopReductionHelp);
   run->add_flag("--no-race-check", a->no_race_check, kNoRaceCheckHelp);
+  run->add_flag("--no-leak-check", a->no_leak_check, kNoLeakCheckHelp);
+  run->add_flag("--reuse-freed", a->reuse_freed, kReuseFreedHelp);
   run->add_option("--step-timeout", a->step_timeout,
                   "Seconds a test thread may run without a step before it is reported as hung with its "
                   "schedule, ending the run (exit 3); default 60, 0: never")

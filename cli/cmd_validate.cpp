@@ -30,6 +30,7 @@
 #include "cli/progress.hpp"
 #include "cli/target.hpp"
 #include "cli/validate_core.hpp"
+#include "scheduler/explore/replay_flags.hpp"
 #include "trace/trace_io.hpp"
 #include "trace/validate.hpp"
 
@@ -333,7 +334,7 @@ std::string replay_of(const Target& t, const MemoryRun& run, const Row& row, con
                        external_flags(c.external->spec()));
   }
   if (t.kind == "traces") return fmt::format("{} check-trace {} --checker {},{}", tool_name(), shell_quote(d.schedule), c.name, judge);
-  return t.replay_command(d.schedule, run.memory) + fmt::format(" --checker {},{}", c.name, judge);
+  return t.replay_command(d.schedule, run.memory) + run.execution_flags + fmt::format(" --checker {},{}", c.name, judge);
 }
 
 // The rows left out of some execution for its size, comma-separated.
@@ -414,7 +415,7 @@ void print_text(const ValidateArgs& a, const Target& t, const std::vector<Memory
                      ? fmt::format(" ({})", search_end_name(search_end(r)))
                      : fmt::format(" (stopped: {})", search_end_text(r)),
                  run.judged, r.elapsed_seconds, equivalence_name(r.equivalence));
-    fmt::print("{}", unmarked_spin_note(r, fmt::format("--replay '{}'", r.unmarked_spin_schedule)));
+    fmt::print("{}", unmarked_spin_note(r, t.replay_command(r.unmarked_spin_schedule, run.memory) + run.execution_flags));
     std::size_t width = 7;
     for (const Row& row : run.rows) width = std::max(width, run.instances[row.checker].name.size());
     std::size_t jwidth = 5;
@@ -756,6 +757,7 @@ int validate_command(const ValidateArgs& a) {
     build_rows(selected, externals, &dir, copt, capped, run.instances, run.rows, ignored, error);
     ExploreOptions o = base_options(a, target);
     o.memory = m;
+    run.execution_flags = replay_flags(o, target.max_steps ? target.max_steps : kDefaultMaxSteps);
     o.distribute = true;  // atomcheck-mpi: the other ranks share this search
     o.interrupt = SigintScope::flag();
     o.progress = progress.callback();

@@ -101,6 +101,12 @@ inline constexpr const char* kSpinThresholdHelp =
 inline constexpr const char* kNoRaceCheckHelp =
     "Do not report data races (unordered accesses to a shared<T>, one a write) as failures: for "
     "programs that race on purpose (docs/data-races.md)";
+inline constexpr const char* kNoLeakCheckHelp =
+    "Do not report blocks of atomcheck::make still allocated at the end as leaks: for code that leaks by "
+    "design (docs/api.md)";
+inline constexpr const char* kReuseFreedHelp =
+    "make() takes the block the last destroy() of that size freed (a LIFO free list), so a stale pointer "
+    "reaches a new object, as in ABA (docs/api.md)";
 inline constexpr const char* kNoLoopReductionHelp =
     "run every attempt of a cas_loop (default: a failed attempt that wrote nothing blocks its "
     "thread, and the executions where it succeeded are explored instead)";

@@ -138,6 +138,8 @@ struct Skipped {
 // The search (or corpus) under one memory model, with its instances and rows.
 struct MemoryRun {
   MemoryModelKind memory = MemoryModelKind::sc;
+  // The flags that shape one of its executions (replay_flags.hpp), for its replay commands.
+  std::string execution_flags;
   ExploreResult result;
   std::uint64_t judged = 0;
   bool complete = false;  // every execution (or class) of the program was explored

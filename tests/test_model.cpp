@@ -14,11 +14,17 @@
 #include <cstdlib>
 #include <thread>
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <fmt/core.h>
+
+#include "atomcheck/cli.hpp"
 #include "atomcheck/gtest.hpp"
+#include "tests/support/cli_runner.hpp"
 
 namespace atomcheck {
 namespace {
@@ -382,22 +388,32 @@ namespace {
 
 // A step-bound failure found under a raised bound replays only under that bound: the
 // report's C++ call and command line both carry it.
+// The spin threshold too: with the default one the loop is taken for a wait, and the
+// execution the schedule names is not the one that failed.
 TEST(Model, ReplayLinesCarryANonDefaultStepBound) {
-  ModelReport rep = check_model(
-      [] {
-        atomic<int> flag(0);
-        thread t([&] {
-          while (flag.load() == 0) {
-          }
-        });
-        flag.store(1);
-        t.join();
-      },
-      {.max_steps = 300, .spin_threshold = 0});
+  auto spin = [] {
+    atomic<int> flag(0);
+    thread t([&] {
+      while (flag.load() == 0) {
+      }
+    });
+    flag.store(1);
+    t.join();
+  };
+  ModelReport rep = check_model(spin, {.max_steps = 300, .spin_threshold = 0});
   ASSERT_FALSE(rep.ok);
   EXPECT_NE(rep.text.find("did not terminate within 300 steps"), std::string::npos) << rep.text;
-  EXPECT_NE(rep.text.find(".max_steps = 300}"), std::string::npos) << rep.text;
-  EXPECT_NE(rep.text.find("--max-steps 300"), std::string::npos) << rep.text;
+  EXPECT_NE(rep.text.find(".max_steps = 300, .spin_threshold = 0}"), std::string::npos) << rep.text;
+  EXPECT_NE(rep.text.find("--max-steps 300 --spin-threshold 0"), std::string::npos) << rep.text;
+  EXPECT_TRUE(replay(spin, rep.schedule, {.max_steps = 300, .spin_threshold = 0}).failed);
+  for (const ExploreOptions& dropped : {ExploreOptions{.max_steps = 300}, ExploreOptions{.spin_threshold = 0}}) {
+    bool failed = false;
+    try {
+      failed = replay(spin, rep.schedule, dropped).failed;
+    } catch (const std::invalid_argument&) {  // the schedule does not fit: not the same execution
+    }
+    EXPECT_FALSE(failed);
+  }
 }
 
 // A loop taken for a spin (issue 18, item 2) passes, and the report says what it rests on.
@@ -674,9 +690,9 @@ void cut_by_budget() { EXPECT_ATOMCHECK(big_program, {.strategy = StrategyKind::
 TEST(ModelIncomplete, TheGtestMacrosFailACutSearch) {
   EXPECT_NONFATAL_FAILURE(cut_by_budget(), "search incomplete");
   // Allowed: passes, with the note printed and recorded as the test's property.
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   EXPECT_ATOMCHECK(big_program, {.strategy = StrategyKind::dfs, .max_executions = 20, .allow_incomplete = true});
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(contains(err, "budget: the execution budget ran out")) << err;
 }
 
@@ -689,9 +705,9 @@ TEST(ModelIncomplete, MalformedSwitchesAreOneClearLine) {
 
 TEST(ModelIncomplete, LongSearchesPrintProgress) {
   EnvVar p("ATOMCHECK_PROGRESS", "0.2");
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   ModelReport rep = check_model(big_program, {.strategy = StrategyKind::dfs, .time_limit_seconds = 0.7});
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_FALSE(rep.ok);
   EXPECT_TRUE(contains(err, "atomcheck::model: ")) << err;
   EXPECT_TRUE(contains(err, " executions in ")) << err;
@@ -710,7 +726,195 @@ TEST(ModelIncompleteDeathTest, CtrlCPrintsThePartialReport) {
         check_model(big_program, {.strategy = StrategyKind::dfs, .max_executions = 0, .time_limit_seconds = 0});
         std::exit(0);  // not reached: the search ran to its end without the interrupt
       },
-      testing::KilledBySignal(SIGINT), "search incomplete \\(dfs, sc, interrupted[^\n]*\n[^\n]*interrupted: Ctrl-C");
+      ::testing::KilledBySignal(SIGINT), "search incomplete \\(dfs, sc, interrupted[^\n]*\n[^\n]*interrupted: Ctrl-C");
+}
+
+}  // namespace
+}  // namespace atomcheck
+
+// ---- issue 57, item 4: every replay hint carries the options that shape the execution ----
+
+namespace atomcheck {
+namespace {
+
+// Message passing with relaxed atomics: only RC11 lets the reader see the flag and miss
+// the datum (TSO keeps the stores in order).
+void mp_relaxed() {
+  atomic<int> data(0, "data"), flag(0, "flag");
+  thread t1([&] {
+    data.store(42, std::memory_order_relaxed);
+    flag.store(1, std::memory_order_relaxed);
+  });
+  thread t2([&] {
+    if (flag.load(std::memory_order_relaxed) == 1)
+      check(data.load(std::memory_order_relaxed) == 42, "saw the flag but not the data");
+  });
+  t1.join();
+  t2.join();
+}
+
+ATOMCHECK_PROGRAM("model-test-sb", "test_model.cpp: store buffering, fails under tso") { store_buffering(); }
+ATOMCHECK_PROGRAM("model-test-mp-relaxed", "test_model.cpp: relaxed message passing, fails under rc11") {
+  mp_relaxed();
+}
+
+// The hint of `report` on the line starting with `label` ("rerun:    "), without its
+// label and without the explanation in parentheses that follows three blanks.
+std::string hint_line(const std::string& report, const std::string& label) {
+  std::size_t at = report.find("\n" + label);
+  if (at == std::string::npos) return {};
+  at += 1 + label.size();
+  std::string line = report.substr(at, report.find('\n', at) - at);
+  return line.substr(0, line.find("   ("));
+}
+
+// Sets the variables of a `rerun:` hint (NAME=VALUE words before `<this test>`) for the
+// scope of one test.
+struct RerunEnvironment {
+  std::vector<std::unique_ptr<EnvVar>> vars;
+  explicit RerunEnvironment(const std::string& rerun) {
+    for (const std::string& w : atomcheck::testing::shell_words(rerun.substr(0, rerun.find(" <this test>")))) {
+      const std::size_t eq = w.find('=');
+      if (eq == std::string::npos) continue;
+      vars.push_back(std::make_unique<EnvVar>(w.substr(0, eq).c_str(), w.substr(eq + 1).c_str()));
+    }
+  }
+};
+
+// A `cli:` hint run in this process by cli_main, as a binary of one's own would run it.
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+};
+CliRun run_cli_line(const std::string& line) {
+  std::vector<std::string> words = atomcheck::testing::shell_words(line);
+  words.insert(words.begin(), "atomcheck");
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  CliRun r;
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  r.exit_code = cli_main(static_cast<int>(words.size()), argv.data());
+  r.out = ::testing::internal::GetCapturedStdout();
+  r.out += ::testing::internal::GetCapturedStderr();
+  return r;
+}
+
+bool same_failure(const ModelReport& again, const ModelReport& first) {
+  return again.replayed && !again.result.failures.empty() && !first.result.failures.empty() &&
+         again.result.failures[0].message == first.result.failures[0].message;
+}
+
+// A model given by the environment (CI's ATOMCHECK_MEMORY=tso), rc11 included: the rerun
+// hint alone, applied to the test with its own (default) options, reproduces the failure,
+// and so does the command line; neither does without the model.
+TEST(ModelReplayHints, TheModelFromTheEnvironmentIsInEveryHint) {
+  struct Case {
+    const char* program;
+    const char* memory;
+    MemoryModelKind kind;
+  };
+  for (const Case& c : {Case{"model-test-sb", "tso", MemoryModelKind::tso},
+                        Case{"model-test-mp-relaxed", "rc11", MemoryModelKind::rc11}}) {
+    SCOPED_TRACE(c.memory);
+    const ProgramInfo* p = find_program(c.program);
+    ASSERT_NE(p, nullptr);
+    EXPECT_TRUE(check_model(p->body).ok);  // it fails under the weaker model only
+    ModelReport first;
+    {
+      EnvVar m("ATOMCHECK_MEMORY", c.memory);
+      first = check_model(p->body);
+    }
+    ASSERT_FALSE(first.ok) << first.text;
+    EXPECT_EQ(first.options.memory, c.kind);
+    const std::string rerun = hint_line(first.text, "rerun:    ");
+    EXPECT_EQ(rerun, fmt::format("ATOMCHECK_MEMORY={} ATOMCHECK_REPLAY='{}' <this test>", c.memory, first.schedule));
+    EXPECT_EQ(hint_line(first.text, "replay:   "),
+              fmt::format("atomcheck::replay(body, \"{}\", {{.memory = atomcheck::MemoryModelKind::{}}})",
+                          first.schedule, c.memory));
+    {
+      RerunEnvironment env(rerun);
+      ModelReport again = check_model(p->body);
+      EXPECT_TRUE(same_failure(again, first)) << again.text;
+      // The replay's own report hints the same rerun.
+      EXPECT_EQ(hint_line(again.text, "rerun:    "), rerun);
+    }
+    {
+      EnvVar only_schedule("ATOMCHECK_REPLAY", first.schedule.c_str());
+      EXPECT_FALSE(same_failure(check_model(p->body), first));
+    }
+    const std::string cli = hint_line(first.text, "cli:      ");
+    EXPECT_EQ(cli, fmt::format("run {} --replay '{}' --memory {}", c.program, first.schedule, c.memory));
+    CliRun run = run_cli_line(cli);
+    EXPECT_EQ(run.exit_code, 1) << run.out;
+    EXPECT_TRUE(contains(run.out, first.result.failures.at(0).message)) << run.out;
+    CliRun without = run_cli_line(fmt::format("run {} --replay '{}'", c.program, first.schedule));
+    EXPECT_FALSE(without.exit_code == 1 && contains(without.out, first.result.failures.at(0).message))
+        << without.out;
+  }
+}
+
+// The environment that put a test written for TSO back on SC is in the rerun hint too:
+// without it the rerun would replay the schedule under the test's TSO.
+TEST(ModelReplayHints, TheEnvironmentsScOverATestsTsoIsInTheRerun) {
+  const ExploreOptions test_options{.memory = MemoryModelKind::tso};
+  ModelReport first;
+  {
+    EnvVar m("ATOMCHECK_MEMORY", "sc");
+    first = check_model(lost_update, test_options);
+  }
+  ASSERT_FALSE(first.ok);
+  const std::string rerun = hint_line(first.text, "rerun:    ");
+  EXPECT_EQ(rerun, "ATOMCHECK_MEMORY=sc ATOMCHECK_REPLAY='" + first.schedule + "' <this test>");
+  RerunEnvironment env(rerun);
+  ModelReport again = check_model(lost_update, test_options);
+  EXPECT_EQ(again.options.memory, MemoryModelKind::sc);
+  EXPECT_TRUE(same_failure(again, first)) << again.text;
+}
+
+// Options set by the test itself, every one that shapes an execution away from its
+// default: the replay hint names each, in an order that compiles (this test compiles the
+// very text it expects), and the command line carries every one it has a flag for.
+#define ATOMCHECK_TEST_SHAPING_OPTIONS                                                                      \
+  {.memory = atomcheck::MemoryModelKind::rc11, .max_steps = 500, .spin_threshold = 50,                     \
+   .spurious_wakeups = false, .loop_reduction = false, .race_check = false, .leak_check = false,            \
+   .reuse_freed = true, .depth_bound = 400}
+#define ATOMCHECK_TEST_TEXT(...) #__VA_ARGS__
+#define ATOMCHECK_TEST_STRINGIZE(...) ATOMCHECK_TEST_TEXT(__VA_ARGS__)
+
+TEST(ModelReplayHints, EveryOptionThatShapesTheExecutionIsNamed) {
+  const ExploreOptions options = ATOMCHECK_TEST_SHAPING_OPTIONS;
+  const ProgramInfo* p = find_program("model-test-mp-relaxed");
+  ASSERT_NE(p, nullptr);
+  ModelReport first = check_model(p->body, options);
+  ASSERT_FALSE(first.ok) << first.text;
+  const std::string& s = first.schedule;
+  EXPECT_EQ(hint_line(first.text, "replay:   "),
+            "atomcheck::replay(body, \"" + s + "\", " ATOMCHECK_TEST_STRINGIZE(ATOMCHECK_TEST_SHAPING_OPTIONS) ")");
+  ReplayResult again = replay(p->body, s, ATOMCHECK_TEST_SHAPING_OPTIONS);
+  EXPECT_TRUE(again.failed);
+  EXPECT_EQ(again.failure.message, first.result.failures.at(0).message);
+  EXPECT_EQ(hint_line(first.text, "rerun:    "), "ATOMCHECK_MEMORY=rc11 ATOMCHECK_REPLAY='" + s + "' <this test>");
+  const std::string cli = hint_line(first.text, "cli:      ");
+  EXPECT_EQ(cli, "run model-test-mp-relaxed --replay '" + s +
+                     "' --memory rc11 --max-steps 500 --spin-threshold 50 --no-spurious-wakeups"
+                     " --no-loop-reduction --no-race-check --no-leak-check --reuse-freed --depth-bound 400");
+  CliRun run = run_cli_line(cli);
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_TRUE(contains(run.out, "saw the flag but not the data")) << run.out;
+}
+
+TEST(ModelEnv, MemoryTakesRc11) {
+  EnvVar m("ATOMCHECK_MEMORY", "rc11");
+  ModelEnvironment e;
+  ExploreOptions o;
+  std::string error;
+  ASSERT_TRUE(apply_model_environment(o, e, error)) << error;
+  EXPECT_EQ(o.memory, MemoryModelKind::rc11);
+  ModelReport rep = check_model(mp_relaxed);
+  EXPECT_FALSE(rep.ok);
+  EXPECT_TRUE(contains(rep.text, "(optimal, rc11, ")) << rep.text;
 }
 
 }  // namespace

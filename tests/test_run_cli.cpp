@@ -3,10 +3,12 @@
 // one-line messages for bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +19,7 @@ namespace {
 
 using testing::run_cli;
 using testing::run_cli_interrupted;
+using testing::shell_words;
 
 TEST(RunCli, ListShowsProgramsWithDescriptions) {
   auto r = run_cli({"list"});
@@ -67,6 +70,63 @@ TEST(RunCli, DataRaceFailsAndNoRaceCheckTurnsItOff) {
   auto racy_off = run_cli({"run", "lock-tas-broken", "--no-race-check"});
   EXPECT_EQ(racy_off.exit_code, 1);
   EXPECT_NE(racy_off.out.find("--no-race-check"), std::string::npos) << racy_off.out;
+}
+
+// Issue 57, item 4: the command printed for a failure carries the memory model and every
+// flag that shapes its execution, and run as printed it reproduces the failure, which it
+// does not without the memory model.
+TEST(RunCli, ReplayCommandsCarryTheOptionsThatShapeTheExecution) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string flags;  // as the command must print them
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"run", "tso-dekker", "--memory", "tso", "--max-steps", "900", "--spin-threshold", "90",
+        "--no-spurious-wakeups"},
+       " --memory tso --max-steps 900 --spin-threshold 90 --no-spurious-wakeups",
+       "mutual exclusion violated"},
+      {{"run", "mp-relaxed", "--memory", "rc11", "--depth-bound", "100", "--no-loop-reduction", "--no-race-check"},
+       " --memory rc11 --no-loop-reduction --no-race-check --depth-bound 100",
+       "saw the flag but not the data"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args[1]);
+    auto r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    const std::size_t arrow = r.out.find("  ->  atomcheck run ");
+    ASSERT_NE(arrow, std::string::npos) << r.out;
+    const std::size_t begin = arrow + 6;
+    const std::string command = r.out.substr(begin, r.out.find('\n', begin) - begin);
+    EXPECT_EQ(command.substr(command.rfind('\'') + 1), c.flags) << command;
+    std::vector<std::string> words = shell_words(command);
+    words.erase(words.begin());  // the tool's name
+    auto again = run_cli(words);
+    EXPECT_EQ(again.exit_code, 1) << command << "\n" << again.out << again.err;
+    EXPECT_NE(again.out.find(c.message), std::string::npos) << again.out;
+    const auto memory = std::find(words.begin(), words.end(), "--memory");
+    ASSERT_NE(memory, words.end());
+    words.erase(memory, memory + 2);
+    auto dropped = run_cli(words);
+    EXPECT_FALSE(dropped.exit_code == 1 && dropped.out.find(c.message) != std::string::npos) << dropped.out;
+  }
+}
+
+// The allocator model's options from the command line: --reuse-freed makes the stale
+// pointer of an untagged stack reach a reused node, the printed replay command carries
+// it, and --no-leak-check quiets a model whose pop never retires its node.
+TEST(RunCli, AllocatorFlagsReachTheSearchAndItsReplayCommand) {
+  auto r = run_cli({"run", "treiber-untagged-reuse", "--reuse-freed", "--jobs", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("use after free"), std::string::npos) << r.out;
+  const std::size_t arrow = r.out.find("  ->  atomcheck run ");
+  ASSERT_NE(arrow, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--reuse-freed", arrow), std::string::npos) << r.out;
+  auto leak = run_cli({"run", "hp-stack-leak", "--jobs", "1"});
+  EXPECT_EQ(leak.exit_code, 1) << leak.out;
+  EXPECT_NE(leak.out.find("leak"), std::string::npos) << leak.out;
+  auto quiet = run_cli({"run", "hp-stack-leak", "--jobs", "1", "--no-leak-check"});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.out << quiet.err;
 }
 
 TEST(RunCli, LockInversionDeadlockReplays) {

@@ -2,6 +2,7 @@
 // else the first execution a checker flagged), replay it for its events and names, and
 // render the report a test runner prints. Environment overrides are parsed here.
 #include "scheduler/explore/model.hpp"
+#include "scheduler/explore/replay_flags.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -173,19 +174,27 @@ std::string describe_verdict(const Trace& execution, const Verdict& v) {
 }
 
 
-// The C++ expression that replays `schedule` with the options that matter to it.
+// The C++ expression that replays `schedule` with the options that shape its execution
+// (replay_flags.hpp says which), each named when it is not the default.
 std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
   std::vector<std::string> fields;
-  // Designated initializers, in ExploreOptions' member order.
+  // Designated initializers, in ExploreOptions' member order, or the call does not compile.
   if (o.memory != MemoryModelKind::sc)
     fields.push_back(fmt::format(".memory = atomcheck::MemoryModelKind::{}", memory_model_name(o.memory)));
-  // A step-bound failure replays only under the same bound.
   if (o.max_steps != kDefaultMaxSteps) fields.push_back(fmt::format(".max_steps = {}", o.max_steps));
+  if (o.spin_threshold != kDefaultSpinThreshold)
+    fields.push_back(fmt::format(".spin_threshold = {}", o.spin_threshold));
+  if (!o.spurious_wakeups) fields.push_back(".spurious_wakeups = false");
+  if (!o.loop_reduction) fields.push_back(".loop_reduction = false");
+  if (!o.race_check) fields.push_back(".race_check = false");
+  if (!o.leak_check) fields.push_back(".leak_check = false");
+  if (o.reuse_freed) fields.push_back(".reuse_freed = true");
   if (!o.checkers.empty()) {
     std::string list;
     for (const std::string& c : o.checkers) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", c);
     fields.push_back(fmt::format(".checkers = {{{}}}", list));
   }
+  if (o.depth_bound) fields.push_back(fmt::format(".depth_bound = {}", o.depth_bound));
   std::string call = fmt::format("atomcheck::replay(body, \"{}\"", schedule);
   if (!fields.empty()) {
     call += ", {";
@@ -193,7 +202,20 @@ std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
     call += "}";
   }
   call += ")";
+  // Declared sets are data, not a literal a report can print; the verdicts of the
+  // atomic-set checkers rest on them.
+  if (!o.checkers.empty() && o.checker_options.atomic_sets != AtomicSets{})
+    call += "   (with the test's checker_options.atomic_sets)";
   return call;
+}
+
+// ATOMCHECK_MEMORY is the one variable that shapes an execution. It is named whenever the
+// model is not SC, as the model may have come from the environment of the run that failed
+// (CI's ATOMCHECK_MEMORY=tso), which a rerun need not have; and whenever the environment
+// changed the test's own model, back to SC included.
+std::string rerun_environment(const ExploreOptions& o, MemoryModelKind test_memory) {
+  if (o.memory == MemoryModelKind::sc && test_memory == MemoryModelKind::sc) return {};
+  return fmt::format("ATOMCHECK_MEMORY={} ", memory_model_name(o.memory));
 }
 
 std::string cli_line(const std::string& schedule, const ExploreOptions& o, std::string_view name) {
@@ -203,7 +225,7 @@ std::string cli_line(const std::string& schedule, const ExploreOptions& o, std::
     line += " --checker ";
     for (std::size_t k = 0; k < o.checkers.size(); ++k) line += fmt::format("{}{}", k ? "," : "", o.checkers[k]);
   }
-  if (o.max_steps != kDefaultMaxSteps) line += fmt::format(" --max-steps {}", o.max_steps);
+  line += replay_flags(o);
   if (name.empty())
     line += "   (NAME: the body registered with ATOMCHECK_PROGRAM, in a binary calling atomcheck::cli_main)";
   else
@@ -226,9 +248,10 @@ void append_to_file(const std::string& path, const std::string& text, std::strin
   if (!f) report += fmt::format("(could not append this report to ATOMCHECK_REPORT_FILE={})\n", path);
 }
 
-// The execution of `schedule` as columns plus how to get it again.
+// The execution of `schedule` as columns plus how to get it again. `test_memory`: the
+// model the test itself asked for, before the environment's override.
 std::string execution_block(const Program& body, const ExploreOptions& o, const std::string& schedule,
-                            std::string_view name, const ReplayResult* replayed) {
+                            std::string_view name, const ReplayResult* replayed, MemoryModelKind test_memory) {
   std::string out;
   ReplayResult again;
   if (!replayed) {
@@ -251,14 +274,14 @@ std::string execution_block(const Program& body, const ExploreOptions& o, const 
   }
   out += fmt::format("schedule: {}\n", schedule);
   out += fmt::format("replay:   {}\n", replay_call(schedule, o));
-  out += fmt::format("rerun:    ATOMCHECK_REPLAY='{}' <this test>   (runs that execution alone and prints it)\n",
-                     schedule);
+  out += fmt::format("rerun:    {}ATOMCHECK_REPLAY='{}' <this test>   (runs that execution alone and prints it)\n",
+                     rerun_environment(o, test_memory), schedule);
   out += fmt::format("cli:      {}\n", cli_line(schedule, o, name));
   return out;
 }
 
 ModelReport replay_report(const Program& body, ModelReport rep, const std::string& schedule,
-                          std::string_view name) {
+                          std::string_view name, MemoryModelKind test_memory) {
   ReplayResult r;
   try {
     r = replay(body, schedule, rep.options);
@@ -291,7 +314,7 @@ ModelReport replay_report(const Program& body, ModelReport rep, const std::strin
                          r.failed ? fmt::format("{} — {}", failure_kind_name(r.failure.kind), r.failure.message)
                          : any_flag ? std::string("a checker flags it")
                                     : std::string("completed, nothing flagged"));
-  rep.text += execution_block(body, rep.options, schedule, name, &r);
+  rep.text += execution_block(body, rep.options, schedule, name, &r, test_memory);
   return rep;
 }
 
@@ -395,7 +418,7 @@ class ProgressLines {
 // Explores with the environment's options (falling back to DFS where DPOR meets a wait
 // it does not model) and renders the report: a failure, an incomplete search, or a pass.
 ModelReport search_report(const Program& body, ModelReport rep, const ModelEnvironment& envs,
-                          const std::string& program, const std::atomic<bool>* sigint) {
+                          const std::string& program, const std::atomic<bool>* sigint, MemoryModelKind test_memory) {
   auto interrupted = [&] { return sigint && sigint->load(std::memory_order_relaxed); };
   std::string fallback;
   try {
@@ -465,13 +488,26 @@ ModelReport search_report(const Program& body, ModelReport rep, const ModelEnvir
   for (const CheckerSummary& c : r.checkers)
     if (c.flagged) counts += fmt::format(", {} flagged by {}", c.flagged, c.name);
   rep.text = fmt::format("atomcheck::model: {}\n{}{} ({})\n", headline, executions(r.executions), counts, how);
-  rep.text += execution_block(body, o, rep.schedule, program, nullptr);
+  rep.text += execution_block(body, o, rep.schedule, program, nullptr, test_memory);
   return rep;
 }
 
 }  // namespace
 
 void set_test_name_source(TestNameSource source) { test_name_source = source; }
+
+std::string replay_flags(const ExploreOptions& o, std::uint64_t own_max_steps) {
+  std::string out;
+  if (o.max_steps != own_max_steps) out += fmt::format(" --max-steps {}", o.max_steps);
+  if (o.spin_threshold != kDefaultSpinThreshold) out += fmt::format(" --spin-threshold {}", o.spin_threshold);
+  if (!o.spurious_wakeups) out += " --no-spurious-wakeups";
+  if (!o.loop_reduction) out += " --no-loop-reduction";
+  if (!o.race_check) out += " --no-race-check";
+  if (!o.leak_check) out += " --no-leak-check";
+  if (o.reuse_freed) out += " --reuse-freed";
+  if (o.depth_bound) out += fmt::format(" --depth-bound {}", o.depth_bound);
+  return out;
+}
 
 bool apply_model_environment(ExploreOptions& o, ModelEnvironment& e, std::string& error) {
   std::uint64_t n = 0;
@@ -557,12 +593,12 @@ ModelReport check_model(const Program& body, const ExploreOptions& options, std:
   }
   std::string program = name.empty() ? registered_name(body) : std::string(name);
   if (!envs.replay.empty()) {
-    rep = replay_report(body, std::move(rep), envs.replay, program);
+    rep = replay_report(body, std::move(rep), envs.replay, program, options.memory);
     if (!envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text, program);
     return rep;
   }
   SigintScope sigint(rep.options);
-  rep = search_report(body, std::move(rep), envs, program, sigint.flag());
+  rep = search_report(body, std::move(rep), envs, program, sigint.flag(), options.memory);
   // Every report that fails the test (a failure, an incomplete search, an error) goes to
   // the report file too.
   if (!rep.ok && !envs.report_file.empty()) append_to_file(envs.report_file, rep.text, rep.text, program);

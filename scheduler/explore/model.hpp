@@ -6,8 +6,9 @@
 // step bound, API misuse) or an attached checker flags one, throws ModelFailure whose
 // what() is a report a test runner shows as it is: the execution as one column per
 // thread (TSO buffer flushes on lines of their own), the schedule string, the call that
-// replays it (atomcheck::replay(body, "121")), the environment setting that re-runs the
-// test on that execution alone, and the command line for a binary calling cli_main.
+// replays it (atomcheck::replay(body, "121")), the environment that re-runs the test on
+// that execution alone, and the command line for a binary calling cli_main, each with the
+// options that shape that execution (the memory model, bounds: replay_flags.hpp).
 // check_model() does the same without throwing; atomcheck/gtest.hpp turns it into
 // EXPECT_ATOMCHECK / ASSERT_ATOMCHECK.
 //
@@ -24,7 +25,7 @@
 //   ATOMCHECK_TIME_LIMIT=SECONDS   budget in seconds (0: none)
 //   ATOMCHECK_STRATEGY=NAME        dfs | dpor | optimal | random | pct
 //   ATOMCHECK_SEED=N               seed of random and pct
-//   ATOMCHECK_MEMORY=sc|tso        memory model
+//   ATOMCHECK_MEMORY=sc|tso|rc11   memory model
 //   ATOMCHECK_PREEMPTION_BOUND=N   at most N preemptions per execution (implies dfs)
 //   ATOMCHECK_JOBS=N               exploring threads (ExploreOptions::jobs); same result
 //   ATOMCHECK_REPLAY=SCHEDULE      run only that execution and print it

@@ -25,6 +25,10 @@ CliResult run_cli_interrupted(const std::vector<std::string>& args, int after_ms
 // command catches SIGINT (a command that handles both installs them together).
 CliResult run_cli_signalled(const std::vector<std::string>& args, int after_ms, int signal);
 
+// The words of a printed command line as a shell splits it: blanks separate, single
+// quotes keep what they enclose (the only quoting atomcheck's hints use).
+std::vector<std::string> shell_words(const std::string& line);
+
 // Path of a file under tests/data.
 std::string data_path(const std::string& relative);
 
