@@ -48,6 +48,9 @@ struct Expectation {
   bool exhaustive;
   StrategyKind strategy = OPT;
   std::uint64_t max_steps = 0;  // 0: the default (100000)
+  // ExploreOptions::reuse_freed: make() hands out the block freed last (the ABA of
+  // treiber-untagged-reuse needs it).
+  bool reuse_freed = false;
 };
 
 // clang-format off
@@ -205,6 +208,37 @@ const std::vector<Expectation> kTable = {
     {"hammer-account-unlocked",     TSO, false, true,  500,    false},
     {"hammer-account-global-default", SC,  false, true,  20000,  true},
     {"hammer-account-global-default", TSO, false, true,  20000,  true},
+    // Memory reclamation on the allocator model (models/reclamation.cpp). The failures are
+    // the allocator's: use after free (hp-stack-unvalidated, ebr-stack-early-free,
+    // refcount-premature, treiber-untagged-reuse), leak (hp-stack-leak), double free
+    // (treiber-untagged-recycle; refcount-double-free, which also has use-after-free
+    // orders); tests/test_reclamation_models.cpp asserts each kind and message.
+    {"hp-stack",                    SC,  false, false, 20000,  true},
+    {"hp-stack",                    TSO, false, false, 20000,  true},
+    {"hp-stack-unvalidated",        SC,  true,  false, 20000,  true},
+    {"hp-stack-unvalidated",        TSO, true,  false, 20000,  true},
+    {"hp-stack-leak",               SC,  true,  false, 20000,  true},
+    {"hp-stack-leak",               TSO, true,  false, 20000,  true},
+    {"ebr-stack",                   SC,  false, false, 20000,  true},
+    {"ebr-stack",                   TSO, false, false, 20000,  true},
+    {"ebr-stack-early-free",        SC,  true,  false, 20000,  true},
+    {"ebr-stack-early-free",        TSO, true,  false, 20000,  true},
+    {"refcount",                    SC,  false, false, 20000,  true},
+    {"refcount",                    TSO, false, false, 20000,  true},
+    // Passes here: SC and TSO keep T1's update before its relaxed decrement, so the
+    // destructor sees it. It is a C++ data race all the same (kRacy), and fails under RC11.
+    {"refcount-relaxed",            SC,  false, false, 20000,  true},
+    {"refcount-relaxed",            TSO, false, false, 20000,  true},
+    {"refcount-premature",          SC,  true,  false, 20000,  true},
+    {"refcount-premature",          TSO, true,  false, 20000,  true},
+    {"refcount-double-free",        SC,  true,  false, 20000,  true},
+    {"refcount-double-free",        TSO, true,  false, 20000,  true},
+    {"treiber-untagged-recycle",    SC,  true,  false, 20000,  true},
+    {"treiber-untagged-recycle",    TSO, true,  false, 20000,  true},
+    {"treiber-tagged-recycle",      SC,  false, false, 20000,  true},
+    {"treiber-tagged-recycle",      TSO, false, false, 20000,  true},
+    {"treiber-untagged-reuse",      SC,  true,  false, 20000,  true,  OPT,  0,    true},
+    {"treiber-untagged-reuse",      TSO, true,  false, 20000,  true,  OPT,  0,    true},
 };
 // clang-format on
 
@@ -221,7 +255,13 @@ const std::vector<Expectation> kTable = {
 //    release/acquire pair through a variable);
 //  - dcl-init: the relaxed `ready` flag publishes the payload under SC and TSO, not in C++
 //    (documented "broken only in C++"): a reader that sees ready = 1 reads the payload
-//    unordered with its write.
+//    unordered with its write;
+//  - frees (models/reclamation.cpp): freeing a block is a write to each of its objects, so
+//    a free that happens-before does not order after another thread's access races with
+//    it: every broken scheme that frees while another thread may still read the block
+//    (hp-stack-unvalidated, ebr-stack-early-free, refcount-premature, refcount-double-free,
+//    treiber-untagged-reuse), and refcount-relaxed, whose relaxed decrements order nothing
+//    (correct on SC and x86, a race in C++).
 const std::set<std::pair<std::string, MemoryModelKind>> kRacy = {
     {"bank-check-then-lock", SC}, {"bank-check-then-lock", TSO},
     {"cv-queue-broken", SC},      {"cv-queue-broken", TSO},
@@ -233,7 +273,38 @@ const std::set<std::pair<std::string, MemoryModelKind>> kRacy = {
     {"lock-tas-broken", SC},      {"lock-tas-broken", TSO},
     {"map-check-then-act", SC},   {"map-check-then-act", TSO},
     {"tso-task-pool", SC},        {"tso-task-pool", TSO},
+    {"hp-stack-unvalidated", SC}, {"hp-stack-unvalidated", TSO},
+    {"ebr-stack-early-free", SC}, {"ebr-stack-early-free", TSO},
+    {"refcount-relaxed", SC},     {"refcount-relaxed", TSO},
+    {"refcount-premature", SC},   {"refcount-premature", TSO},
+    {"refcount-double-free", SC}, {"refcount-double-free", TSO},
+    {"treiber-untagged-reuse", SC}, {"treiber-untagged-reuse", TSO},
 };
+
+// The models whose atomics hold the addresses of make()'s blocks. Each Execution has its
+// own heap, so a block lies at another address in a replay or in another job's execution:
+// a race message that prints a pointer read differs in its digits, and with two jobs the
+// search stops as "nondeterministic program" (the same value stored differs between the
+// workers). A known limitation of the allocator model (issue 57), not of these models:
+// their messages are compared without the addresses, and they have no two-jobs row.
+const std::set<std::string> kPointerValued = {
+    "hp-stack", "hp-stack-unvalidated", "hp-stack-leak", "ebr-stack", "ebr-stack-early-free",
+    "treiber-untagged-recycle", "treiber-tagged-recycle", "treiber-untagged-reuse",
+};
+
+// `s` with every number of ten digits or more (an address) replaced by "<address>".
+std::string without_addresses(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t j = i;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+    if (j - i >= 10) out += "<address>";
+    else if (j > i) out.append(s, i, j - i);
+    else out += s[j++];
+    i = j;
+  }
+  return out;
+}
 
 const char* memory_name(MemoryModelKind m) { return m == SC ? "sc" : "tso"; }
 
@@ -243,6 +314,7 @@ ExploreOptions options_for(const Expectation& e) {
   o.strategy = e.strategy;
   o.seed = 1;
   if (e.max_steps != 0) o.max_steps = e.max_steps;
+  o.reuse_freed = e.reuse_freed;
   o.max_executions = e.max_executions;
   o.time_limit_seconds = 60;  // a safety net; each search takes well under a second
   o.checkers = {"oracle"};
@@ -341,7 +413,11 @@ TEST_P(ModelLibrary, DataRacesAsExpected) {
   ASSERT_NE(race, nullptr) << "expected a data race";
   const ReplayResult again = replay(program, race->schedule, o);
   EXPECT_TRUE(again.failed);
-  EXPECT_EQ(again.failure.message, race->message);
+  if (kPointerValued.count(e.model)) {
+    EXPECT_EQ(without_addresses(again.failure.message), without_addresses(race->message));
+  } else {
+    EXPECT_EQ(again.failure.message, race->message);
+  }
 }
 
 // Issue 17's proof on the library: every row that optimal DPOR explores exhaustively gives
@@ -352,6 +428,8 @@ TEST_P(ModelLibrary, SameResultWithTwoJobs) {
   const Expectation& e = GetParam();
   if (e.strategy != OPT || !e.exhaustive || (sanitized() && e.max_executions > kSanitizedBudget))
     GTEST_SKIP() << "not an exhaustive optimal-DPOR row";
+  if (kPointerValued.count(e.model))
+    GTEST_SKIP() << "its atomics hold heap addresses, which differ between the jobs' executions (kPointerValued)";
   const Program program = find_program(e.model)->body;
   ExploreOptions o = options_for(e);
   o.keep_failures = 1000;

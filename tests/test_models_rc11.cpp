@@ -30,6 +30,7 @@ struct Row {
   bool exhaustive;  // the search must end within the budget: "passes" is a proof
   StrategyKind strategy;
   const char* why;  // why a model that passes under SC (and TSO) fails under RC11
+  bool reuse_freed = false;  // ExploreOptions::reuse_freed (treiber-untagged-reuse's ABA)
 };
 
 // clang-format off
@@ -47,6 +48,8 @@ const std::vector<Row> kRows = {
     {"cv-queue",                   false, 50000, true , OPT, ""},
     {"cv-queue-broken",            true , 20000, false, OPT, ""},
     {"dcl-init",                   true , 20000, false, OPT, "relaxed flag: the payload is stale (broken in C++ only, as its description says)"},
+    {"ebr-stack",                  false, 50000, true , OPT, ""},
+    {"ebr-stack-early-free",       true , 20000, false, OPT, ""},
     {"filesystem-14",              false,  2000, false, OPT, ""},
     {"filesystem-16",              false,  2000, false, OPT, ""},
     {"filesystem-18",              false,  2000, false, OPT, ""},
@@ -55,6 +58,9 @@ const std::vector<Row> kRows = {
     {"hammer-account-global",      false, 50000, true , OPT, ""},
     {"hammer-account-global-default",false, 50000, true , OPT, ""},
     {"hammer-account-unlocked",    false, 50000, true , OPT, ""},
+    {"hp-stack",                   false, 50000, true , OPT, ""},
+    {"hp-stack-leak",              true , 20000, false, OPT, ""},
+    {"hp-stack-unvalidated",       true , 20000, false, OPT, ""},
     {"indexer-12",                 false,  2000, false, OPT, ""},
     {"indexer-13",                 false,  2000, false, OPT, ""},
     {"indexer-14",                 false,  2000, false, OPT, ""},
@@ -92,6 +98,10 @@ const std::vector<Row> kRows = {
     {"readers-15",                 false,  2000, false, OPT, ""},
     {"readers-3",                  false, 50000, true , OPT, ""},
     {"readers-8",                  false, 50000, true , OPT, ""},
+    {"refcount",                   false, 50000, true , OPT, ""},
+    {"refcount-double-free",       true , 20000, false, OPT, ""},
+    {"refcount-premature",         true , 20000, false, OPT, ""},
+    {"refcount-relaxed",           true , 20000, false, OPT, "relaxed decrement: the destructor reads the payload without the other owner's update"},
     {"rw-cache",                   false, 50000, true , OPT, ""},
     {"rw-cache-broken",            true , 20000, false, OPT, ""},
     {"sb",                         false, 50000, true , OPT, ""},
@@ -110,6 +120,9 @@ const std::vector<Row> kRows = {
     {"treiber-stack-aba",          false, 50000, true , OPT, ""},
     {"treiber-stack-racy-push",    true , 20000, false, OPT, ""},
     {"treiber-stack-weak-push",    true , 20000, false, OPT, "weakened order (docs/models.md)"},
+    {"treiber-tagged-recycle",     false, 50000, true , OPT, ""},
+    {"treiber-untagged-recycle",   true , 20000, false, OPT, ""},
+    {"treiber-untagged-reuse",     true , 20000, false, OPT, "", true},
     {"tso-dekker",                 true , 20000, false, OPT, ""},
     {"tso-dekker-fenced",          false, 50000, true , OPT, ""},
     {"tso-peterson",               true , 20000, false, OPT, ""},
@@ -135,6 +148,7 @@ TEST_P(ModelsRc11, MeetsItsExpectation) {
   o.strategy = row.strategy;
   o.seed = 1;
   o.race_check = false;
+  o.reuse_freed = row.reuse_freed;
   o.stop_on_failure = true;
   o.max_executions = std::getenv("ATOMCHECK_SANITIZED") && !row.exhaustive ? row.budget / 10 : row.budget;
   o.time_limit_seconds = 120;
