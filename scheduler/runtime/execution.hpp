@@ -246,8 +246,8 @@ class Execution {
     std::string_view type;
     ThreadId made_by = kNoId, freed_by = kNoId;
     std::uint32_t made_site = 0, free_site = 0;
-    std::uint64_t made_step = 0, free_step = 0;
-    bool constructed = false, freed = false;
+    std::uint64_t free_step = 0;
+    bool freed = false;
     std::vector<VarId> vars;
     std::vector<LockId> locks;
   };

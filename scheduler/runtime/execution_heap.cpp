@@ -41,7 +41,6 @@ std::uint32_t Execution::block_of(const void* p) const {
 // Objects are built by the constructor that make() runs: the innermost block under
 // construction that holds the address (a constructor may make() other blocks).
 std::uint32_t Execution::block_containing(const void* p) const {
-  if (running_ == kNoId || running_ >= nthreads_) return kNoId;
   const auto& stack = threads_[running_]->constructing;
   const char* c = static_cast<const char*>(p);
   for (std::size_t i = stack.size(); i-- > 0;) {
@@ -66,9 +65,8 @@ void* Execution::make_block(std::size_t size, std::size_t align, std::string_vie
     }
   }
   if (!addr) {
-    const ThreadId t = running_ == kNoId ? 0 : running_;
-    if (t >= arenas_.size()) arenas_.resize(t + 1);
-    Arena& a = arenas_[t];
+    if (running_ >= arenas_.size()) arenas_.resize(running_ + 1);
+    Arena& a = arenas_[running_];
     align = std::max<std::size_t>(align, alignof(std::max_align_t));
     for (;;) {
       if (a.chunk == a.chunks.size()) {
@@ -95,30 +93,29 @@ void* Execution::make_block(std::size_t size, std::size_t align, std::string_vie
   b.type = type;
   b.made_by = running_;
   b.made_site = site;
-  b.made_step = history_.steps();
   b.freed_by = kNoId;
   b.free_site = 0;
   b.free_step = 0;
-  b.constructed = b.freed = false;
+  b.freed = false;
   b.vars.clear();
   b.locks.clear();
-  if (running_ != kNoId) threads_[running_]->constructing.push_back(id);
+  threads_[running_]->constructing.push_back(id);
   return addr;
 }
 
+// The block whose constructor just ended is the innermost one under construction.
 void Execution::made(void* block) {
-  if (running_ == kNoId) return;
   auto& stack = threads_[running_]->constructing;
-  const std::uint32_t id = block_of(block);
-  if (id != kNoId) blocks_[id].constructed = true;
-  if (!stack.empty() && stack.back() == id) stack.pop_back();
+  if (stack.empty() || blocks_[stack.back()].addr != block) return;
+  stack.pop_back();
 }
 
 // The constructor threw: nothing was made, so nothing leaks or may be freed.
 void Execution::make_failed(void* block) {
-  made(block);
-  const std::uint32_t id = block_of(block);
-  if (id != kNoId) blocks_[id].freed = true;
+  auto& stack = threads_[running_]->constructing;
+  if (stack.empty() || blocks_[stack.back()].addr != block) return;
+  blocks_[stack.back()].freed = true;
+  stack.pop_back();
 }
 
 std::string Execution::block_text(const Block& b) const {

@@ -34,9 +34,10 @@ void Execution::race_found(const Race& race, VarId var) {
 
 // The running thread's next object of `kind` (0 variables, 1 locks): its id in the
 // search's table (object_ids.hpp), copied here so that a warm execution takes no lock.
+// Objects are created on test threads only (the body is thread 0), so running_ is set.
 std::uint32_t Execution::stable_id(int kind) {
-  const ThreadId t = running_ == kNoId ? 0 : running_;
-  const std::uint32_t k = running_ == kNoId ? 0 : threads_[running_]->created[kind]++;
+  const ThreadId t = running_;
+  const std::uint32_t k = threads_[t]->created[kind]++;
   auto& cache = id_cache_[kind];
   if (t >= cache.size()) cache.resize(t + 1);
   auto& mine = cache[t];
