@@ -22,6 +22,7 @@
 #include <cxxabi.h>
 
 #include <mutex>
+#include <new>
 
 #include <boost/context/detail/exception.hpp>
 #include <fmt/core.h>
@@ -154,11 +155,13 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
 }
 
 // A fiber dropped by terminated() is suspended inside the terminate handler: destroying it
-// would unwind it through the same noexcept frame. Its handle is forgotten (a few bytes)
-// and its stack goes back to the pool, whose memory nothing on it refers to any more.
+// would unwind it through the same noexcept frame. Its handle is forgotten and its stack
+// goes back to the pool, whose memory nothing on it refers to any more.
 void Execution::release_dropped(ThreadState& ts) {
   if (!ts.dropped) return;
-  static_cast<void>(new boost::context::fiber(std::move(ts.fiber)));  // NOLINT: never destroyed, on purpose
+  // Moved into storage whose object is never destroyed: the next one is built over it.
+  alignas(boost::context::fiber) static thread_local unsigned char sink[sizeof(boost::context::fiber)];
+  ::new (static_cast<void*>(sink)) boost::context::fiber(std::move(ts.fiber));
   pool_.give_back(ts.sctx);
   ts.dropped = false;
 }

@@ -44,7 +44,8 @@ struct Failure {
   // the other threads ran on to their end (kNoEvent: the failure ended the execution).
   EventIndex event = kNoEvent;
   // data_race: the two accesses (trace indices, earlier first; race_first is kNoEvent
-  // when the earlier one is the variable's initialisation). No thread stops at a race.
+  // when the earlier one is the variable's initialisation, race_second when the later one
+  // is a free, which is no event). No thread stops at a race.
   EventIndex race_first = kNoEvent;
   EventIndex race_second = kNoEvent;
 };
