@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #define THREADS 3
+#include "threads.h"
 #define NODES (THREADS + 1)
 #define NIL (-1)
 #define EMPTY (-1)
@@ -77,11 +78,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
-	pthread_t t[THREADS];
-	for (int i = 0; i < THREADS; i++)
-		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
-	for (int i = 0; i < THREADS; i++)
-		pthread_join(t[i], NULL);
+	run_threads(worker);
 
 	assert(dequeue() == EMPTY); /* nothing left */
 	int seen[NODES];

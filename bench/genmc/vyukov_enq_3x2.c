@@ -11,6 +11,7 @@
 #define CAPACITY 8
 #define MASK (CAPACITY - 1)
 #define THREADS 3
+#include "threads.h"
 #define OPS 2
 
 struct cell {
@@ -60,10 +61,6 @@ static void *worker(void *arg)
 
 int main(void)
 {
-	pthread_t t[THREADS];
-	for (int i = 0; i < THREADS; i++)
-		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
-	for (int i = 0; i < THREADS; i++)
-		pthread_join(t[i], NULL);
+	run_threads(worker);
 	return 0;
 }
