@@ -444,6 +444,13 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
     j["memory"] = a.memory;
     j["events"] = nlohmann::json::array();
     for (const Event& e : r.trace.events) j["events"].push_back(event_json(r.trace, e));
+    // What is no event (a free), placed before the event of index `before`.
+    j["notes"] = nlohmann::json::array();
+    for (const TraceNote& n : r.trace.notes)
+      j["notes"].push_back({{"before", n.before},
+                            {"thread", r.trace.names.thread(n.thread)},
+                            {"text", n.text},
+                            {"at", n.loc ? r.trace.names.loc(n.loc) : std::string()}});
     if (r.failed) {
       j["failure"] = {{"kind", std::string(failure_kind_name(r.failure.kind))},
                       {"message", r.failure.message}};
@@ -468,17 +475,31 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
   } else {
     fmt::print("replay of {} with schedule '{}' ({} events)\n", a.name, a.replay,
                r.trace.events.size());
+    std::size_t note = 0;
+    const auto notes_before = [&](std::size_t i) {  // a free: no event, no step of its own
+      for (; note < r.trace.notes.size() && r.trace.notes[note].before <= i; ++note) {
+        const TraceNote& n = r.trace.notes[note];
+        fmt::print("{:>5}  {:<4} {}{}\n", "", r.trace.names.thread(n.thread), n.text,
+                   n.loc ? "  at " + r.trace.names.loc(n.loc) : "");
+      }
+    };
     for (std::size_t i = 0; i < r.trace.events.size(); ++i) {
       const Event& e = r.trace.events[i];
+      notes_before(i);
       if (r.failed && i == r.failure.event && r.failure.thread != kNoId)
         fmt::print("       ---- T{} failed here (below); the other threads ran on ----\n", r.failure.thread);
       std::string line = e.loc ? "  at " + r.trace.names.loc(e.loc) : "";
       fmt::print("{:>5}  {:<4} {}{}\n", i, r.trace.names.thread(e.thread),
                  describe_event(r.trace, e), line);
     }
+    notes_before(r.trace.events.size());
     if (!r.outcome.empty()) fmt::print("outcome: {}\n", format_outcome(r.outcome));
     // How it ended first, then what the checkers say of it.
-    for (const std::string& p : pending_stores(r, a.memory)) fmt::print("still in a store buffer: {}\n", p);
+    // Pending where the failing thread stopped, which the other threads' later flushes
+    // do not change.
+    const bool mid = r.failed && r.failure.event < r.trace.events.size() && r.failure.thread != kNoId;
+    for (const std::string& p : pending_stores(r, a.memory))
+      fmt::print("still in a store buffer{}: {}\n", mid ? fmt::format(" when T{} failed", r.failure.thread) : "", p);
     if (r.failed)
       fmt::print("failure ({}): {}\n", failure_kind_name(r.failure.kind), r.failure.message);
     else

@@ -194,9 +194,11 @@ void ebr_stack(Ebr kind) {
 // data race with the free). When T1 drops last, it frees the block itself and reads it.
 //
 // refcount-double-free: the count is tested by a separate load after the decrement. Both
-// threads decrement (2, 1, 0), both load 0, both destroy: a double free (in the schedules
-// where one destroys before the other's load, that load is a use after free; under rc11
-// only those are reached, tests/test_reclamation_models.cpp).
+// threads decrement (2, 1, 0), both load 0, both destroy: a double free. The count lives in
+// a control block that outlives the object (as std::shared_ptr's does), so nothing reads
+// the freed block between the two destroys, and the double free is the failure under
+// every memory model: an intrusive count read after the other owner's destroy would be a
+// use after free first (under rc11, a race with the free), which refcount-premature shows.
 enum class Rc { correct, relaxed, premature, double_free };
 
 // The payload first: a free frees the block's objects in order, so a race with the free is
@@ -215,10 +217,11 @@ struct Counted {
 void refcount(Rc kind) {
   int flushed = 0;
   Counted* obj = make<Counted>(&flushed);
-  auto drop = [&kind](Counted* o) {
+  atomic<int> control_refs{2, "control.refs"};
+  auto drop = [&kind, &control_refs](Counted* o) {
     if (kind == Rc::double_free) {
-      o->refs.fetch_sub(1, acq_rel);
-      if (o->refs.load(acq) == 0) destroy(o);
+      control_refs.fetch_sub(1, acq_rel);
+      if (control_refs.load(acq) == 0) destroy(o);
     } else if (o->refs.fetch_sub(1, kind == Rc::relaxed ? rlx : acq_rel) == 1) {
       destroy(o);
     }

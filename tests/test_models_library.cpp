@@ -8,7 +8,6 @@
 // Every model `atomcheck list` shows must have its rows here. The table's failures are
 // the models' own (checks, deadlocks), found with race detection off; kRacy lists the rows
 // whose model also has a data race on a shared<T>, asserted with it on.
-#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
@@ -211,8 +210,8 @@ const std::vector<Expectation> kTable = {
     // Memory reclamation on the allocator model (models/reclamation.cpp). The failures are
     // the allocator's: use after free (hp-stack-unvalidated, ebr-stack-early-free,
     // refcount-premature, treiber-untagged-reuse), leak (hp-stack-leak), double free
-    // (treiber-untagged-recycle; refcount-double-free, which also has use-after-free
-    // orders); tests/test_reclamation_models.cpp asserts each kind and message.
+    // (treiber-untagged-recycle, refcount-double-free); tests/test_reclamation_models.cpp
+    // asserts each kind and message.
     {"hp-stack",                    SC,  false, false, 20000,  true},
     {"hp-stack",                    TSO, false, false, 20000,  true},
     {"hp-stack-unvalidated",        SC,  true,  false, 20000,  true},
@@ -259,8 +258,8 @@ const std::vector<Expectation> kTable = {
 //  - frees (models/reclamation.cpp): freeing a block is a write to each of its objects, so
 //    a free that happens-before does not order after another thread's access races with
 //    it: every broken scheme that frees while another thread may still read the block
-//    (hp-stack-unvalidated, ebr-stack-early-free, refcount-premature, refcount-double-free,
-//    treiber-untagged-reuse), and refcount-relaxed, whose relaxed decrements order nothing
+//    (hp-stack-unvalidated, ebr-stack-early-free, refcount-premature, treiber-untagged-reuse),
+//    and refcount-relaxed, whose relaxed decrements order nothing
 //    (correct on SC and x86, a race in C++).
 const std::set<std::pair<std::string, MemoryModelKind>> kRacy = {
     {"bank-check-then-lock", SC}, {"bank-check-then-lock", TSO},
@@ -277,34 +276,8 @@ const std::set<std::pair<std::string, MemoryModelKind>> kRacy = {
     {"ebr-stack-early-free", SC}, {"ebr-stack-early-free", TSO},
     {"refcount-relaxed", SC},     {"refcount-relaxed", TSO},
     {"refcount-premature", SC},   {"refcount-premature", TSO},
-    {"refcount-double-free", SC}, {"refcount-double-free", TSO},
     {"treiber-untagged-reuse", SC}, {"treiber-untagged-reuse", TSO},
 };
-
-// The models whose atomics hold the addresses of make()'s blocks. Each Execution has its
-// own heap, so a block lies at another address in a replay or in another job's execution:
-// a race message that prints a pointer read differs in its digits, and with two jobs the
-// search stops as "nondeterministic program" (the same value stored differs between the
-// workers). A known limitation of the allocator model (issue 57), not of these models:
-// their messages are compared without the addresses, and they have no two-jobs row.
-const std::set<std::string> kPointerValued = {
-    "hp-stack", "hp-stack-unvalidated", "hp-stack-leak", "ebr-stack", "ebr-stack-early-free",
-    "treiber-untagged-recycle", "treiber-tagged-recycle", "treiber-untagged-reuse",
-};
-
-// `s` with every number of ten digits or more (an address) replaced by "<address>".
-std::string without_addresses(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t j = i;
-    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-    if (j - i >= 10) out += "<address>";
-    else if (j > i) out.append(s, i, j - i);
-    else out += s[j++];
-    i = j;
-  }
-  return out;
-}
 
 const char* memory_name(MemoryModelKind m) { return m == SC ? "sc" : "tso"; }
 
@@ -413,11 +386,7 @@ TEST_P(ModelLibrary, DataRacesAsExpected) {
   ASSERT_NE(race, nullptr) << "expected a data race";
   const ReplayResult again = replay(program, race->schedule, o);
   EXPECT_TRUE(again.failed);
-  if (kPointerValued.count(e.model)) {
-    EXPECT_EQ(without_addresses(again.failure.message), without_addresses(race->message));
-  } else {
-    EXPECT_EQ(again.failure.message, race->message);
-  }
+  EXPECT_EQ(again.failure.message, race->message);
 }
 
 // Issue 17's proof on the library: every row that optimal DPOR explores exhaustively gives
@@ -428,8 +397,6 @@ TEST_P(ModelLibrary, SameResultWithTwoJobs) {
   const Expectation& e = GetParam();
   if (e.strategy != OPT || !e.exhaustive || (sanitized() && e.max_executions > kSanitizedBudget))
     GTEST_SKIP() << "not an exhaustive optimal-DPOR row";
-  if (kPointerValued.count(e.model))
-    GTEST_SKIP() << "its atomics hold heap addresses, which differ between the jobs' executions (kPointerValued)";
   const Program program = find_program(e.model)->body;
   ExploreOptions o = options_for(e);
   o.keep_failures = 1000;

@@ -260,7 +260,7 @@ TEST(Report, ReportsShowHowTheExecutionEnded) {
   std::size_t ended = r.out.find("failure (assertion): T2: assertion failed: " + failure);
   ASSERT_NE(ended, std::string::npos) << r.out;
   EXPECT_LT(ended, r.out.find("checker velodrome: ok")) << r.out;
-  EXPECT_NE(r.out.find("still in a store buffer: T1: flag0 = 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("still in a store buffer when T2 failed: T1: flag0 = 0"), std::string::npos) << r.out;
   const std::size_t here = r.out.find("---- T2 failed here (below); the other threads ran on ----");
   ASSERT_NE(here, std::string::npos) << r.out;
   EXPECT_LT(here, r.out.find("T0   join T1")) << r.out;

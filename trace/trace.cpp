@@ -55,6 +55,8 @@ std::string Names::label(LabelId id) const {
 }
 
 std::string format_value(std::int64_t v) {
+  if (is_heap_value(v))
+    return "&T" + std::to_string((v >> 36) & 0xff) + "+" + std::to_string(v & ((std::int64_t{1} << 36) - 1));
   std::string out = std::to_string(v);
   if (v > -65536 && v < 65536) return out;
   // The magnitude in hex; computed unsigned so that INT64_MIN does not overflow.
@@ -74,11 +76,21 @@ Trace drop_commits(const Trace& execution) {
   Trace out;
   out.names = execution.names;
   out.events.reserve(execution.events.size());
-  for (const Event& e : execution.events) {
+  std::size_t note = 0;
+  for (std::size_t i = 0; i < execution.events.size(); ++i) {
+    const Event& e = execution.events[i];
+    for (; note < execution.notes.size() && execution.notes[note].before <= i; ++note) {
+      out.notes.push_back(execution.notes[note]);
+      out.notes.back().before = out.events.size();
+    }
     if (e.op == Op::commit) continue;
     Event copy = e;
     copy.issue = kNoEvent;
     out.events.push_back(copy);
+  }
+  for (; note < execution.notes.size(); ++note) {
+    out.notes.push_back(execution.notes[note]);
+    out.notes.back().before = out.events.size();
   }
   return out;
 }

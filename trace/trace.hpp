@@ -60,15 +60,42 @@ struct Names {
 // ("1311768467 (0x4e2f0f93)"), since large values are mostly pointers and packed words.
 std::string format_value(std::int64_t v);
 
+// A pointer into the allocator model's heap (make()), as events record it: the thread whose
+// arena holds the block and the offset in that arena, the same in every execution (and every
+// --jobs worker and replay) that made the same allocations before it, where the address is
+// not. The low 48 bits are replaced, the high 16 kept (a tagged pointer's counter): bits
+// 44..47 are 0xA, above any user-space address, thread in 36..43, offset below.
+// format_value prints an untagged one as "&T1+64".
+inline constexpr std::int64_t kHeapValueTag = std::int64_t{0xa} << 44;
+inline constexpr std::int64_t kHeapValueMask = std::int64_t{0xf} << 44;
+inline constexpr std::int64_t kHeapPointerBits = (std::int64_t{1} << 48) - 1;
+constexpr std::int64_t heap_value(std::int64_t high, std::uint32_t thread, std::uint64_t offset) {
+  return (high & ~kHeapPointerBits) | kHeapValueTag | static_cast<std::int64_t>(thread & 0xffu) << 36 |
+         static_cast<std::int64_t>(offset & ((std::uint64_t{1} << 36) - 1));
+}
+constexpr bool is_heap_value(std::int64_t v) { return (v & ~kHeapPointerBits) == 0 && (v & kHeapValueMask) == kHeapValueTag; }
+
+// Something an execution did that is no event of the trace (the allocator model's free: a
+// free is no access, so no checker sees it), kept so that a report can show where it
+// happened: before event `before`, by `thread`, at source location `loc`.
+struct TraceNote {
+  EventIndex before = 0;
+  ThreadId thread = 0;
+  std::uint32_t loc = 0;
+  std::string text;
+};
+
 // An execution or trace: events in scheduled order.
 struct Trace {
   std::vector<Event> events;
   Names names;
+  std::vector<TraceNote> notes;  // in the order of `before`
 
   std::size_t size() const { return events.size(); }
   void clear() {
     events.clear();
     names = Names{};
+    notes.clear();
   }
 };
 

@@ -118,8 +118,24 @@ std::string render_columns(const Trace& t, const Failure* failure = nullptr) {
     out += "-+-";
   }
   out += "-----\n";
+  // A note (a free) is a row without a step number of its own, before the step it precedes.
+  std::size_t note = 0;
+  const auto notes_before = [&](std::size_t i) {
+    for (; note < t.notes.size() && t.notes[note].before <= i; ++note) {
+      const TraceNote& n = t.notes[note];
+      out += "        | ";
+      for (ThreadId th = 0; th < threads; ++th)
+        out += fmt::format("{:<{}} | ", th == n.thread ? n.text : "", width[th]);
+      if (n.loc) out += t.names.loc(n.loc);
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += '\n';
+    }
+  };
+  for (const TraceNote& n : t.notes)
+    if (n.thread < threads) width[n.thread] = std::max(width[n.thread], n.text.size());
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i];
+    notes_before(i);
     if (failure && failure->event == i && failure->thread != kNoId)
       out += fmt::format("   ---- {} failed here; the other threads ran on\n", t.names.thread(failure->thread));
     out += fmt::format("   {:>4} | ", i);
@@ -130,6 +146,7 @@ std::string render_columns(const Trace& t, const Failure* failure = nullptr) {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
   }
+  notes_before(t.events.size());
   if (failure && failure->event >= t.events.size() && failure->thread != kNoId)
     out += fmt::format("   ---- {} failed here, at the end\n", t.names.thread(failure->thread));
   std::vector<bool> ran(threads, false);

@@ -116,6 +116,7 @@ void Execution::reset() {
   race_.reset();
   reset_heap();
   trace_.events.clear();
+  trace_.notes.clear();
   history_.clear();
   choices_.clear();
   failed_ = assumed_ = unwinding_ = false;
@@ -538,8 +539,11 @@ EventIndex Execution::emit(Op op, std::uint32_t target, std::int64_t value, std:
   e.buffered = buffered;
   e.thread = running_;
   e.target = target;
-  e.value = value;
-  e.value2 = value2;
+  // A heap pointer is recorded by its place in the arenas, not its address, which differs
+  // between Executions: replays, --jobs workers and the determinism check then agree.
+  const bool memory_op = op == Op::read || op == Op::write || op == Op::rmw || op == Op::commit;
+  e.value = memory_op ? heap_event_value(value) : value;
+  e.value2 = memory_op ? heap_event_value(value2) : value2;
   e.issue = issue;
   e.loc = site;
   trace_.events.push_back(e);

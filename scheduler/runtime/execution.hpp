@@ -244,9 +244,9 @@ class Execution {
     char* addr = nullptr;
     std::size_t size = 0;
     std::string_view type;
-    ThreadId made_by = kNoId, freed_by = kNoId;
-    std::uint32_t made_site = 0, free_site = 0;
-    std::uint64_t free_step = 0;
+    ThreadId made_by = kNoId, freed_by = kNoId, destroyed_by = kNoId;
+    std::uint32_t made_site = 0, free_site = 0, destroy_site = 0;
+    std::uint64_t free_step = 0, destroy_step = 0;  // the trace's event counts then
     bool freed = false;
     std::vector<VarId> vars;
     std::vector<LockId> locks;
@@ -367,6 +367,14 @@ class Execution {
   std::vector<Block> blocks_;
   std::size_t nblocks_ = 0;
   std::vector<Arena> arenas_;                // per thread
+  // Every arena chunk lies in [heap_lo_, heap_hi_): a value outside is no heap pointer,
+  // found with two compares on each event's value (heap_event_value).
+  std::uintptr_t heap_lo_ = UINTPTR_MAX, heap_hi_ = 0;
+  std::int64_t heap_value_of(std::int64_t v) const;  // a heap pointer as events record it
+  std::int64_t heap_event_value(std::int64_t v) const {
+    const auto u = static_cast<std::uintptr_t>(v & kHeapPointerBits);  // a tagged pointer's too
+    return u >= heap_lo_ && u < heap_hi_ ? heap_value_of(v) : v;
+  }
   std::vector<std::uint32_t> free_list_;     // reuse_freed: freed blocks, last freed last
   bool leak_check_ = true, reuse_freed_ = false;
   std::uint32_t block_of(const void* p) const;  // the block starting at p (latest), or kNoId
@@ -376,6 +384,8 @@ class Execution {
   // An access to object `var` of a freed block: fails the execution (use after free).
   void used_after_free(VarId var, const char* what, std::uint32_t site);
   std::string block_text(const Block& b) const;
+  void double_free(std::uint32_t block, std::uint32_t site);      // fails the execution
+  void mark_freed(std::uint32_t block, std::uint32_t site);
 
   bool failed_ = false;
   bool assumed_ = false;  // some thread is assume_blocked: the execution ends pruned

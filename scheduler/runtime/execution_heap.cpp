@@ -32,6 +32,20 @@ void Execution::reset_heap() {
   for (Arena& a : arenas_) a.chunk = a.used = 0;
 }
 
+std::int64_t Execution::heap_value_of(std::int64_t v) const {
+  const auto u = static_cast<std::uintptr_t>(v & kHeapPointerBits);
+  for (std::size_t t = 0; t < arenas_.size(); ++t) {
+    const Arena& a = arenas_[t];
+    std::uint64_t before = 0;  // bytes of the arena's earlier chunks
+    for (std::size_t c = 0; c < a.chunks.size(); ++c) {
+      const auto lo = reinterpret_cast<std::uintptr_t>(a.chunks[c].get());
+      if (u >= lo && u < lo + a.sizes[c]) return heap_value(v, static_cast<std::uint32_t>(t), before + (u - lo));
+      before += a.sizes[c];
+    }
+  }
+  return v;
+}
+
 std::uint32_t Execution::block_of(const void* p) const {
   for (std::size_t i = nblocks_; i-- > 0;)
     if (blocks_[i].addr == p) return static_cast<std::uint32_t>(i);
@@ -73,6 +87,9 @@ void* Execution::make_block(std::size_t size, std::size_t align, std::string_vie
         const std::size_t n = std::max(kChunk, size + align);
         a.chunks.emplace_back(new char[n]);
         a.sizes.push_back(n);
+        const auto lo = reinterpret_cast<std::uintptr_t>(a.chunks.back().get());
+        heap_lo_ = std::min(heap_lo_, lo);
+        heap_hi_ = std::max(heap_hi_, lo + n);
       }
       const auto base = reinterpret_cast<std::uintptr_t>(a.chunks[a.chunk].get());
       const std::size_t at = ((base + a.used + align - 1) / align) * align - base;
@@ -93,8 +110,9 @@ void* Execution::make_block(std::size_t size, std::size_t align, std::string_vie
   b.type = type;
   b.made_by = running_;
   b.made_site = site;
-  b.freed_by = kNoId;
-  b.free_site = 0;
+  b.freed_by = b.destroyed_by = kNoId;
+  b.free_site = b.destroy_site = 0;
+  b.destroy_step = 0;
   b.free_step = 0;
   b.freed = false;
   b.vars.clear();
@@ -118,13 +136,19 @@ void Execution::make_failed(void* block) {
   stack.pop_back();
 }
 
-std::string Execution::block_text(const Block& b) const {
-  const std::string at = call_site_name(b.made_site);
-  // Anonymous namespaces say nothing to the reader ("atomcheck::{anonymous}::Node").
-  std::string type(b.type);
+namespace {
+// Anonymous namespaces say nothing to the reader ("atomcheck::{anonymous}::Node").
+std::string type_text(std::string_view t) {
+  std::string type(t);
   for (std::string_view anon : {"{anonymous}::", "(anonymous namespace)::"})
     for (std::size_t p; (p = type.find(anon)) != std::string::npos;) type.erase(p, anon.size());
-  return fmt::format("{} made by T{}{}", type, b.made_by, at.empty() ? "" : " at " + at);
+  return type;
+}
+}  // namespace
+
+std::string Execution::block_text(const Block& b) const {
+  const std::string at = call_site_name(b.made_site);
+  return fmt::format("{} made by T{}{}", type_text(b.type), b.made_by, at.empty() ? "" : " at " + at);
 }
 
 bool Execution::destroy_begin(void* block, std::uint32_t site) {
@@ -135,36 +159,54 @@ bool Execution::destroy_begin(void* block, std::uint32_t site) {
                                          site ? " at " + call_site_name(site) : std::string()));
     return false;
   }
-  const Block& b = blocks_[id];
-  if (b.freed) {
-    const std::string first = call_site_name(b.free_site), again = call_site_name(site);
-    fail(FailureKind::double_free,
-         fmt::format("double free of {}: freed by T{}{} (step {}), again by T{}{} (step {})", block_text(b),
-                     b.freed_by, first.empty() ? "" : " at " + first, b.free_step, running_,
-                     again.empty() ? "" : " at " + again, history_.steps()));
+  Block& b = blocks_[id];
+  if (b.freed || b.destroyed_by != kNoId) {
+    double_free(id, site);
     return false;
   }
+  // A destroy, not only its free, is what a second destroy doubles: two destructors of one
+  // block must not both run (the second would race with the first, or read freed memory).
+  b.destroyed_by = running_;
+  b.destroy_site = site;
+  b.destroy_step = trace_.events.size();
   return true;
+}
+
+void Execution::double_free(std::uint32_t id, std::uint32_t site) {
+  const Block& b = blocks_[id];
+  const std::string first = call_site_name(b.destroy_site), again = call_site_name(site);
+  fail(FailureKind::double_free,
+       fmt::format("double free of {}: freed by T{}{} (destroy from step {}), again by T{}{} (before step {})",
+                   block_text(b), b.destroyed_by, first.empty() ? "" : " at " + first, b.destroy_step, running_,
+                   again.empty() ? "" : " at " + again, trace_.events.size()));
+}
+
+// The block is freed when the free's first step runs (an access before it is no use after
+// free); only its destroyer gets here (destroy_begin).
+void Execution::mark_freed(std::uint32_t id, std::uint32_t site) {
+  Block& b = blocks_[id];
+  b.freed = true;
+  b.freed_by = running_;
+  b.free_site = site;
+  // Where the free shows in a report's table (steps are the trace's events): before the
+  // event that follows it.
+  b.free_step = trace_.events.size();
+  trace_.notes.push_back({b.free_step, running_, site, "free " + type_text(b.type)});
 }
 
 void Execution::destroy_end(void* block, std::uint32_t site) {
   const std::uint32_t id = block_of(block);
   if (id == kNoId) return;
-  {
-    Block& b = blocks_[id];
-    b.freed = true;
-    b.freed_by = running_;
-    b.free_site = site;
-    b.free_step = history_.steps() + 1;
-  }
+  // Under RC11 happens-before decides, not the order of steps: no step (a step without a
+  // memory event would also look movable to the graph reduction, which cuts it).
+  const bool steps = !memory_->chooses() && !blocks_[id].vars.empty();
+  if (!steps) mark_freed(id, site);
   // Indices, not references: announce() switches to the scheduler, and other threads
   // may make blocks (and grow blocks_) before this one resumes.
   for (std::size_t k = 0; k < blocks_[id].vars.size(); ++k) {
     const VarId v = blocks_[id].vars[k];
-    // Under RC11 happens-before decides, not the order of steps: no step (a step without a
-    // memory event would also look movable to the graph reduction, which cuts it).
-    if (!memory_->chooses() && !announce(Action::rmw, v, memory_->drains(Action::rmw, std::memory_order_seq_cst)))
-      return;
+    if (steps && !announce(Action::rmw, v, memory_->drains(Action::rmw, std::memory_order_seq_cst))) return;
+    if (steps && k == 0) mark_freed(id, site);
     if (failed_) continue;
     if (racing()) {
       Race race;
@@ -198,16 +240,16 @@ void Execution::used_after_free(VarId var, const char* what, std::uint32_t site)
   // Under RC11 an access the free does not happen before races with it.
   if (memory_->chooses() && racing() && !race_.after_free(running_, var)) {
     fail(FailureKind::data_race,
-         fmt::format("data race on {} of {}: T{} {} {}{} (step {}) and its free by T{}{} (step {}), not "
+         fmt::format("data race on {} of {}: T{} {} {}{} (step {}) and its free by T{}{} (before step {}), not "
                      "ordered by happens-before",
                      var_name(var), block_text(b), running_, what, var_name(var), at.empty() ? "" : " at " + at,
-                     history_.steps(), b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
+                     trace_.events.size() - 1, b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
     return;
   }
   fail(FailureKind::use_after_free,
-       fmt::format("use after free: T{} {} {}{} (step {}) of {}, freed by T{}{} (step {})", running_, what,
-                   var_name(var), at.empty() ? "" : " at " + at, history_.steps(), block_text(b), b.freed_by,
-                   freed_at.empty() ? "" : " at " + freed_at, b.free_step));
+       fmt::format("use after free: T{} {} {}{} (step {}) of {}, freed by T{}{} (before step {})", running_, what,
+                   var_name(var), at.empty() ? "" : " at " + at, trace_.events.size() - 1, block_text(b),
+                   b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
 }
 
 bool Execution::leaked() {

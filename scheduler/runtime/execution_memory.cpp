@@ -14,7 +14,7 @@ namespace atomcheck::detail {
 std::string Execution::access_text(EventIndex i) const {
   const Event& e = trace_.events[i];
   const std::string at = call_site_name(e.loc);
-  return fmt::format("T{} {} {}{}", e.thread, e.op == Op::read ? "reads" : "writes", e.value,
+  return fmt::format("T{} {} {}{}", e.thread, e.op == Op::read ? "reads" : "writes", format_value(e.value),
                      at.empty() ? "" : " at " + at);
 }
 
