@@ -4,6 +4,7 @@
 // programs that allocate in several threads; reuse_freed hands a freed block out again.
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -71,6 +72,43 @@ TEST(Allocator, UseAfterFreeNamesTheFreeAndTheAccess) {
 }
 
 // The same with the free after the reader is joined: nothing to report.
+// A node guarded by a mutex of its own: T1 takes the published node and locks it while T0
+// frees it. The free is a step on the mutex too, so DPOR runs the lock after the free in
+// some schedule (a use after free naming the mutex), and before it in another (passes).
+struct Locked {
+  mutex m{"node.lock"};
+};
+
+void lock_a_freed_node() {
+  atomic<Locked*> slot(nullptr, "slot");
+  atomic<int> taken(0, "taken");
+  thread user([&] {
+    Locked* n = slot.load(acq);
+    if (!n) return;
+    std::lock_guard<mutex> g(n->m);
+    taken.store(1, rlx);
+  });
+  Locked* n = make<Locked>();
+  slot.store(n, rel);
+  destroy(n);
+  user.join();
+}
+
+TEST(Allocator, LockingAMutexOfAFreedBlockIsAUseAfterFree) {
+  for (MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso}) {
+    SCOPED_TRACE(std::string(memory_model_name(m)));
+    const ExploreResult r = explore(lock_a_freed_node, options(m));
+    EXPECT_TRUE(r.exhausted()) << stop_reason_name(r.stop) << " " << r.error;
+    const Failure* f = first_of(r, FailureKind::use_after_free);
+    ASSERT_NE(f, nullptr) << (r.failures.empty() ? "no failure" : r.failures.front().message);
+    EXPECT_TRUE(has(f->message, "use after free: T1 locks node.lock")) << f->message;
+    EXPECT_TRUE(has(f->message, "freed by T0")) << f->message;
+    EXPECT_GT(r.completed, 0u);  // the lock and unlock before the free
+    const ReplayResult again = replay(lock_a_freed_node, f->schedule, options(m));
+    EXPECT_EQ(again.failure.message, f->message);
+  }
+}
+
 TEST(Allocator, FreeAfterJoinPasses) {
   for (MemoryModelKind m : kModels) {
     const ExploreResult r = explore(

@@ -383,6 +383,8 @@ class Execution {
   bool leaked();                             // at the end: fails the execution with a leak
   // An access to object `var` of a freed block: fails the execution (use after free).
   void used_after_free(VarId var, const char* what, std::uint32_t site);
+  // The same for a mutex of a freed block (no event: a lock operation that took no effect).
+  void lock_used_after_free(LockId lock, const char* what, std::uint32_t site);
   std::string block_text(const Block& b) const;
   void double_free(std::uint32_t block, std::uint32_t site);      // fails the execution
   void mark_freed(std::uint32_t block, std::uint32_t site);

@@ -199,7 +199,7 @@ void Execution::destroy_end(void* block, std::uint32_t site) {
   if (id == kNoId) return;
   // Under RC11 happens-before decides, not the order of steps: no step (a step without a
   // memory event would also look movable to the graph reduction, which cuts it).
-  const bool steps = !memory_->chooses() && !blocks_[id].vars.empty();
+  const bool steps = !memory_->chooses() && (!blocks_[id].vars.empty() || !blocks_[id].locks.empty());
   if (!steps) mark_freed(id, site);
   // Indices, not references: announce() switches to the scheduler, and other threads
   // may make blocks (and grow blocks_) before this one resumes.
@@ -227,8 +227,26 @@ void Execution::destroy_end(void* block, std::uint32_t site) {
     vars_[v].freed = true;
     note_write(running_, obj_key(v, false), v);
   }
-  for (const LockId l : blocks_[id].locks) locks_[l].freed = true;
+  // A mutex's free is a step dependent with its lock operations, labelled as the one that
+  // never blocks (try_lock), so DPOR orders it both ways with each of them.
+  for (std::size_t k = 0; k < blocks_[id].locks.size(); ++k) {
+    const LockId l = blocks_[id].locks[k];
+    if (steps && !announce(Action::try_acquire, l, memory_->drains(Action::try_acquire, std::memory_order_seq_cst)))
+      return;
+    if (steps && k == 0 && blocks_[id].vars.empty()) mark_freed(id, site);
+    locks_[l].freed = true;
+    note_write(running_, obj_key(l, true));
+  }
   if (reuse_freed_) free_list_.push_back(id);
+}
+
+void Execution::lock_used_after_free(LockId lock, const char* what, std::uint32_t site) {
+  const Block& b = blocks_[locks_[lock].block];
+  const std::string freed_at = call_site_name(b.free_site), at = call_site_name(site);
+  fail(FailureKind::use_after_free,
+       fmt::format("use after free: T{} {} {}{} (before step {}) of {}, freed by T{}{} (before step {})", running_,
+                   what, lock_name(lock), at.empty() ? "" : " at " + at, trace_.events.size(), block_text(b),
+                   b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
 }
 
 void Execution::used_after_free(VarId var, const char* what, std::uint32_t site) {

@@ -34,6 +34,7 @@ void Execution::lock(const Handle& h, std::uint32_t site) {
   }
   if (!announce(Action::acquire, h.id, memory_->drains(Action::acquire, std::memory_order_seq_cst)))
     return;
+  if (locks_[h.id].freed) return lock_used_after_free(h.id, "locks", site), (void)unwinding_skip();
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
@@ -56,6 +57,7 @@ bool Execution::try_lock(const Handle& h, std::uint32_t site) {
   if (!announce(Action::try_acquire, h.id,
                 memory_->drains(Action::try_acquire, std::memory_order_seq_cst)))
     return false;
+  if (locks_[h.id].freed) return lock_used_after_free(h.id, "try_locks", site), unwinding_skip(), false;
   note_read(obj_key(h.id, true));
   if (locks_[h.id].owner != kNoId) {
     memory_->sync_try_lock_failed(running_, h.id);
@@ -85,6 +87,7 @@ void Execution::unlock(const Handle& h, std::uint32_t site) {
   ts.status = Status::announced;
   to_scheduler();
   if (unwinding_) return;
+  if (locks_[h.id].freed) return lock_used_after_free(h.id, "unlocks", site);
   locks_[h.id].owner = kNoId;
   emit(Op::release, h.id, 0, 0, site);
   memory_->sync_unlock(running_, h.id);
