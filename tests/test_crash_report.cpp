@@ -64,7 +64,19 @@ TEST(CrashReportDeathTest, ThePrintedScheduleIsTheCrashingOne) {
     escaped += c;
   }
   EXPECT_EXIT(explore(crashes_after_store), DiesOf{SIGSEGV},
-              "schedule so far: '" + escaped + "'\n  replay it: atomcheck::replay\\(body, \"" + escaped + "\"\\)");
+              "schedule so far: '" + escaped + "'\n  replay it: atomcheck::replay\\(body, \"" + escaped +
+                  "\", options\\) with the search's options\n");
+}
+
+// The library's hint carries the options that shape the execution, as the CLI's does.
+TEST(CrashReportDeathTest, TheLibraryHintNamesTheSearchsOptions) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ExploreOptions o;
+  o.memory = MemoryModelKind::tso;
+  o.race_check = false;
+  EXPECT_EXIT(explore(crashes_after_store, o), DiesOf{SIGSEGV},
+              "  replay it: atomcheck::replay\\(body, \"[^\"]*\", options\\) with the search's options "
+              "\\(--memory tso --no-race-check\\)\n");
 }
 
 TEST(CrashReportDeathTest, AbortAndTheHintOfTheCli) {

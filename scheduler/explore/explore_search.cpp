@@ -27,6 +27,7 @@
 #include "scheduler/runtime/execution.hpp"
 #include "scheduler/explore/explore_internal.hpp"
 #include "scheduler/explore/explore_units.hpp"
+#include "scheduler/explore/replay_flags.hpp"
 #include "scheduler/search/strategy.hpp"
 
 namespace atomcheck::detail {
@@ -221,7 +222,10 @@ Search::Search(const Program& program, const ExploreOptions& given,
       on_execution_(on_execution),
       cluster_(cluster),
       options_(with_deadline(given, start_)),
-      crash_report_({}, options_.step_timeout_seconds),
+      crash_report_({}, options_.step_timeout_seconds,
+                    (options_.memory == MemoryModelKind::sc ? std::string()
+                                                            : " --memory " + std::string(memory_model_name(options_.memory))) +
+                        replay_flags(options_)),
       judges_(options_) {
   ensure_alt_stack();
   for (const std::string& name : options_.checkers) r_.checkers.emplace_back().name = name;

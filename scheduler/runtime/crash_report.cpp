@@ -32,6 +32,7 @@ std::mutex g_mutex;  // guards installation, never taken by the handler
 int g_scopes = 0;
 struct sigaction g_old[kSignalCount];
 char g_hint[512];                 // the first scope's replay hint, NUL-terminated
+char g_options[512];              // the library's: the options of the search, as flags
 char g_schedule[1 << 16];         // a longer schedule is cut, and the report says so
 char g_line[sizeof(g_schedule) + 1024];
 
@@ -81,7 +82,13 @@ void report(const char* what, const Execution* e) {
     } else {
       out.add("atomcheck::replay(body, \"");
       out.add(g_schedule, len);
-      out.add("\")\n");
+      if (g_options[0] != '\0') {
+        out.add("\", options) with the search's options (");
+        out.add(g_options);
+        out.add(")\n");
+      } else {
+        out.add("\", options) with the search's options\n");
+      }
     }
   }
   for (std::size_t off = 0; off < out.n;) {
@@ -162,7 +169,7 @@ void unwatch_execution(const Execution* e) {
   g_executions.erase(std::remove(g_executions.begin(), g_executions.end(), e), g_executions.end());
 }
 
-CrashScope::CrashScope(std::string_view replay_hint, double step_timeout_seconds) {
+CrashScope::CrashScope(std::string_view replay_hint, double step_timeout_seconds, std::string_view options_text) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_scopes++ > 0) return;
   if (step_timeout_seconds > 0) {
@@ -173,6 +180,11 @@ CrashScope::CrashScope(std::string_view replay_hint, double step_timeout_seconds
   std::size_t n = std::min(replay_hint.size(), sizeof(g_hint) - 1);
   if (n > 0) std::memcpy(g_hint, replay_hint.data(), n);  // an empty view's data() may be null
   g_hint[n] = '\0';
+  // Flags begin with a blank (" --memory tso"): dropped, they follow a parenthesis.
+  while (!options_text.empty() && options_text.front() == ' ') options_text.remove_prefix(1);
+  n = std::min(options_text.size(), sizeof(g_options) - 1);
+  if (n > 0) std::memcpy(g_options, options_text.data(), n);
+  g_options[n] = '\0';
   struct sigaction sa {};
   sa.sa_sigaction = on_fatal_signal;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;

@@ -22,7 +22,11 @@ class Execution;
 // `step_timeout_seconds` 0: no watchdog.
 class CrashScope {
  public:
-  explicit CrashScope(std::string_view replay_hint = {}, double step_timeout_seconds = 0);
+  // replay_hint: the command line a schedule is appended to (`atomcheck run P --memory tso`);
+  // empty from the library, whose hint is atomcheck::replay(body, "S", options) followed by
+  // `options_text`, the flags that shape the search's executions (replay_flags()).
+  explicit CrashScope(std::string_view replay_hint = {}, double step_timeout_seconds = 0,
+                      std::string_view options_text = {});
   ~CrashScope();
   CrashScope(const CrashScope&) = delete;
   CrashScope& operator=(const CrashScope&) = delete;
