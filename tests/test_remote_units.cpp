@@ -192,6 +192,16 @@ void check_ranks(MemoryModelKind m, std::uint64_t seed, std::size_t n, bool spin
   // (Under the sanitizers a sixth of the programs run, and rank 0's own unit thread may
   // take every unit of the few with two threads per rank: there the count is printed.)
   if (n == scaled(n)) {
+    // The random programs are small, and on a loaded machine rank 0's threads may take
+    // every unit of the few spread over ranks of two threads: then a program of thousands
+    // of executions, over the same ranks, until another rank's thread runs some of them.
+    const Program big = find_program("vyukov-enqueue-3x2")->body;
+    const Seen alone = search(big, m, false, false, 1);
+    for (int attempt = 0; remote_threaded == 0 && attempt < 5; ++attempt) {
+      const Seen spread = search(big, m, false, false, 3, 2);
+      ASSERT_EQ(summary(spread.result), summary(alone.result)) << "vyukov-enqueue-3x2 over 3 ranks, jobs 2";
+      remote_threaded += spread.result.parallel.remote_executions;
+    }
     EXPECT_GT(remote_threaded, 0u) << "no execution came from a rank of two threads";
   }
   EXPECT_GT(units, 0u);
