@@ -265,7 +265,8 @@ void print_indented(const std::string& text) {
   }
 }
 
-std::string describe_event(const Trace& t, const Event& e) {
+// `rc11`: with each access's memory order and the write each read read (rc11_note).
+std::string describe_event(const Trace& t, const Event& e, bool rc11) {
   const Names& n = t.names;
   std::string what;
   switch (e.op) {
@@ -294,10 +295,12 @@ std::string describe_event(const Trace& t, const Event& e) {
       break;
     case Op::end: what = e.target == kNoId ? "end" : fmt::format("end {}", n.label(e.target)); break;
   }
-  return what;
+  return rc11 ? what + rc11_note(e) : what;
 }
 
-nlohmann::json event_json(const Trace& t, const Event& e) {
+// `rc11`: with the access's memory order ("order") and the event a read read ("reads",
+// null for the initial value).
+nlohmann::json event_json(const Trace& t, const Event& e, bool rc11) {
   nlohmann::json j;
   j["op"] = std::string(op_name(e.op));
   j["thread"] = t.names.thread(e.thread);
@@ -315,6 +318,10 @@ nlohmann::json event_json(const Trace& t, const Event& e) {
   if (is_lock_op(e.op)) j["lock"] = t.names.lock(e.target);
   if (is_thread_op(e.op)) j["child"] = t.names.thread(e.target);
   if (is_block_op(e.op) && e.target != kNoId) j["label"] = t.names.label(e.target);
+  if (rc11 && !order_name(e.order).empty()) {
+    j["order"] = std::string(order_name(e.order));
+    if (e.op == Op::read || e.op == Op::rmw) j["reads"] = e.issue == kNoEvent ? nlohmann::json() : nlohmann::json(e.issue);
+  }
   if (e.loc) j["at"] = t.names.loc(e.loc);
   return j;
 }
@@ -443,7 +450,7 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
     j["schedule"] = a.replay;
     j["memory"] = a.memory;
     j["events"] = nlohmann::json::array();
-    for (const Event& e : r.trace.events) j["events"].push_back(event_json(r.trace, e));
+    for (const Event& e : r.trace.events) j["events"].push_back(event_json(r.trace, e, a.memory == "rc11"));
     // What is no event (a free), placed before the event of index `before`.
     j["notes"] = nlohmann::json::array();
     for (const TraceNote& n : r.trace.notes)
@@ -490,7 +497,7 @@ int do_replay(const RunArgs& a, const ProgramInfo& p, const ExploreOptions& opti
         fmt::print("       ---- T{} failed here (below); the other threads ran on ----\n", r.failure.thread);
       std::string line = e.loc ? "  at " + r.trace.names.loc(e.loc) : "";
       fmt::print("{:>5}  {:<4} {}{}\n", i, r.trace.names.thread(e.thread),
-                 describe_event(r.trace, e), line);
+                 describe_event(r.trace, e, a.memory == "rc11"), line);
     }
     notes_before(r.trace.events.size());
     if (!r.outcome.empty()) fmt::print("outcome: {}\n", format_outcome(r.outcome));

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -321,6 +322,38 @@ TEST(Report, RunWithoutReplayDrawsTheFirstProblem) {
 // The page shows every access's value on the page (not only in hover titles), a failed
 // compare-exchange as one with what it saw and expected, big values in hex, marks
 // where the failing thread stopped, and scrolls past a long setup to it.
+// Under rc11 the replay shows what a memory-order bug turns on: each access's order and
+// the write each read read. spsc-ring-weak-tail's producer stores tail relaxed: the
+// consumer's acquire load reads that relaxed store (no synchronisation), then the slot's
+// initial value. Under sc the same replay prints no orders.
+TEST(Report, Rc11ReplayShowsOrdersAndWhatEachReadRead) {
+  auto search = testing::run_cli({"run", "spsc-ring-weak-tail", "--memory", "rc11", "--json", "--quiet"});
+  ASSERT_EQ(search.exit_code, 1) << search.err;
+  const std::string schedule = nlohmann::json::parse(search.out)["failures"][0]["schedule"];
+  auto r = testing::run_cli({"run", "spsc-ring-weak-tail", "--memory", "rc11", "--replay", schedule});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(T2   read tail = 1 \(acquire, reads #(\d+)\))"))) << r.out;
+  const std::string writer = m[1];
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n +" + writer + "  T1   write tail = 1 \\(relaxed\\)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(T2   read slot0 = 0 \(relaxed, reads the initial value\))"))) << r.out;
+  auto j = testing::run_cli({"run", "spsc-ring-weak-tail", "--memory", "rc11", "--replay", schedule, "--json"});
+  const nlohmann::json events = nlohmann::json::parse(j.out)["events"];
+  bool seen = false;
+  for (const auto& e : events)
+    if (e["op"] == "read" && e["var"] == "tail" && e["thread"] == "T2") {
+      EXPECT_EQ(e["order"], "acquire");
+      EXPECT_EQ(e["reads"], std::stoi(writer));
+      seen = true;
+    }
+  EXPECT_TRUE(seen) << j.out;
+  auto sc_search = testing::run_cli({"run", "refcount-double-free", "--json", "--quiet"});
+  const std::string sc_schedule = nlohmann::json::parse(sc_search.out)["failures"][0]["schedule"];
+  auto sc = testing::run_cli({"run", "refcount-double-free", "--replay", sc_schedule});
+  EXPECT_NE(sc.out.find("rmw control.refs: 2 -> 1  at"), std::string::npos) << sc.out;  // acq_rel, not shown
+  EXPECT_EQ(sc.out.find("(acq_rel"), std::string::npos) << sc.out;
+}
+
 TEST(Report, PageShowsValuesMarksTheFailureAndOpensOnIt) {
   Trace t;
   ThreadId main = t.names.threads.intern("T0"), t1 = t.names.threads.intern("T1");

@@ -54,6 +54,22 @@ std::string Names::label(LabelId id) const {
   return name_or(labels, id, "b");
 }
 
+std::string_view order_name(std::uint8_t order) {
+  // std::memory_order's values, then kPlainOrder.
+  static constexpr std::string_view kOrders[] = {"relaxed", "consume", "acquire", "release",
+                                                 "acq_rel", "seq_cst", "plain"};
+  static_assert(sizeof(kOrders) / sizeof(kOrders[0]) == kPlainOrder + 1);
+  return order < sizeof(kOrders) / sizeof(kOrders[0]) ? kOrders[order] : std::string_view();
+}
+
+std::string rc11_note(const Event& e) {
+  if (order_name(e.order).empty()) return {};
+  std::string out = " (" + std::string(order_name(e.order));
+  if (e.op == Op::read || e.op == Op::rmw)
+    out += e.issue == kNoEvent ? ", reads the initial value" : ", reads #" + std::to_string(e.issue);
+  return out + ")";
+}
+
 std::string format_value(std::int64_t v) {
   if (is_heap_value(v))
     return "&T" + std::to_string((v >> 36) & 0xff) + "+" + std::to_string(v & ((std::int64_t{1} << 36) - 1));

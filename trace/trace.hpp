@@ -60,6 +60,14 @@ struct Names {
 // ("1311768467 (0x4e2f0f93)"), since large values are mostly pointers and packed words.
 std::string format_value(std::int64_t v);
 
+// What the C++ memory model turns on, for a report of an RC11 execution: an access's or a
+// fence's memory order and, for a read or read-modify-write, the write event it read
+// (Event::issue under rc11): " (acquire, reads #12)", " (relaxed, reads the initial
+// value)", " (release)"; "" for an event without an order.
+std::string rc11_note(const Event& e);
+// Event::order's name ("relaxed", ..., "seq_cst", "plain"); "" for kNoOrder.
+std::string_view order_name(std::uint8_t order);
+
 // A pointer into the allocator model's heap (make()), as events record it: the thread whose
 // arena holds the block and the offset in that arena, the same in every execution (and every
 // --jobs worker and replay) that made the same allocations before it, where the address is
@@ -89,7 +97,7 @@ struct TraceNote {
 struct Trace {
   std::vector<Event> events;
   Names names;
-  std::vector<TraceNote> notes;  // in the order of `before`
+  std::vector<TraceNote> notes{};  // in the order of `before`
 
   std::size_t size() const { return events.size(); }
   void clear() {

@@ -68,7 +68,7 @@ bool parse_seconds(const char* name, const char* text, const char* hint, double&
 
 std::string memory_name(MemoryModelKind m) { return std::string(memory_model_name(m)); }
 
-std::string describe_event(const Trace& t, const Event& e) {
+std::string describe_event_plain(const Trace& t, const Event& e) {
   const Names& n = t.names;
   switch (e.op) {
     case Op::read:
@@ -92,10 +92,17 @@ std::string describe_event(const Trace& t, const Event& e) {
   return "?";
 }
 
+// `rc11`: with each access's memory order and the write each read read (rc11_note).
+std::string describe_event(const Trace& t, const Event& e, bool rc11) {
+  std::string what = describe_event_plain(t, e);
+  if (rc11) what += rc11_note(e);
+  return what;
+}
+
 // One line per event, one column per thread. A TSO flush is a line of its own in the
 // column of the thread whose buffer it drains, marked "flush". A failed execution marks
 // where its thread failed (`failure`): the other threads ran on after it.
-std::string render_columns(const Trace& t, const Failure* failure = nullptr) {
+std::string render_columns(const Trace& t, const Failure* failure = nullptr, bool rc11 = false) {
   ThreadId threads = 0;
   // A started thread has a column even without events of its own (blocked from its start
   // on a lock the failing thread still holds), as has a thread that failed before any.
@@ -106,7 +113,7 @@ std::string render_columns(const Trace& t, const Failure* failure = nullptr) {
   std::vector<std::size_t> width(threads, 0);
   for (ThreadId th = 0; th < threads; ++th) width[th] = t.names.thread(th).size();
   for (std::size_t i = 0; i < t.events.size(); ++i) {
-    what[i] = describe_event(t, t.events[i]);
+    what[i] = describe_event(t, t.events[i], rc11);
     width[t.events[i].thread] = std::max(width[t.events[i].thread], what[i].size());
   }
   std::string out = "   step | ";
@@ -281,7 +288,8 @@ std::string execution_block(const Program& body, const ExploreOptions& o, const 
   }
   if (replayed) {
     out += '\n';
-    out += render_columns(replayed->trace, replayed->failed ? &replayed->failure : nullptr);
+    out += render_columns(replayed->trace, replayed->failed ? &replayed->failure : nullptr,
+                          o.memory == MemoryModelKind::rc11);
     if (!replayed->outcome.empty()) out += fmt::format("   outcome: {}\n", format_outcome(replayed->outcome));
     for (std::size_t k = 0; k < replayed->verdicts.size() && k < o.checkers.size(); ++k)
       if (replayed->verdicts[k].flags())
