@@ -21,6 +21,7 @@ struct Object {
   std::map<std::int64_t, std::int64_t> entries;
   std::int64_t value = 0;  // counter, register
   std::optional<std::uint32_t> holder;  // mutex
+  std::map<std::int64_t, std::string> texts;  // kv: present keys only
 
   // Applies op; false when its response is not the one the object gives.
   bool apply(const LinOp& op) {
@@ -72,6 +73,35 @@ struct Object {
       if (op.method == 0) return value = op.arg, true;
       return answer(value);
     }
+    if (kind == "cas-register") {
+      if (op.method == 0) return answer(value);
+      if (op.method == 1) return value = op.arg, true;
+      const bool swap = value == op.arg;
+      if (swap) value = op.arg2;
+      return answer(swap ? 1 : 0);
+    }
+    if (kind == "kv") {
+      auto it = texts.find(op.arg);
+      const std::optional<std::string> now = it == texts.end() ? std::nullopt : std::optional<std::string>(it->second);
+      switch (op.method) {
+        case 0: return !check || op.result_text == now.value_or("");
+        case 1:
+        case 4: texts[op.arg] = op.text2.value_or("null"); return true;
+        case 2: texts[op.arg] = now.value_or("") + op.text2.value_or("null"); return true;
+        case 3: return !check || op.result_text == now;
+        default: {
+          const bool swap = now == op.text2;
+          if (swap) {
+            if (op.text3) {
+              texts[op.arg] = *op.text3;
+            } else {
+              texts.erase(op.arg);
+            }
+          }
+          return answer(swap ? 1 : 0);
+        }
+      }
+    }
     if (kind == "mutex") {  // a lock is taken when free, released by whoever holds it
       if (op.method == 0) {
         if (holder) return false;
@@ -122,7 +152,7 @@ bool linearizable(const std::string& object, const std::vector<LinOp>& history, 
         for (std::size_t y = x + 1; y < chosen.size() && real_time; ++y)
           if (precedes(chosen[y], chosen[x])) real_time = false;
       if (!real_time) continue;
-      Object o{object, none, {}, {}, {}, 0, std::nullopt};
+      Object o{object, none, {}, {}, {}, object == "cas-register" ? none : 0, std::nullopt, {}};
       bool legal = true;
       for (std::size_t i : chosen) legal = legal && o.apply(history[i]);
       if (legal) return true;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,16 @@ struct LinOp {
   std::int64_t result = 0;
   bool pending = false;
   std::uint64_t call = 0, ret = 0;
+  std::int64_t arg3 = 0;  // cas(key, from, to): `to`
+  // "kv" reads its values as text (nullopt: null): arg2's (put, append, write; cas's
+  // expected value), arg3's (cas's new value) and the result's (get, read).
+  std::optional<std::string> text2 = std::nullopt, text3 = std::nullopt, result_text = std::nullopt;
 };
 
-// `object` is "stack", "queue", "deque", "set", "map", "counter", "register" or "mutex";
+// `object` is "stack", "queue", "deque", "set", "map", "counter", "register", "mutex",
+// "cas-register" (read, write, cas(from, to) -> 1/0; holds `none` at first) or "kv" (get,
+// put, append, read, write, cas(key, from, to) -> 1/0, over texts: get reads an absent key
+// as "", read as null);
 // `none` is the value an operation on nothing returns. Real time from the positions: a
 // precedes b when a returned (not pending) and a.ret < b.call.
 bool linearizable(const std::string& object, const std::vector<LinOp>& history, std::int64_t none);

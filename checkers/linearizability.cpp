@@ -3,12 +3,20 @@
 #include "checkers/linearizability.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/core.h>
+
+#include "checkers/lin_search.hpp"
 
 namespace atomcheck::lin {
 
@@ -20,8 +28,15 @@ using State = std::vector<std::int64_t>;
 class TableSpec final : public Spec {
  public:
   using Step = bool (*)(State&, const Operation&, bool);
-  TableSpec(std::string name, std::vector<std::string> methods, Step step, bool keyed, State initial = {})
-      : name_(std::move(name)), methods_(std::move(methods)), step_(step), keyed_(keyed), initial_(std::move(initial)) {}
+  TableSpec(std::string name, std::vector<std::string> methods, Step step, bool keyed, State initial = {},
+            std::uint32_t reader = ~0u)
+      : name_(std::move(name)),
+        methods_(std::move(methods)),
+        step_(step),
+        keyed_(keyed),
+        initial_(std::move(initial)),
+        reader_(reader) {}
+  bool observer(const Operation& op) const override { return op.method == reader_; }
   std::string_view name() const override { return name_; }
   const std::vector<std::string>& methods() const override { return methods_; }
   State initial() const override { return initial_; }
@@ -37,6 +52,7 @@ class TableSpec final : public Spec {
   Step step_;
   bool keyed_;
   State initial_;
+  std::uint32_t reader_;  // the method that only reads (get, contains), ~0u: none
 };
 
 // Returns `want` checked against the operation's result (always true for a pending one).
@@ -142,127 +158,20 @@ bool register_step(State& s, const Operation& op, bool check) {
   return gives(op, check, s[0]);
 }
 
-// The memo of Lowe's algorithm: (operations linearized, state) pairs already explored.
-struct Seen {
-  std::vector<std::uint64_t> bits;
-  State state;
-  bool operator==(const Seen&) const = default;
-};
-struct SeenHash {
-  std::size_t operator()(const Seen& s) const {
-    std::uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (std::uint64_t w : s.bits) h = (h ^ w) * 0x100000001b3ull;
-    for (std::int64_t v : s.state) h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ull;
-    return static_cast<std::size_t>(h ^ (h >> 29));
-  }
-};
-
-// One part (a key's operations, or the whole history): Wing and Gong's search over the
-// call/return entries in real-time order, each step linearizing a minimal operation (one
-// called before the first remaining return), backtracking at a return whose operation is
-// not linearized yet.
-Answer check_part(const History& h, const std::vector<std::uint32_t>& ops, const Spec& spec, std::uint64_t budget) {
-  Answer a;
-  const std::size_t n = ops.size();
-  // Entries 1..2n in time order, 0 the head sentinel. A pending return goes after every
-  // completed one.
-  struct Entry {
-    std::uint64_t time;
-    std::uint32_t op;  // index into ops
-    bool call;
-    std::uint32_t match = 0, prev = 0, next = 0;
-  };
-  std::vector<Entry> e(1);
-  e.reserve(2 * n + 1);
-  std::size_t completed = 0;
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const Operation& op = h[ops[k]];
-    e.push_back({op.call, k, true});
-    e.push_back({op.pending() ? kPending - n + k : op.ret, k, false});
-    completed += op.pending() ? 0 : 1;
-  }
-  std::sort(e.begin() + 1, e.end(), [](const Entry& x, const Entry& y) { return x.time < y.time; });
-  std::vector<std::uint32_t> call_of(n), ret_of(n);
-  for (std::uint32_t i = 1; i < e.size(); ++i) (e[i].call ? call_of : ret_of)[e[i].op] = i;
-  for (std::uint32_t i = 0; i < e.size(); ++i) {
-    e[i].prev = i == 0 ? 0 : i - 1;
-    e[i].next = i + 1 < e.size() ? i + 1 : 0;
-    if (i > 0) e[i].match = e[i].call ? ret_of[e[i].op] : call_of[e[i].op];
-  }
-  auto unlink = [&](std::uint32_t i) {
-    e[e[i].prev].next = e[i].next;
-    e[e[i].next].prev = e[i].prev;
-  };
-  auto relink = [&](std::uint32_t i) {
-    e[e[i].prev].next = i;
-    e[e[i].next].prev = i;
-  };
-
-  Seen cur{std::vector<std::uint64_t>((n + 63) / 64, 0), spec.initial()};
-  std::unordered_set<Seen, SeenHash> seen;
-  struct Frame {
-    std::uint32_t entry;
-    State before;
-  };
-  std::vector<Frame> stack;
-  std::size_t done = 0;  // completed operations linearized
-  std::uint32_t at = e[0].next;
-  while (true) {
-    if (done == completed) break;
-    if (++a.steps > budget) {
-      a.undecided = fmt::format("the linearizability search ran past its budget of {} steps", budget);
-      return a;
-    }
-    if (at != 0 && e[at].call) {
-      const Operation& op = h[ops[e[at].op]];
-      State next = cur.state;
-      if (spec.step(next, op, !op.pending())) {
-        Seen probe{cur.bits, std::move(next)};
-        probe.bits[e[at].op / 64] |= std::uint64_t{1} << (e[at].op % 64);
-        if (seen.insert(probe).second) {
-          stack.push_back({at, std::move(cur.state)});
-          cur = std::move(probe);
-          done += op.pending() ? 0 : 1;
-          unlink(at);
-          unlink(e[at].match);
-          if (stack.size() > a.longest.size()) {
-            a.longest.clear();
-            for (const Frame& f : stack) a.longest.push_back(ops[e[f.entry].op]);
-          }
-          at = e[0].next;
-          continue;
-        }
-      }
-      at = e[at].next;
-      continue;
-    }
-    // A return (or the end) whose operation is not linearized: undo the last choice.
-    if (stack.empty()) {
-      a.linearizable = false;
-      return a;
-    }
-    Frame f = std::move(stack.back());
-    stack.pop_back();
-    const Operation& op = h[ops[e[f.entry].op]];
-    done -= op.pending() ? 0 : 1;
-    cur.bits[e[f.entry].op / 64] &= ~(std::uint64_t{1} << (e[f.entry].op % 64));
-    cur.state = std::move(f.before);
-    relink(e[f.entry].match);
-    relink(f.entry);
-    at = e[f.entry].next;
-  }
-  a.longest.clear();
-  for (const Frame& f : stack) a.longest.push_back(ops[e[f.entry].op]);
-  return a;
-}
+using detail::Budget;
+using detail::kStopped;
+using detail::Meter;
 
 // Lowe's just-in-time linearization: an operation is linearized only when it returns (or
 // when a returning one needs it first), so no choice is made before a return asks for it.
 // A depth-first search over (return reached, configuration), a configuration being the
 // state and the open operations already linearized; the shortest sequences are tried first
-// and every (return, configuration) pair is visited once.
-Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, const Spec& spec, std::uint64_t budget) {
+// and every (return, configuration) pair is visited once, and within one return's
+// expansion equal configurations are merged (k open operations cost at most 2^k subsets
+// times the states, not k! orders).
+Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, const Spec& spec, const Budget& budget) {
   Answer a;
+  Meter meter(budget, a);
   // The returns in time order, and the operations open at each (called before it, not
   // returned before it; pending ones stay open to the end).
   std::vector<std::uint32_t> rets;
@@ -296,17 +205,15 @@ Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, c
       return static_cast<std::size_t>(x ^ (x >> 31));
     }
   };
-  std::unordered_set<Node, NodeHash> visited;
+  auto bytes = [](const Node& x) { return (x.state.capacity() * 2 + x.done.capacity()) * 4 + 96; };
+  std::unordered_set<Node, NodeHash> visited, level_seen;
   std::vector<Node> stack{{0, spec.initial(), {}}};
   std::vector<Node> succ, level, deeper;
   while (!stack.empty()) {
     Node n = std::move(stack.back());
     stack.pop_back();
     if (n.r == rets.size()) return a;
-    if (++a.steps > budget) {
-      a.undecided = fmt::format("the linearizability search ran past its budget of {} steps", budget);
-      return a;
-    }
+    if (!meter.step()) return a;
     const std::uint32_t o = rets[n.r];
     succ.clear();
     auto at = std::lower_bound(n.done.begin(), n.done.end(), o);
@@ -317,6 +224,7 @@ Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, c
     } else {
       // Sequences of other open, unlinearized operations, shortest first, each ended by o.
       level.assign(1, Node{n.r, n.state, n.done});
+      level_seen.clear();
       while (!level.empty()) {
         deeper.clear();
         for (const Node& m : level) {
@@ -324,11 +232,15 @@ Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, c
           if (spec.step(last, h[o], true)) succ.push_back(Node{n.r + 1, std::move(last), m.done});
           for (std::uint32_t x : open[n.r]) {
             if (std::binary_search(m.done.begin(), m.done.end(), x)) continue;
+            if (!meter.step()) return a;
             State st = m.state;
             if (!spec.step(st, h[x], !h[x].pending())) continue;
             std::vector<std::uint32_t> d = m.done;
             d.insert(std::lower_bound(d.begin(), d.end(), x), x);
-            deeper.push_back(Node{n.r, std::move(st), std::move(d)});
+            Node next{n.r, std::move(st), std::move(d)};
+            if (!level_seen.insert(next).second) continue;
+            meter.grew(bytes(next));
+            deeper.push_back(std::move(next));
           }
         }
         std::swap(level, deeper);
@@ -336,7 +248,10 @@ Answer check_part_jit(const History& h, const std::vector<std::uint32_t>& ops, c
     }
     // Pushed in reverse, so the shortest sequence is explored first.
     for (auto it = succ.rbegin(); it != succ.rend(); ++it)
-      if (visited.insert(*it).second) stack.push_back(std::move(*it));
+      if (visited.insert(*it).second) {
+        meter.grew(bytes(*it));
+        stack.push_back(std::move(*it));
+      }
   }
   a.linearizable = false;
   return a;
@@ -371,8 +286,9 @@ Precedence closed_order(const History& h, const Precedence& order) {
 // predecessors in a chain are a prefix of it, the order being closed). Depth-first over
 // (prefixes, state), each visited once.
 Answer check_part_ordered(const History& h, const std::vector<std::uint32_t>& ops, const Precedence& order,
-                          const Spec& spec, std::uint64_t budget) {
+                          const Spec& spec, const Budget& budget) {
   Answer a;
+  Meter meter(budget, a);
   std::vector<std::uint32_t> sorted = ops;
   std::sort(sorted.begin(), sorted.end(), [&](std::uint32_t x, std::uint32_t y) {
     return h[x].call != h[y].call ? h[x].call < h[y].call : x < y;
@@ -449,10 +365,7 @@ Answer check_part_ordered(const History& h, const std::vector<std::uint32_t>& op
     bool ready = true;
     for (std::size_t d = 0; d < k && ready; ++d) ready = f.node.done[d] >= v[d];
     if (!ready) continue;
-    if (++a.steps > budget) {
-      a.undecided = fmt::format("the linearizability search ran past its budget of {} steps", budget);
-      return a;
-    }
+    if (!meter.step()) return a;
     Node child{f.node.done, f.node.state};
     if (!spec.step(child.state, h[o], !h[o].pending())) continue;
     ++child.done[c];
@@ -547,15 +460,17 @@ std::unique_ptr<Spec> make_builtin_spec(std::string_view name) {
     return std::make_unique<TableSpec>("deque", std::vector<std::string>{"push_bottom", "pop_bottom", "steal"},
                                        &deque_step, false);
   if (name == "set")
-    return std::make_unique<TableSpec>("set", std::vector<std::string>{"add", "remove", "contains"}, &set_step, true);
+    return std::make_unique<TableSpec>("set", std::vector<std::string>{"add", "remove", "contains"}, &set_step, true,
+                                       State{}, 2);
   if (name == "map")
-    return std::make_unique<TableSpec>("map", std::vector<std::string>{"put", "get", "remove"}, &map_step, true);
+    return std::make_unique<TableSpec>("map", std::vector<std::string>{"put", "get", "remove"}, &map_step, true,
+                                       State{}, 1);
   if (name == "counter")
     return std::make_unique<TableSpec>("counter", std::vector<std::string>{"increment", "get"}, &counter_step, false,
-                                       State{0});
+                                       State{0}, 1);
   if (name == "register")
     return std::make_unique<TableSpec>("register", std::vector<std::string>{"write", "read"}, &register_step, false,
-                                       State{0});
+                                       State{0}, 1);
   if (name == "mutex")
     return std::make_unique<TableSpec>("mutex", std::vector<std::string>{"lock", "unlock"}, &mutex_step, false,
                                        State{0});
@@ -583,6 +498,7 @@ class SharedSpec final : public Spec {
     return s_->step(state, op, check);
   }
   std::optional<std::int64_t> key(const Operation& op) const override { return s_->key(op); }
+  bool observer(const Operation& op) const override { return s_->observer(op); }
 
  private:
   std::shared_ptr<const Spec> s_;
@@ -620,33 +536,132 @@ std::uint32_t register_spec(std::shared_ptr<const Spec> spec) {
 
 namespace {
 
-// Each part (a key's operations, or the whole history) decided by `decide(part, budget)`
-// within one step budget: the first part that fails or runs out answers.
-template <class Decide>
-Answer check_parts(const History& history, const Spec& spec, const Options& options, Decide&& decide) {
-  Answer total;
-  for (const std::vector<std::uint32_t>& part : parts_of(history, spec, options.partition)) {
-    Answer a = decide(part, options.max_steps - std::min(options.max_steps, total.steps));
-    total.steps += a.steps;
-    if (!a.undecided.empty()) {
-      total.undecided = a.undecided;
-      return total;
-    }
-    if (!a.linearizable) {
-      a.steps = total.steps;
-      return a;
-    }
+// A search run to its end in one go (just-in-time, and the search under a precedence).
+class OneShot final : public detail::PartSearch {
+ public:
+  explicit OneShot(std::function<Answer(const Budget&)> decide) : decide_(std::move(decide)) {}
+  bool run(Meter& meter, Answer& a, std::uint64_t) override {
+    a = decide_(meter.budget());
+    return true;
   }
+
+ private:
+  std::function<Answer(const Budget&)> decide_;
+};
+
+// Each part (a key's operations, or the whole history) decided by the search `make(part)`
+// gives, interleaved: a part runs for a slice of steps, then waits behind the others, so a
+// hard key does not hide an easy failing one. Free threads (Options::jobs) take the next
+// part waiting. The parts share the step, time and memory budgets; the first part that
+// fails or runs out of budget stops the others, and the answer is the failing part
+// earliest in order among those decided (else the first that ran out).
+template <class Make>
+Answer check_parts(const History& history, const Spec& spec, const Options& options, Make&& make) {
+  const std::vector<std::vector<std::uint32_t>> parts = parts_of(history, spec, options.partition);
+  bool split = options.partition && !history.empty();
+  for (const Operation& op : history) split = split && spec.key(op).has_value();
+  std::atomic<std::uint64_t> memory{0}, steps{0};
+  std::atomic<bool> stop{false};
+  Budget base;
+  base.timed = options.timeout_seconds > 0;
+  if (base.timed)
+    base.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                           std::chrono::duration<double>(std::min(options.timeout_seconds, 1e9)));
+  base.max_memory = options.max_memory;
+  base.memory = &memory;
+  base.stop = &stop;
+  struct Slot {
+    std::unique_ptr<detail::PartSearch> search;
+    Answer answer;
+    double seconds = 0;
+    bool finished = false;
+  };
+  std::vector<Slot> slots(parts.size());
+  std::mutex mutex;
+  std::deque<std::size_t> waiting(parts.size());
+  std::iota(waiting.begin(), waiting.end(), std::size_t{0});
+  constexpr std::uint64_t kSlice = 1 << 14;
+  auto work = [&] {
+    while (true) {
+      std::size_t p = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (waiting.empty() || stop.load()) return;
+        p = waiting.front();
+        waiting.pop_front();
+      }
+      Slot& s = slots[p];
+      if (!s.search) s.search = make(parts[p]);
+      Budget b = base;
+      const std::uint64_t before = s.answer.steps;
+      b.max_steps = before + (options.max_steps - std::min(options.max_steps, steps.load()));
+      const auto t0 = std::chrono::steady_clock::now();
+      bool finished = false;
+      {
+        Meter meter(b, s.answer);
+        finished = s.search->run(meter, s.answer, kSlice);
+      }
+      s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      steps.fetch_add(s.answer.steps - before);
+      if (finished) {
+        s.finished = true;
+        s.search.reset();
+        if (!s.answer.undecided.empty() || !s.answer.linearizable) stop.store(true);
+      } else {
+        std::lock_guard<std::mutex> lock(mutex);
+        waiting.push_back(p);
+      }
+    }
+  };
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, parts.size()));
+  if (jobs <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(work);
+    for (std::thread& t : threads) t.join();
+  }
+  Answer total;
+  total.steps = steps.load();
+  const Answer* failed = nullptr;
+  const Answer* undecided = nullptr;
+  for (const Slot& s : slots) {
+    if (!s.finished) continue;
+    if (s.answer.undecided.empty() && !s.answer.linearizable && !failed) failed = &s.answer;
+    if (!s.answer.undecided.empty() && s.answer.undecided != kStopped && !undecided) undecided = &s.answer;
+  }
+  if (failed) {
+    total.linearizable = false;
+    total.longest = failed->longest;
+  } else if (undecided) {
+    total.undecided = undecided->undecided;
+  }
+  if (options.report_parts)
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      const Slot& s = slots[p];
+      PartAnswer pa;
+      if (split) pa.key = spec.key(history[parts[p][0]]);
+      pa.operations = static_cast<std::uint32_t>(parts[p].size());
+      pa.steps = s.answer.steps;
+      pa.seconds = s.seconds;
+      pa.verdict = !s.finished || s.answer.undecided == kStopped ? "not decided"
+                   : !s.answer.undecided.empty()                ? "undecided"
+                   : s.answer.linearizable                      ? "linearizable"
+                                                                : "not linearizable";
+      total.parts.push_back(std::move(pa));
+    }
   return total;
 }
 
 }  // namespace
 
+
 Answer check(const History& history, const Spec& spec, const Options& options) {
   validate_history(history, spec);
-  return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part, std::uint64_t left) {
-    return options.algorithm == Algorithm::just_in_time ? check_part_jit(history, part, spec, left)
-                                                         : check_part(history, part, spec, left);
+  return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part) -> std::unique_ptr<detail::PartSearch> {
+    if (options.algorithm == Algorithm::wing_gong) return detail::make_wing_gong(history, part, spec);
+    return std::make_unique<OneShot>([&history, &part, &spec](const Budget& b) { return check_part_jit(history, part, spec, b); });
   });
 }
 
@@ -657,8 +672,8 @@ Answer check(const History& history, const Precedence& order, const Spec& spec, 
     if (history[i].method >= spec.methods().size())
       throw std::invalid_argument(fmt::format("operation {}: method {} of {} is out of range", i, history[i].method, spec.name()));
   const Precedence closed = closed_order(history, order);
-  return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part, std::uint64_t left) {
-    return check_part_ordered(history, part, closed, spec, left);
+  return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part) -> std::unique_ptr<detail::PartSearch> {
+    return std::make_unique<OneShot>([&history, &part, &closed, &spec](const Budget& b) { return check_part_ordered(history, part, closed, spec, b); });
   });
 }
 
@@ -711,6 +726,7 @@ std::string format_history(const History& history, const Spec& spec) {
     std::string args;
     if (op.arg != kNone) args = value(op.arg);
     if (op.arg2 != kNone) args += ", " + value(op.arg2);
+    if (op.arg3 != kNone) args += ", " + value(op.arg3);
     std::string span = op.pending() ? fmt::format("[{}, pending]", op.call) : fmt::format("[{}, {}]", op.call, op.ret);
     out += fmt::format("T{} {}({}) -> {}  {}\n", op.thread, spec.methods()[op.method], args,
                        op.pending() ? std::string("pending") : value(op.result), span);
@@ -725,6 +741,7 @@ std::string format_order(const History& history, const Precedence& order, const 
     std::string args;
     if (op.arg != kNone) args = value(op.arg);
     if (op.arg2 != kNone) args += ", " + value(op.arg2);
+    if (op.arg3 != kNone) args += ", " + value(op.arg3);
     return fmt::format("T{} {}({})", op.thread, spec.methods()[op.method], args);
   };
   std::vector<std::uint32_t> by_call(history.size());

@@ -41,6 +41,7 @@ struct Operation {
   std::uint32_t method = 0;  // index into the specification's methods()
   std::int64_t arg = kNone;
   std::int64_t arg2 = kNone;  // a map's value
+  std::int64_t arg3 = kNone;  // a key-value store's cas(key, from, to): `to`
   std::int64_t result = kNone;
   std::uint64_t call = 0;
   std::uint64_t ret = kPending;
@@ -63,6 +64,10 @@ class Spec {
   // The key whose operations are independent of every other key's (P-compositionality):
   // a set's or map's element; nullopt for objects that cannot be split.
   virtual std::optional<std::int64_t> key(const Operation&) const { return std::nullopt; }
+  // True when the operation leaves every state in which its result is right as it was (a
+  // read, a get, a cas that answered false): a search may then linearize it as soon as it
+  // can go, without trying the others first. False, the default, is always safe.
+  virtual bool observer(const Operation&) const { return false; }
 };
 
 // The built-in specifications, by name: stack (push, pop), queue (enqueue, dequeue),
@@ -108,6 +113,18 @@ constexpr OperationCode decode_operation(std::int64_t v) {
           static_cast<std::uint32_t>(v) & 0xffu};
 }
 
+// One part's outcome (a key's operations, or the whole history), when
+// Options::report_parts asks for them.
+struct PartAnswer {
+  std::optional<std::int64_t> key;  // nullopt: the history is not split
+  std::uint32_t operations = 0;
+  std::uint64_t steps = 0;
+  double seconds = 0;
+  // "linearizable", "not linearizable", "undecided", or "not decided" (stopped: another
+  // part failed first).
+  std::string verdict;
+};
+
 struct Answer {
   bool linearizable = true;
   // Why no answer ("" when decided): the search budget ran out. `linearizable` means
@@ -117,14 +134,22 @@ struct Answer {
   // could order, as indices into the history (just_in_time leaves it empty).
   std::vector<std::uint32_t> longest;
   std::uint64_t steps = 0;  // search steps, for the budget and for benchmarks
+  std::vector<PartAnswer> parts;  // with Options::report_parts, in the order of parts
 };
 
 enum class Algorithm : std::uint8_t { just_in_time, wing_gong };
 
+// Every budget answers undecided when it runs out, never a verdict.
 struct Options {
   std::uint64_t max_steps = 50'000'000;  // then undecided
   bool partition = true;                 // check each key alone where the spec has keys
   Algorithm algorithm = Algorithm::just_in_time;
+  double timeout_seconds = 0;    // wall-clock limit of one check; 0: none
+  std::uint64_t max_memory = 0;  // bytes the searches' memos may hold in all; 0: none
+  // Parts (keys) decided at once on this many threads; the first part found not
+  // linearizable stops the others. 0: every core.
+  unsigned jobs = 1;
+  bool report_parts = false;  // fill Answer::parts
 };
 
 // Throws std::invalid_argument when an operation returns before it is called, a method

@@ -46,6 +46,7 @@ int cli_main(int argc, char** argv) {
   add_run_commands(app, rc);
   add_validate_command(app, rc);
   add_lincheck_command(app, rc);
+  add_check_history_command(app, rc);
   // Every --help ends with the exit codes; a command that says more keeps its own text.
   const char* exit_codes =
       "Exit codes: 0 all good, 1 a property, expectation or checker found a problem, 2 bad\n"

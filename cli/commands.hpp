@@ -129,5 +129,6 @@ void add_check_trace_command(CLI::App& app, int& rc);
 void add_run_commands(CLI::App& app, int& rc);
 void add_validate_command(CLI::App& app, int& rc);
 void add_lincheck_command(CLI::App& app, int& rc);
+void add_check_history_command(CLI::App& app, int& rc);
 
 }  // namespace atomcheck::cli
