@@ -7,14 +7,14 @@
 
 #include <fmt/core.h>
 
+#include "checkers/slot_set.hpp"
 #include "checkers/tso_conflict.hpp"
 
 namespace atomcheck::tso {
 
 namespace {
 
-using Mask = std::uint64_t;
-constexpr std::size_t kMaxLive = 64;  // live transactions per summary: one bit each
+using Mask = SlotSet;  // live transactions of a summary, one bit per slot
 
 // Conflict classes. An event joins the classes that say which *later* events it
 // conflicts with under ⊚TSO (tso_conflict.cpp); a later event lists the classes it
@@ -112,17 +112,17 @@ struct State {
     std::uint64_t h = 1469598103934665603ULL;
     auto mix = [&](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
     for (EventIndex v : ids) mix(v);
-    for (Mask v : reach) mix(v);
+    for (const Mask& v : reach) v.mix_into(mix);
     for (const Entry& e : cls) {
       mix(e.id);
-      mix(e.own);
-      mix(e.m);
+      e.own.mix_into(mix);
+      e.m.mix_into(mix);
     }
     for (std::size_t t = 0; t < buf.size(); ++t) {
       mix(t << 32 | buf[t].size());
       for (const Pend& p : buf[t]) {
         mix(p.w);
-        mix(p.readers);
+        p.readers.mix_into(mix);
       }
     }
     mix(static_cast<std::uint64_t>(oblig_thread) ^ (std::uint64_t{oblig_var} << 20));
@@ -142,7 +142,7 @@ struct State {
       mix(t << 32 | buf[t].size());
       for (const Pend& p : buf[t]) {
         mix(p.w);
-        mix(p.readers);
+        p.readers.mix_into(mix);
       }
     }
     return h;
@@ -152,12 +152,12 @@ struct State {
         oblig_w != o.oblig_w || oblig_idle != o.oblig_idle)
       return false;
     for (std::size_t l = 0; l < reach.size(); ++l)
-      if (reach[l] & ~o.reach[l]) return false;
+      if (!reach[l].subset_of(o.reach[l])) return false;
     std::size_t j = 0;
     for (const Entry& e : cls) {
       while (j < o.cls.size() && o.cls[j].id < e.id) ++j;
       if (j == o.cls.size() || o.cls[j].id != e.id) return false;
-      if ((e.own & ~o.cls[j].own) || (e.m & ~o.cls[j].m)) return false;
+      if (!e.own.subset_of(o.cls[j].own) || !e.m.subset_of(o.cls[j].m)) return false;
     }
     return true;
   }
@@ -167,7 +167,7 @@ struct State {
   }
   Entry& entry(std::uint64_t id) {
     auto it = std::lower_bound(cls.begin(), cls.end(), id, [](const Entry& e, std::uint64_t v) { return e.id < v; });
-    if (it == cls.end() || it->id != id) it = cls.insert(it, Entry{id, 0, 0});
+    if (it == cls.end() || it->id != id) it = cls.insert(it, Entry{id, {}, {}});
     return *it;
   }
 };
@@ -177,94 +177,84 @@ struct State {
 // into y are added (closed transitively over the live transactions).
 template <class Pred>
 bool edges_into(State& s, int y, Pred pred) {
-  const Mask yb = Mask{1} << y;
-  Mask srcs = 0;
+  const auto yy = static_cast<std::size_t>(y);
+  Mask srcs;
   for (const Entry& e : s.cls)
     if (pred(e.id)) {
-      if (e.m & yb) return true;
-      srcs |= e.m | e.own;
+      if (e.m.test(yy)) return true;
+      srcs |= e.m;
+      srcs |= e.own;
     }
-  srcs &= ~yb;
-  if (srcs == 0) return false;
-  const Mask add = yb | s.reach[y];
-  for (Mask b = srcs; b != 0; b &= b - 1) s.reach[static_cast<std::size_t>(__builtin_ctzll(b))] |= add;
+  srcs.reset(yy);
+  if (srcs.none()) return false;
+  Mask add = s.reach[yy];
+  add.set(yy);
+  srcs.for_each([&](std::size_t b) { s.reach[b] |= add; });
   for (Entry& e : s.cls)
-    if ((e.m | e.own) & yb) e.m |= srcs;
+    if (e.m.test(yy) || e.own.test(yy)) e.m |= srcs;
   return false;
 }
 
 // Slot y now has an event of class id.
 void join_class(State& s, int y, std::uint64_t id) {
-  const Mask yb = Mask{1} << y;
-  Mask up = 0;
+  const auto yy = static_cast<std::size_t>(y);
+  Mask up;
   for (std::size_t l = 0; l < s.reach.size(); ++l)
-    if (s.reach[l] & yb) up |= Mask{1} << l;
+    if (s.reach[l].test(yy)) up.set(l);
   Entry& e = s.entry(id);
-  e.own |= yb;
+  e.own.set(yy);
   e.m |= up;
 }
-
-// The bits of v at the positions in keep, packed low. Usually a collection drops one or
-// two slots, so this closes the gaps one dropped bit at a time, highest first.
-struct Compressor {
-  Mask keep;
-  int drop[kMaxLive];
-  int ndrop = 0;
-  Compressor(Mask k, std::size_t n) : keep(k) {
-    for (int b = static_cast<int>(n) - 1; b >= 0; --b)
-      if (!(keep & (Mask{1} << b))) drop[ndrop++] = b;
-  }
-  Mask operator()(Mask v) const {
-    if (ndrop > 8) {
-      Mask out = 0;
-      int k = 0;
-      for (Mask b = keep; b != 0; b &= b - 1, ++k)
-        if (v & (b & -b)) out |= Mask{1} << k;
-      return out;
-    }
-    for (int j = 0; j < ndrop; ++j) {
-      const int b = drop[j];
-      const Mask low = (Mask{1} << b) - 1;
-      v = (v & low) | ((v >> b >> 1) << b);
-    }
-    return v;
-  }
-};
 
 // Drops the transactions that can receive no more edges: not an open block, no pending
 // commit, no read waiting for its write's commit. What they reach stays in `m`.
 void collect(State& s, const std::vector<EventIndex>& open_blocks) {
-  Mask keep = 0;
+  Mask keep;
   for (EventIndex id : open_blocks)
-    if (int k = s.slot_of(id); k >= 0) keep |= Mask{1} << k;
-  for (const Pend& p : s.buf.all()) keep |= (Mask{1} << p.slot) | p.readers;
+    if (int k = s.slot_of(id); k >= 0) keep.set(static_cast<std::size_t>(k));
+  for (const Pend& p : s.buf.all()) {
+    keep.set(p.slot);
+    keep |= p.readers;
+  }
   const std::size_t n = s.ids.size();
-  const Mask all = n == 64 ? ~Mask{0} : (Mask{1} << n) - 1;
-  if (keep == all) return;
-  const Compressor compress(keep, n);
-  int to[kMaxLive];
-  int k = 0;
+  std::size_t kept = 0;
+  keep.for_each([&](std::size_t) { ++kept; });
+  if (kept == n) return;
+  const SlotCompressor compress(keep, n);
+  std::uint32_t to_small[64];
+  std::vector<std::uint32_t> to_big(n > 64 ? n : 0);
+  std::uint32_t* to = n > 64 ? to_big.data() : to_small;
+  std::size_t k = 0;
   for (std::size_t l = 0; l < n; ++l)
-    if (keep & (Mask{1} << l)) {
-      to[l] = k;
+    if (keep.test(l)) {
+      to[l] = static_cast<std::uint32_t>(k);
       s.ids[k] = s.ids[l];
-      s.reach[k] = compress(s.reach[l]);
+      s.reach[k] = std::move(s.reach[l]);
+      compress(s.reach[k]);
       ++k;
     }
   s.ids.resize(k);
   s.reach.resize(k);
   std::size_t w = 0;
   for (Entry& e : s.cls) {
-    e.own = compress(e.own);
-    e.m = compress(e.m);
+    compress(e.own);
+    compress(e.m);
     // No live transaction has or reaches such an event: no future cycle can use it.
-    if (e.own != 0 || e.m != 0) s.cls[w++] = e;
+    if (e.own.any() || e.m.any()) s.cls[w++] = std::move(e);
   }
   s.cls.resize(w);
   for (Pend& p : s.buf.all()) {
-    p.slot = static_cast<std::uint32_t>(to[p.slot]);
-    p.readers = compress(p.readers);
+    p.slot = to[p.slot];
+    compress(p.readers);
   }
+}
+
+// What a summary holds in memory, about: its slot sets, classes and buffers (the
+// memory budget of StreamLimits counts this over the summaries built for one event).
+std::size_t approx_bytes(const State& s) {
+  const std::size_t extra = s.ids.size() / 64 * sizeof(std::uint64_t);  // heap words of one slot set
+  return sizeof(State) + s.ids.size() * (sizeof(EventIndex) + sizeof(Mask) + extra) +
+         s.cls.size() * (sizeof(Entry) + 2 * extra) + s.buf.all().size() * (sizeof(Pend) + extra);
 }
 
 // Equal summaries by hash, without a node allocation per summary: open addressing over
@@ -343,23 +333,20 @@ void keep_maximal(std::vector<State>& states) {
   drop_gone(states, gone);
 }
 
-// Adds transaction `id` as a slot, in order; false when no slot is left.
-bool insert_slot(State& s, EventIndex id) {
-  if (s.ids.size() >= kMaxLive) return false;
+// Adds transaction `id` as a slot, in order.
+void insert_slot(State& s, EventIndex id) {
   const auto p = static_cast<std::size_t>(std::lower_bound(s.ids.begin(), s.ids.end(), id) - s.ids.begin());
-  auto widen = [p](Mask v) { return (v & ((Mask{1} << p) - 1)) | ((v >> p) << (p + 1)); };
   s.ids.insert(s.ids.begin() + static_cast<std::ptrdiff_t>(p), id);
-  for (Mask& r : s.reach) r = widen(r);
-  s.reach.insert(s.reach.begin() + static_cast<std::ptrdiff_t>(p), 0);
+  for (Mask& r : s.reach) r.insert_at(p);
+  s.reach.insert(s.reach.begin() + static_cast<std::ptrdiff_t>(p), Mask{});
   for (Entry& e : s.cls) {
-    e.own = widen(e.own);
-    e.m = widen(e.m);
+    e.own.insert_at(p);
+    e.m.insert_at(p);
   }
   for (Pend& pd : s.buf.all()) {
     if (pd.slot >= p) ++pd.slot;
-    pd.readers = widen(pd.readers);
+    pd.readers.insert_at(p);
   }
-  return true;
 }
 
 }  // namespace
@@ -378,7 +365,6 @@ struct TraceStream::Impl {
   std::vector<Event> kept;  // tau, while it is short enough to print a witness
   std::size_t peak_states = 1, peak_live = 0;
   std::uint64_t work = 0;
-  bool overflow = false;
   std::string undecided;
   // After a violation: the witness so far, and the buffers to flush.
   bool violated = false;
@@ -402,13 +388,16 @@ struct TraceStream::Impl {
     peak_states = 1;
     peak_live = 0;
     work = 0;
-    overflow = false;
     undecided.clear();
     violated = false;
     violated_at = kNoEvent;
     witness.clear();
     cycle.clear();
     note.clear();
+    unary = true;
+    replaying = false;
+    held.clear();
+    held_depth.clear();
   }
 
   void grow(std::uint32_t t) {
@@ -439,13 +428,30 @@ struct TraceStream::Impl {
     join_class(s, y, cls(kAny, v));
     join_class(s, y, cls(kCommit, v));
     join_class(s, y, cls(kMwa, v, 0, x));
-    for (Mask b = p.readers; b != 0; b &= b - 1) join_class(s, __builtin_ctzll(b), cls(kMr, v, 0, x));
-    bool reached = false;
-    for (std::size_t l = 0; l < s.reach.size() && !reached; ++l)
-      reached = static_cast<int>(l) != y && (s.reach[l] & (Mask{1} << y)) != 0;
+    p.readers.for_each([&](std::size_t b) { join_class(s, static_cast<int>(b), cls(kMr, v, 0, x)); });
+    // The commit leaves no trace when its transaction and the reads it served die with
+    // it and no other live transaction reaches any of them: the summary is then the one
+    // before it without the write (the edges added and the classes joined name only
+    // transactions that are gone).
+    bool reached = false, idle;
     const EventIndex txn = s.ids[static_cast<std::size_t>(y)];
-    collect(s, open_blocks);
-    s.oblig_idle = !reached && p.readers == 0 && s.slot_of(txn) < 0;
+    if (p.readers.none()) {  // the common case, without allocating
+      for (std::size_t l = 0; l < s.reach.size() && !reached; ++l)
+        reached = static_cast<int>(l) != y && s.reach[l].test(static_cast<std::size_t>(y));
+      collect(s, open_blocks);
+      idle = !reached && s.slot_of(txn) < 0;
+    } else {
+      Mask gone = p.readers;
+      gone.set(static_cast<std::size_t>(y));
+      for (std::size_t l = 0; l < s.reach.size() && !reached; ++l)
+        reached = !gone.test(l) && s.reach[l].intersects(gone);
+      std::vector<EventIndex> dying;
+      gone.for_each([&](std::size_t l) { dying.push_back(s.ids[l]); });
+      collect(s, open_blocks);
+      idle = !reached;
+      for (EventIndex id : dying) idle = idle && s.slot_of(id) < 0;
+    }
+    s.oblig_idle = idle;
     s.oblig_thread = v;
     s.oblig_var = p.var;
     s.oblig_w = p.w;
@@ -466,10 +472,7 @@ struct TraceStream::Impl {
       collect(s, open_after);
       return false;
     }
-    if (s.slot_of(node) < 0 && !insert_slot(s, node)) {
-      overflow = true;
-      return false;
-    }
+    if (s.slot_of(node) < 0) insert_slot(s, node);
     const int y = s.slot_of(node);
     const std::uint64_t x = e.target;
     const bool read = e.op == Op::read, access = is_access(e.op);
@@ -500,7 +503,7 @@ struct TraceStream::Impl {
         if (served) {
           for (auto it = s.buf[t].rbegin(); it != s.buf[t].rend(); ++it)
             if (it->w == source) {
-              it->readers |= Mask{1} << y;
+              it->readers.set(static_cast<std::size_t>(y));
               break;
             }
         } else {
@@ -509,7 +512,7 @@ struct TraceStream::Impl {
         break;
       case Op::write: {
         join_class(s, y, cls(kPoW, t, 0, x));
-        s.buf.push_back(t, Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, 0});
+        s.buf.push_back(t, Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, {}});
         // kMwo(t, u, x) becomes kMwa(u, x) as it is now.
         std::vector<Entry> snap;
         for (const Entry& en : s.cls)
@@ -640,6 +643,46 @@ struct TraceStream::Impl {
   void continue_witness(const Event& e);
   TraceVerdict finish(const Deadline& deadline);
   const Deadline* deadline_ = nullptr;
+  // While the prefix has no event inside a begin/end block, every transaction is one
+  // event and complete ("Unary traces" in docs/trace-tso-fpt.md): no execution of it has
+  // a cycle and every commit in it leaves no trace, so the summary that keeps every write
+  // pending dominates all others. The events are only held; they are replayed into that
+  // summary (forced_commits instead of the closure) before the first event inside a
+  // block (its transaction may grow), and a trace that ends first is serializable.
+  bool unary = true, replaying = false;
+  std::vector<Event> held;
+  std::vector<std::uint32_t> held_depth;  // per thread: block nesting in the held prefix
+  bool inside_a_block(const Event& e) {
+    if (e.thread >= held_depth.size()) held_depth.resize(e.thread + 1, 0);
+    std::uint32_t& d = held_depth[e.thread];
+    if (e.op == Op::begin) ++d;
+    else if (e.op == Op::end) d -= d > 0 ? 1 : 0;
+    else return d > 0;
+    return false;
+  }
+  // The replay's moves before e: only the commits e needs (a drain empties its thread's
+  // buffer, a join the child's), then e.
+  template <class Step>
+  bool forced_commits(std::vector<State> from, const Event& e, Step step) {
+    for (State& s : from) {
+      auto empty = [&](std::uint32_t v) {
+        while (!s.buf[v].empty())
+          if (commit(s, v)) return false;  // not in a prefix of one-event transactions
+        return true;
+      };
+      if (is_drain(e.op) && !empty(e.thread)) return false;
+      if (e.op == Op::join && !empty(e.target)) return false;
+      if (!step(s)) return false;
+    }
+    return true;
+  }
+  // Memory of the summaries built for the current event, about (approx_bytes).
+  std::size_t bytes = 0;
+  bool over_memory() {
+    if (bytes <= limits.max_bytes) return false;
+    undecided = fmt::format("budget: summaries need more than {} MB at trace event {}", limits.max_bytes >> 20, i);
+    return true;
+  }
   // Every placement of commits from `from` (canonical: each commit ordered with the
   // next move), calling step(state) on each; false when a cycle or the budget stopped it.
   template <class Step>
@@ -698,11 +741,15 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
           break;
         }
       }
-      if (keep && fresh(n)) work_list.push_back(std::move(n));
+      if (keep && fresh(n)) {
+        bytes += approx_bytes(n);
+        work_list.push_back(std::move(n));
+      }
       if (work_list.size() > limits.max_states) {
         undecided = fmt::format("budget: more than {} placement summaries at trace event {}", limits.max_states, i);
         return false;
       }
+      if (over_memory()) return false;
     }
   }
   return true;
@@ -710,6 +757,28 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
 
 void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
   if (in.op == Op::commit || !undecided.empty()) return;
+  if (unary && !replaying) {
+    if ((held.size() & 63) == 0) {
+      if (const char* why = deadline.expired(); *why != '\0') {
+        undecided = fmt::format("{} at trace event {}", why, held.size());
+        return;
+      }
+    }
+    if (!inside_a_block(in)) {
+      held.push_back(in);
+      return;
+    }
+    // The first event inside a block: build the summary of the prefix (every
+    // commit in it leaves no trace, so only those a drain or join needs are placed),
+    // then go on as usual.
+    unary = false;
+    replaying = true;
+    std::vector<Event> prefix;
+    prefix.swap(held);
+    for (const Event& e : prefix) on_event(e, deadline);
+    replaying = false;
+    if (!undecided.empty()) return;
+  }
   if (violated) {
     continue_witness(in);
     ++i;
@@ -775,7 +844,9 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
   };
   std::vector<State> from;
   from.swap(states);
-  bool ok = closure(std::move(from), &e, [&](const State& s) {
+  bytes = 0;
+  for (const State& s : from) bytes += approx_bytes(s);
+  auto step = [&](const State& s) {
     if (!allowed(s)) return true;
     State n = s;
     ++work;
@@ -783,15 +854,14 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
       violation(s, true, 0, &e);
       return false;
     }
-    if (overflow) {
-      undecided = fmt::format("budget: more than {} live transactions at trace event {}", kMaxLive, i);
-      return false;
-    }
     if (!seen.add(n, next.size(), next)) return true;
     peak_live = std::max(peak_live, n.ids.size());
+    bytes += approx_bytes(n);
     next.push_back(std::move(n));
+    if (over_memory()) return false;
     return true;
-  });
+  };
+  const bool ok = replaying ? forced_commits(std::move(from), e, step) : closure(std::move(from), &e, step);
   if (violated) {
     ++i;
     return;
@@ -800,7 +870,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
   keep_maximal(next);
   states = std::move(next);
   open_blocks = std::move(open_after);
-  drop_committed_early();
+  if (!replaying) drop_committed_early();
   peak_states = std::max(peak_states, states.size());
   if (is_drain(e.op)) last_drain[t] = i;
   if (e.op == Op::write) last_write[t][e.target] = i;
@@ -833,7 +903,7 @@ void TraceStream::Impl::violation(const State& s, bool at_event, std::uint32_t c
     buf.pop_front(commit_thread);
   } else {
     witness.push_back(i);
-    if (e->op == Op::write) buf.push_back(e->thread, Pend{e->target, 0, i, 0});
+    if (e->op == Op::write) buf.push_back(e->thread, Pend{e->target, 0, i, {}});
   }
   for (const Pend& p : buf.all()) witness.push_back(p.w);
   // The cycle, from the execution of the prefix.
@@ -863,10 +933,13 @@ TraceVerdict TraceStream::Impl::finish(const Deadline& deadline) {
   if (!violated && undecided.empty()) {
     if (const char* why = deadline.expired(); *why != '\0') {
       undecided = fmt::format("{} at the end of the trace", why);
+    } else if (unary) {
+      // Every transaction had one event: serializable ("Unary traces").
     } else {
       deadline_ = &deadline;
       std::vector<State> from;
       from.swap(states);
+      bytes = 0;
       closure(std::move(from), nullptr, [](const State&) { return true; });
       states.clear();
     }
@@ -892,7 +965,7 @@ void TraceStream::reset() { impl_->reset(); }
 void TraceStream::live_events(std::vector<EventIndex>& out, EventIndex& first_problem) const {
   if (!impl_->violated) {
     // A violation may yet name any event of the witness window.
-    const EventIndex upto = std::min<EventIndex>(impl_->i, impl_->limits.witness_events);
+    const EventIndex upto = std::min<EventIndex>(impl_->i + impl_->held.size(), impl_->limits.witness_events);
     for (EventIndex k = 0; k < upto; ++k) out.push_back(k);
     return;
   }

@@ -14,12 +14,14 @@
 // that, placed now, give larger sets) is dropped: it could close no cycle the other
 // cannot.
 //
-// Cost: O(n * S * (L + classes)) for n events, S summaries alive at once and L live
-// transactions, and memory O(S * (L + classes)), independent of n. S and L depend on
-// the threads, the variables and how many writes a thread keeps in its buffer between
-// drains, not on n; the dominance keeps S small on the measured traces, but no bound
-// by the variables alone is proved (docs/trace-tso-fpt.md has the argument and the
-// measurements).
+// Cost: O(n * S * (L + classes)) word operations for n events, S summaries alive at
+// once and L live transactions (one bit each, no cap), and memory O(S * L * (L +
+// classes) / 64), independent of n. S and L depend on the threads, the variables and
+// how many writes a thread keeps in its buffer between drains, not on n; the dominance
+// keeps S small on the measured traces, but no bound by the variables alone is proved.
+// A prefix whose transactions all have one event has no cycle in any placement: it is
+// only held, and summarised when the first event inside a block arrives
+// (docs/trace-tso-fpt.md has the argument and the measurements).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,10 @@ namespace atomcheck::tso {
 struct StreamLimits {
   // Summaries alive at once before the decider gives up (undecided).
   std::size_t max_states = 200000;
+  // Memory the summaries of one event may take (about: slot sets, classes, buffers)
+  // before the decider gives up (undecided). The number of live transactions has no
+  // cap of its own: a summary keeps one bit per live transaction in a slot set.
+  std::size_t max_bytes = std::size_t{1} << 30;
   // Events of tau kept to print the witness (its cycle and commit placement); past
   // this a violation is still found, reported without them. check-trace keeps as many.
   std::uint64_t witness_events = 1u << 16;

@@ -376,8 +376,11 @@ class Encoder {
   // The transactions of `members` and the edges between them: a non-empty set S of
   // them, each with a present edge to another member (a functional graph on S has a
   // cycle). Returns the selection variables, one per member.
+  // `multi`: the members of two or more events; every cycle passes through one
+  // (docs/trace-tso-fpt.md, "Unary traces"), so S must hold one.
+  template <class Multi>
   std::vector<z3::expr> cycle(const std::vector<TxnId>& members, const std::vector<const Edge*>& edges,
-                              std::unordered_map<TxnId, std::size_t>& slot) {
+                              std::unordered_map<TxnId, std::size_t>& slot, Multi multi) {
     std::vector<z3::expr> sel;
     slot.clear();
     for (TxnId t : members) {
@@ -389,7 +392,7 @@ class Encoder {
     for (const Edge* e : edges) succ[slot[e->from]].push_back(present(*e) && sel[slot[e->to]]);
     z3::expr_vector any(ctx_);
     for (std::size_t k = 0; k < members.size(); ++k) {
-      any.push_back(sel[k]);
+      if (multi(members[k])) any.push_back(sel[k]);
       s_.add(z3::implies(sel[k], succ[k].empty() ? ctx_.bool_val(false) : z3::mk_or(succ[k])));
     }
     s_.add(z3::mk_or(any));
@@ -503,11 +506,22 @@ TraceVerdict Z3Decider::decide(std::span<const Event> tau, const Deadline& deadl
   z3::context& ctx = impl_->ctx;
   z3::solver s(ctx, "QF_RDL");
   Encoder enc(ctx, s, tau, f);
+  // Transactions of one event (a write with its commit counted as one) are on no cycle
+  // of their own: a cycle passes through a transaction of two or more events
+  // (docs/trace-tso-fpt.md, "Unary traces"). Segments and components without one are
+  // not encoded.
+  std::vector<std::uint32_t> size_of(f.tx.txns.size(), 0);
+  for (std::size_t k = 0; k < f.n; ++k)
+    if (live(tau[k]) && !is_block_op(tau[k].op)) ++size_of[f.tx.txn_of[k]];
+  auto multi = [&](TxnId t) { return size_of[t] >= 2; };
   for (auto [lo, hi] : segments(tau, f)) {
     if (const char* why = deadline.expired(); *why != '\0') {
       v.undecided = why;
       return v;
     }
+    bool any_multi = false;
+    for (std::uint32_t k = lo; k <= hi && !any_multi; ++k) any_multi = live(tau[k]) && multi(f.tx.txn_of[k]);
+    if (!any_multi) continue;
     EdgeSet es;
     potential_edges(tau, f, lo, hi, es);
     TxnId t0 = f.tx.txn_of[lo], t1 = t0;
@@ -525,6 +539,10 @@ TraceVerdict Z3Decider::decide(std::span<const Event> tau, const Deadline& deadl
     if (inside.empty()) continue;
     for (TxnId t = t0; t < t1; ++t)
       if (comp[t] != kNone) members_of[comp[t]].push_back(t);
+    std::erase_if(inside, [&](const auto& kv) {
+      return std::none_of(members_of[kv.first].begin(), members_of[kv.first].end(), multi);
+    });
+    if (inside.empty()) continue;
     s.push();
     enc.forget();
     enc.windows(lo, hi);
@@ -533,59 +551,72 @@ TraceVerdict Z3Decider::decide(std::span<const Event> tau, const Deadline& deadl
         v.undecided = why;
         return v;
       }
-      const std::vector<TxnId>& members = members_of[id];
-      s.push();
-      enc.scope();
-      {
-        z3::params p(ctx);
-        p.set("ctrl_c", false);
-        if (deadline.timed()) {
-          auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at - Deadline::Clock::now()).count();
-          // Z3 reads 0 as "no timeout".
-          p.set("timeout", static_cast<unsigned>(std::clamp<long long>(left, 1, 1LL << 31)));
+      const std::vector<TxnId>& all_members = members_of[id];
+      // First the transactions of two or more events alone (a cycle among them, as in
+      // store buffering, is found on a formula the size of that set), then everyone.
+      std::vector<TxnId> few;
+      std::vector<const Edge*> few_edges;
+      for (TxnId t : all_members)
+        if (multi(t)) few.push_back(t);
+      for (const Edge* e : edges)
+        if (multi(e->from) && multi(e->to)) few_edges.push_back(e);
+      const bool two = few.size() < all_members.size() && !few_edges.empty();
+      for (int round = two ? 0 : 1; round < 2; ++round) {
+        const std::vector<TxnId>& members = round == 0 ? few : all_members;
+        const std::vector<const Edge*>& round_edges = round == 0 ? few_edges : edges;
+        s.push();
+        enc.scope();
+        {
+          z3::params p(ctx);
+          p.set("ctrl_c", false);
+          if (deadline.timed()) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at - Deadline::Clock::now()).count();
+            // Z3 reads 0 as "no timeout".
+            p.set("timeout", static_cast<unsigned>(std::clamp<long long>(left, 1, 1LL << 31)));
+          }
+          s.set(p);
         }
-        s.set(p);
-      }
-      std::unordered_map<TxnId, std::size_t> slot;
-      std::vector<z3::expr> sel = enc.cycle(members, edges, slot);
-      ++v.work;
-      z3::check_result r = impl_->check(s, deadline.interrupt);
-      if (r == z3::unknown) {
-        v.undecided = unknown_reason(deadline, s);
+        std::unordered_map<TxnId, std::size_t> slot;
+        std::vector<z3::expr> sel = enc.cycle(members, round_edges, slot, multi);
+        ++v.work;
+        z3::check_result r = impl_->check(s, deadline.interrupt);
+        if (r == z3::unknown) {
+          v.undecided = unknown_reason(deadline, s);
+          return v;
+        }
+        if (r == z3::unsat) {
+          s.pop();
+          continue;
+        }
+        v.serializable = false;
+        z3::model mdl = s.get_model();
+        // Follow present edges inside S to a cycle.
+        std::vector<int> seen(members.size(), -1);
+        std::vector<CycleEdge> walk;
+        std::size_t cur = 0;
+        while (cur < sel.size() && !mdl.eval(sel[cur], true).is_true()) ++cur;
+        while (cur < sel.size() && seen[cur] == -1) {
+          seen[cur] = static_cast<int>(walk.size());
+          const Edge* pick = nullptr;
+          for (const Edge* e : round_edges)
+            if (slot[e->from] == cur && mdl.eval(sel[slot[e->to]], true).is_true() &&
+                mdl.eval(enc.present(*e), true).is_true()) {
+              pick = e;
+              break;
+            }
+          if (pick == nullptr) break;  // cannot happen in a model
+          walk.push_back(CycleEdge{ref_of(f, pick->from), ref_of(f, pick->to), pick->from_event, pick->to_event});
+          cur = slot[pick->to];
+        }
+        if (cur < sel.size() && seen[cur] != -1) v.cycle.assign(walk.begin() + seen[cur], walk.end());
+        v.witness = execution_from(tau, mdl, enc);
+        // The witness must be an execution of tau that is not TSO-serializable; if the
+        // encoding and ⊚TSO ever disagree, say nothing rather than something false.
+        if (check_execution(execution_of(tau, v.witness)).serializable) v.witness.clear();
+        s.pop();
+        s.pop();
         return v;
       }
-      if (r == z3::unsat) {
-        s.pop();
-        continue;
-      }
-      v.serializable = false;
-      z3::model mdl = s.get_model();
-      // Follow present edges inside S to a cycle.
-      std::vector<int> seen(members.size(), -1);
-      std::vector<CycleEdge> walk;
-      std::size_t cur = 0;
-      while (cur < sel.size() && !mdl.eval(sel[cur], true).is_true()) ++cur;
-      while (cur < sel.size() && seen[cur] == -1) {
-        seen[cur] = static_cast<int>(walk.size());
-        const Edge* pick = nullptr;
-        for (const Edge* e : edges)
-          if (slot[e->from] == cur && mdl.eval(sel[slot[e->to]], true).is_true() &&
-              mdl.eval(enc.present(*e), true).is_true()) {
-            pick = e;
-            break;
-          }
-        if (pick == nullptr) break;  // cannot happen in a model
-        walk.push_back(CycleEdge{ref_of(f, pick->from), ref_of(f, pick->to), pick->from_event, pick->to_event});
-        cur = slot[pick->to];
-      }
-      if (cur < sel.size() && seen[cur] != -1) v.cycle.assign(walk.begin() + seen[cur], walk.end());
-      v.witness = execution_from(tau, mdl, enc);
-      // The witness must be an execution of tau that is not TSO-serializable; if the
-      // encoding and ⊚TSO ever disagree, say nothing rather than something false.
-      if (check_execution(execution_of(tau, v.witness)).serializable) v.witness.clear();
-      s.pop();
-      s.pop();
-      return v;
     }
     s.pop();
   }
