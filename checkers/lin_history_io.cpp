@@ -294,20 +294,26 @@ void jepsen_event(Recorder& rec, RecordedHistory& h, const json& m, std::uint32_
     op.result = t == "ok" ? 1 : 0;
 }
 
-void read_etcd(std::string_view text, RecordedHistory& h) {
-  Recorder rec(h);
+// Calls f(line number, line) for each line of `text` that is not blank.
+template <class F>
+void for_each_line(std::string_view text, F&& f) {
   std::uint32_t line = 0;
-  std::size_t at = 0;
-  while (at < text.size()) {
+  for (std::size_t at = 0; at < text.size();) {
     const std::size_t nl = text.find('\n', at);
-    std::string_view l = text.substr(at, nl == std::string_view::npos ? text.size() - at : nl - at);
+    const std::string_view l = text.substr(at, nl == std::string_view::npos ? text.size() - at : nl - at);
     at = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line;
-    if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (l.find_first_not_of(" \t\r") != std::string_view::npos) f(line, l);
+  }
+}
+
+void read_etcd(std::string_view text, RecordedHistory& h) {
+  Recorder rec(h);
+  for_each_line(text, [&](std::uint32_t line, std::string_view l) {
     const std::size_t mark = l.find("jepsen.util - ");
     if (mark == std::string_view::npos) {
       if (l.rfind("INFO", 0) == 0 || l.rfind("WARN", 0) == 0 || l.rfind("DEBUG", 0) == 0 || l.rfind("ERROR", 0) == 0)
-        continue;  // another logger's line
+        return;  // another logger's line
       throw HistoryError(line, "", "not a line of a Jepsen log (INFO jepsen.util - PROCESS TYPE F VALUE)");
     }
     EdnReader r(l.substr(mark + 14), line);
@@ -323,7 +329,7 @@ void read_etcd(std::string_view text, RecordedHistory& h) {
     if (!r.at_end()) throw HistoryError(line, "value", "more after the value");
     if (!m["process"].is_number_integer()) throw HistoryError(line, "process", "is not a number");
     jepsen_event(rec, h, m, line, true, nullptr);
-  }
+  });
 }
 
 void read_edn(std::string_view text, RecordedHistory& h) {
@@ -463,14 +469,7 @@ class JsonlSax final : public nlohmann::json_sax<json> {
 
 void read_jsonl(std::string_view text, RecordedHistory& h) {
   Recorder rec(h);
-  std::uint32_t line = 0;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const std::size_t nl = text.find('\n', at);
-    std::string_view l = text.substr(at, nl == std::string_view::npos ? text.size() - at : nl - at);
-    at = nl == std::string_view::npos ? text.size() : nl + 1;
-    ++line;
-    if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+  for_each_line(text, [&](std::uint32_t line, std::string_view l) {
     JsonlEvent m;
     JsonlSax sax(m, *h.values);
     const bool parsed = json::sax_parse(l.begin(), l.end(), &sax);
@@ -511,13 +510,13 @@ void read_jsonl(std::string_view text, RecordedHistory& h) {
       if (m.args_not_array) throw HistoryError(line, "args", "is not an array");
       op.args = std::move(m.args);
       rec.invoke(c, line, std::move(op));
-      continue;
+      return;
     }
     std::optional<OpStatus> s = jepsen_status(t);
     if (!s) throw HistoryError(line, "type", fmt::format("unknown event type \"{}\" (invoke, ok, fail, info)", t));
     RecordedOp& op = rec.complete(c, line, *s, method);
     if (op.status == OpStatus::ok) op.result = m.result;
-  }
+  });
 }
 
 }  // namespace

@@ -109,33 +109,41 @@ std::vector<Event> random_trace(std::uint64_t seed) {
   return tau;
 }
 
+// The naive judge (within `naive_limit`) against the one-pass decider, brute force (within
+// `brute_limit`), Z3 and the search on `tau`; a violation's witness must be a TSO execution
+// with a cycle. Counts the violations and the traces the naive judge could not decide.
+void deciders_agree(const std::vector<Event>& tau, std::uint64_t seed, tso::Z3Decider& z3, std::uint64_t naive_limit,
+                    std::uint64_t brute_limit, std::uint64_t& violations, std::uint64_t& skipped) {
+  std::optional<bool> naive = naive::trace_tso_serializable(tau, naive_limit);
+  if (!naive) {
+    ++skipped;
+    return;
+  }
+  tso::TraceVerdict st = tso::decide_stream(tau);
+  ASSERT_EQ(st.undecided, "") << "seed " << seed;
+  ASSERT_EQ(*naive, st.serializable) << "seed " << seed << ": naive vs one-pass on " << show(tau);
+  tso::TraceVerdict b = tso::decide_brute(tau, brute_limit);
+  if (b.undecided.empty()) {
+    ASSERT_EQ(*naive, b.serializable) << "seed " << seed << ": brute on " << show(tau);
+  }
+  ASSERT_EQ(*naive, z3.decide(tau).serializable) << "seed " << seed << ": z3 on " << show(tau);
+  ASSERT_EQ(*naive, tso::decide_fpt(tau).serializable) << "seed " << seed << ": search on " << show(tau);
+  if (!st.serializable) {
+    ++violations;
+    std::vector<Event> ex = tso::execution_of(tau, st.witness);
+    ASSERT_FALSE(tso::tso_semantics_problem(ex, false).has_value()) << "seed " << seed;
+    ASSERT_FALSE(naive::tso_serializable(ex)) << "seed " << seed << ": the witness has no cycle";
+    ASSERT_FALSE(st.cycle.empty()) << "seed " << seed;
+  }
+}
+
 TEST(TraceTsoStream, AgreesWithTheNaiveJudgeOnTracesWithThreadsLocksAndBlocks) {
   const std::uint64_t n = std::getenv("ATOMCHECK_SANITIZED") ? 500 : 4000;
   std::uint64_t violations = 0, skipped = 0;
   tso::Z3Decider z3;
   for (std::uint64_t seed = 0; seed < n; ++seed) {
-    std::vector<Event> tau = random_trace(seed);
-    std::optional<bool> naive = naive::trace_tso_serializable(tau, 200000);
-    if (!naive) {
-      ++skipped;
-      continue;
-    }
-    tso::TraceVerdict st = tso::decide_stream(tau);
-    ASSERT_EQ(st.undecided, "") << "seed " << seed;
-    ASSERT_EQ(*naive, st.serializable) << "seed " << seed << ": naive vs one-pass on " << show(tau);
-    tso::TraceVerdict b = tso::decide_brute(tau, 200000);
-    if (b.undecided.empty()) {
-      ASSERT_EQ(*naive, b.serializable) << "seed " << seed << ": brute on " << show(tau);
-    }
-    ASSERT_EQ(*naive, z3.decide(tau).serializable) << "seed " << seed << ": z3 on " << show(tau);
-    ASSERT_EQ(*naive, tso::decide_fpt(tau).serializable) << "seed " << seed << ": search on " << show(tau);
-    if (!st.serializable) {
-      ++violations;
-      std::vector<Event> ex = tso::execution_of(tau, st.witness);
-      ASSERT_FALSE(tso::tso_semantics_problem(ex, false).has_value()) << "seed " << seed;
-      ASSERT_FALSE(naive::tso_serializable(ex)) << "seed " << seed << ": the witness has no cycle";
-      ASSERT_FALSE(st.cycle.empty()) << "seed " << seed;
-    }
+    deciders_agree(random_trace(seed), seed, z3, 200000, 200000, violations, skipped);
+    if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(violations, n / 50);
   EXPECT_LT(skipped, n / 10);
@@ -325,27 +333,9 @@ TEST(TraceTsoStream, UnfencedFourThreadTracesAgree) {
   std::uint64_t violations = 0, skipped = 0;
   tso::Z3Decider z3;
   for (std::uint64_t seed = 0; seed < n; ++seed) {
-    std::vector<Event> tau = random_unfenced(seed, 7 + static_cast<std::uint32_t>(seed % 4), 2, true);
-    std::optional<bool> naive = naive::trace_tso_serializable(tau, 100000);
-    if (!naive) {
-      ++skipped;
-      continue;
-    }
-    tso::TraceVerdict st = tso::decide_stream(tau);
-    ASSERT_EQ(st.undecided, "") << "seed " << seed;
-    ASSERT_EQ(*naive, st.serializable) << "seed " << seed << ": naive vs one-pass on " << show(tau);
-    tso::TraceVerdict b = tso::decide_brute(tau, 300000);
-    if (b.undecided.empty()) {
-      ASSERT_EQ(*naive, b.serializable) << "seed " << seed << ": brute on " << show(tau);
-    }
-    ASSERT_EQ(*naive, z3.decide(tau).serializable) << "seed " << seed << ": z3 on " << show(tau);
-    ASSERT_EQ(*naive, tso::decide_fpt(tau).serializable) << "seed " << seed << ": search on " << show(tau);
-    if (!st.serializable) {
-      ++violations;
-      std::vector<Event> ex = tso::execution_of(tau, st.witness);
-      ASSERT_FALSE(tso::tso_semantics_problem(ex, false).has_value()) << "seed " << seed;
-      ASSERT_FALSE(naive::tso_serializable(ex)) << "seed " << seed << ": the witness has no cycle";
-    }
+    deciders_agree(random_unfenced(seed, 7 + static_cast<std::uint32_t>(seed % 4), 2, true), seed, z3, 100000, 300000,
+                   violations, skipped);
+    if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(violations, n / 50);
   EXPECT_LT(skipped, n / 5);
