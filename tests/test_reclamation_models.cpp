@@ -154,6 +154,8 @@ void expect_names_both(const Failure& f) {
       EXPECT_TRUE(has(m, "free by T") || has(m, "freed by T")) << m;
       EXPECT_TRUE(has(m, "not ordered by happens-before")) << m;
       EXPECT_EQ(count(m, " at reclamation.cpp:"), 3u) << m;
+      EXPECT_EQ(count(m, "(step "), 1u) << m;         // the access
+      EXPECT_EQ(count(m, "(before step "), 1u) << m;  // the free
       break;
     case FailureKind::leak:
       EXPECT_TRUE(has(m, "leak: Node made by T0 at reclamation.cpp:")) << m;

@@ -213,12 +213,13 @@ void Execution::destroy_end(void* block, std::uint32_t site) {
       // The free is no event: the race names the access (race_first) and no second one.
       if (race_.free_var(running_, v, kNoEvent, race)) {
         failure_ = Failure{FailureKind::data_race,
-                           fmt::format("data race on {} of {}: {} and its free by T{} at {}, not ordered by "
-                                       "happens-before",
+                           fmt::format("data race on {} of {}: {} and its free by T{} at {} (before step {}), "
+                                       "not ordered by happens-before",
                                        var_name(v), block_text(blocks_[id]),
-                                       race.first == kNoEvent ? std::string("its initialisation")
-                                                              : access_text(race.first),
-                                       running_, call_site_name(site)),
+                                       race.first == kNoEvent
+                                           ? std::string("its initialisation")
+                                           : fmt::format("{} (step {})", access_text(race.first), race.first),
+                                       running_, call_site_name(site), trace_.events.size()),
                            running_, {}, 0};
         failure_.race_first = race.first;
         failed_ = true;
