@@ -574,7 +574,10 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   fmt::print("memory         {}   strategy {}   jobs {}\n", a.memory, strategy_label(a), jobs);
   if (r.estimate > 0)
     fmt::print("estimate       {:.3g} executions{}\n", r.estimate,
-               a.strategy == "dfs" ? "" : " (DFS tree size: an upper bound for DPOR)");
+               a.strategy == "dfs"    ? ""
+               : a.memory == "rc11" ? " (DFS tree size, reads' choices counted; not a bound: under rc11 DPOR "
+                                      "also starts executions its graph reduction cuts short)"
+                                    : " (DFS tree size: an upper bound for DPOR)");
   const SearchEnd end = search_end(r);
   fmt::print("executions     {}  ({}{})\n", r.executions,
              end == SearchEnd::exhausted || end == SearchEnd::sampled ? "" : "stopped: ",
