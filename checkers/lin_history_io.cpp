@@ -366,6 +366,7 @@ struct JsonlEvent {
   std::vector<std::int64_t> args;
   bool has_client = false, has_type = false, has_f = false, has_key = false, has_args = false;
   bool args_not_array = false;
+  std::string unknown;  // the first field that is none of these (an error: a typo loses a result)
 
   // A top-level field; values (key, result) interned.
   void set(const std::string& name, json v, ValueTable& values) {
@@ -379,6 +380,8 @@ struct JsonlEvent {
       args_not_array = !v.is_array();
       if (v.is_array())
         for (const json& a : v) args.push_back(values.intern(a));
+    } else if (name != "time" && name != "index" && name.rfind('_', 0) != 0 && unknown.empty()) {
+      unknown = name;
     }
   }
   // The same for a string, interned without a document around it.
@@ -487,6 +490,13 @@ void read_jsonl(std::string_view text, RecordedHistory& h) {
     } else if (!sax.object) {
       throw HistoryError(line, "", "not a JSON object");
     }
+    if (!m.unknown.empty())
+      throw HistoryError(line, m.unknown,
+                         m.unknown == "value"
+                             ? "not a field of JSONL events: an invocation's arguments are \"args\" (an array), a "
+                               "completion's result \"result\""
+                             : "not a field of JSONL events (client, type, f, key, args, result; time, index and "
+                               "fields beginning with _ are ignored)");
     if (!m.has_client) throw HistoryError(line, "client", "the event has no \"client\"");
     if (!m.client.is_string() && !m.client.is_number_integer())
       throw HistoryError(line, "client", "is neither a string nor an integer");

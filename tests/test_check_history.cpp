@@ -364,12 +364,23 @@ TEST(CheckHistoryCli, EachFormatAndExitCodes) {
   for (const auto& [text, where] : std::vector<std::pair<std::string, std::string>>{
            {cut.substr(0, cut.rfind(", :value")), "-:"},
            {"{\"client\": 1, \"type\": \"invoke\", \"f\": \"teleport\"}\n", "-:1: f: unknown operation 'teleport'"},
-           {"{\"client\": 1, \"type\": \"invoke\", \"f\": \"read\"}\n{\"client\": 1 \"type\": \"ok\"}\n", "-:2: not JSON"}}) {
+           {"{\"client\": 1, \"type\": \"invoke\", \"f\": \"read\"}\n{\"client\": 1 \"type\": \"ok\"}\n", "-:2: not JSON"},
+           // EDN's name for a result: ignoring it would decide every read as returning nothing.
+           {"{\"client\": 1, \"type\": \"invoke\", \"f\": \"read\"}\n{\"client\": 1, \"type\": \"ok\", \"value\": 2}\n",
+            "-:2: value: not a field of JSONL events"}}) {
     r = testing::run_cli({"check-history", "-"}, text);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_EQ(r.err.rfind(where, 0), 0u) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+  // Jepsen's bookkeeping fields and those marked with _ are ignored.
+  r = testing::run_cli({"check-history", "-", "--spec", "register"},
+                       "{\"client\": 1, \"type\": \"invoke\", \"f\": \"write\", \"args\": [1], \"time\": 5}\n"
+                       "{\"client\": 1, \"type\": \"ok\", \"index\": 2, \"_note\": \"x\"}\n"
+                       "{\"client\": 2, \"type\": \"invoke\", \"f\": \"read\"}\n"
+                       "{\"client\": 2, \"type\": \"ok\", \"result\": 2}\n");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the read of 2 after the write of 1
+  EXPECT_NE(r.out.find("not linearizable"), std::string::npos) << r.out;
 }
 
 }  // namespace
