@@ -64,7 +64,7 @@ class operation {
   }
 
  private:
-  detail::CallSite at_;
+  ::atomcheck::detail::CallSite at_;  // not lin::detail (lin_search.hpp has one)
   LabelId label_ = kNoId;
   std::int64_t arg2_ = kNone;
   std::int64_t result_ = kNone;
