@@ -699,10 +699,6 @@ int run_command(RunArgs a) {
     return kExitBadInput;
   }
   if (ends_with(a.name, ".litmus")) return run_file_target(a);
-  if (ends_with(a.name, ".json") && a.memory == "rc11") {
-    fmt::print(stderr, "atomcheck: --memory rc11 applies to programs and C litmus tests; a .json spec runs under sc or tso\n");
-    return kExitBadInput;
-  }
   if (ends_with(a.name, ".json")) return run_file_target(a);
   if (a.memory == "both") {
     fmt::print(stderr, "--memory both applies to .litmus and .json files only\n");

@@ -61,6 +61,8 @@ enum class OpKind : std::uint8_t {
 std::span<const std::string_view> op_kind_names();
 std::string_view op_kind_name(OpKind kind);
 
+inline constexpr std::uint8_t kDefaultOrder = 0xff;
+
 // One operation of a thread. Which fields are used depends on `kind`.
 struct Operation {
   OpKind kind = OpKind::fence;
@@ -78,6 +80,10 @@ struct Operation {
   std::uint32_t cond = kNone;      // if/assert/assume/loop "while" (expr)
   std::int64_t bound = 0;          // loop
   bool yield = false;              // loop: yield after an iteration that did not exit
+  // load, store, cas, xchg, fetch_add, fence: the std::memory_order the spec gives
+  // ("order"), or kDefaultOrder: relaxed for a load or store (x86's plain mov), seq_cst for
+  // the read-modify-writes and the fence. Only rc11 distinguishes the others.
+  std::uint8_t order = kDefaultOrder;
   std::string label;               // begin
   std::string message;             // assert
   std::vector<Operation> body;     // loop body, if "then", await and wait body
@@ -178,7 +184,7 @@ struct Spec {
   std::vector<AtomicSet> atomic_sets;
   std::vector<UnitOfWork> units_of_work;
   std::vector<Observed> observed;
-  Expectations expect_sc, expect_tso;
+  Expectations expect_sc, expect_tso, expect_rc11;
   // Absent from the file: the explorer's default, raised to what the spec can take when
   // every loop runs to its bound (a spec always terminates).
   std::uint64_t max_steps = 0;
@@ -191,7 +197,10 @@ Spec load_spec(const std::string& path);
 
 // The program that runs the spec's threads on the scheduler API under `memory`.
 // `spec` must outlive the program.
-Program spec_program(const Spec& spec);
+// `load_final`: the observed variables' final values recorded as outcomes, read by loads
+// after the joins (under rc11 the last write in the trace need not be the last in
+// coherence order; the loads read the coherence-last one).
+Program spec_program(const Spec& spec, bool load_final = false);
 
 // Options of `atomcheck run SPEC.json`.
 struct RunOptions {

@@ -41,7 +41,7 @@ nlohmann::json report_json(const Spec& spec, const RunReport& report) {
   j["models"] = nlohmann::json::array();
   for (const ModelReport& m : report.models) {
     nlohmann::json mj;
-    mj["memory"] = m.memory == MemoryModelKind::tso ? "tso" : "sc";
+    mj["memory"] = std::string(memory_model_name(m.memory));
     mj["strategy"] = m.strategy;
     mj["executions"] = m.result.executions;
     mj["completed"] = m.result.completed;
@@ -98,22 +98,25 @@ int run_spec_cli(const CliRequest& req) {
   options.stop_on_failure = req.explore.stop_on_failure;
   if (req.memory == "sc") options.memories = {MemoryModelKind::sc};
   else if (req.memory == "tso") options.memories = {MemoryModelKind::tso};
+  else if (req.memory == "rc11") options.memories = {MemoryModelKind::rc11};
   else if (req.memory == "both") options.memories = {MemoryModelKind::sc, MemoryModelKind::tso};
   else if (!req.memory.empty()) {
-    fmt::print(stderr, "--memory {}: expected sc, tso or both\n", req.memory);
+    fmt::print(stderr, "--memory {}: expected sc, tso, rc11 or both\n", req.memory);
     return 2;
   }
 
   if (!req.replay.empty()) {
     ExploreOptions eo = req.explore;
-    eo.memory = req.memory == "tso" ? MemoryModelKind::tso : MemoryModelKind::sc;
+    eo.memory = req.memory == "tso"    ? MemoryModelKind::tso
+                : req.memory == "rc11" ? MemoryModelKind::rc11
+                                       : MemoryModelKind::sc;
     if (req.memory == "both") {
-      fmt::print(stderr, "--replay needs one memory model (--memory sc or --memory tso)\n");
+      fmt::print(stderr, "--replay needs one memory model (--memory sc, tso or rc11)\n");
       return 2;
     }
     eo.checkers = req.checkers;
     if (spec.max_steps && !req.max_steps_given) eo.max_steps = spec.max_steps;
-    Program program = spec_program(spec);
+    Program program = spec_program(spec, eo.memory == MemoryModelKind::rc11);
     ReplayResult r;
     try {
       r = replay(program, req.replay, eo);

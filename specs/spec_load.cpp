@@ -157,6 +157,20 @@ class Loader {
     return at.member(key);
   }
 
+  // An operation's optional "order": one of `allowed` (std::memory_order names without the
+  // prefix), as a std::memory_order value; kDefaultOrder when absent.
+  std::uint8_t order_of(const At& at, std::initializer_list<std::string_view> allowed) {
+    if (!at.v.find("order")) return kDefaultOrder;
+    At o = at.member("order");
+    const std::string name = string_of(o);
+    static constexpr std::string_view kNames[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+      fail(o, fmt::format("\"{}\" is not an order of this operation ({})", name, list));
+    return static_cast<std::uint8_t>(std::find(std::begin(kNames), std::end(kNames), name) - std::begin(kNames));
+  }
+
   std::string string_of(const At& at) const {
     expect_kind(at, Kind::string);
     return at.v.text;
@@ -435,14 +449,16 @@ class Loader {
     const JsonValue& v = at.v;
     switch (op.kind) {
       case OpKind::load:
-        fields(at, {"op", "var", "reg"});
+        fields(at, {"op", "var", "reg", "order"});
         op.var = var_id(required(at, "var"));
         op.reg = reg_def(required(at, "reg"), ctx);
+        op.order = order_of(at, {"relaxed", "acquire", "seq_cst"});
         break;
       case OpKind::store:
-        fields(at, {"op", "var", "value"});
+        fields(at, {"op", "var", "value", "order"});
         op.var = var_id(required(at, "var"));
         op.value = expr(required(at, "value"), ctx);
+        op.order = order_of(at, {"relaxed", "release", "seq_cst"});
         break;
       case OpKind::set:
         fields(at, {"op", "reg", "value"});
@@ -450,8 +466,9 @@ class Loader {
         op.reg = reg_def(required(at, "reg"), ctx);
         break;
       case OpKind::cas:
-        fields(at, {"op", "var", "expected", "desired", "reg", "ok"});
+        fields(at, {"op", "var", "expected", "desired", "reg", "ok", "order"});
         op.var = var_id(required(at, "var"));
+        op.order = order_of(at, {"relaxed", "acquire", "release", "acq_rel", "seq_cst"});
         op.expected = expr(required(at, "expected"), ctx);
         op.value = expr(required(at, "desired"), ctx);
         if (v.find("reg")) op.reg = reg_def(at.member("reg"), ctx);
@@ -459,13 +476,15 @@ class Loader {
         break;
       case OpKind::xchg:
       case OpKind::fetch_add:
-        fields(at, {"op", "var", "value", "reg"});
+        fields(at, {"op", "var", "value", "reg", "order"});
         op.var = var_id(required(at, "var"));
         op.value = expr(required(at, "value"), ctx);
         if (v.find("reg")) op.reg = reg_def(at.member("reg"), ctx);
+        op.order = order_of(at, {"relaxed", "acquire", "release", "acq_rel", "seq_cst"});
         break;
       case OpKind::fence:
-        fields(at, {"op"});
+        fields(at, {"op", "order"});
+        op.order = order_of(at, {"acquire", "release", "acq_rel", "seq_cst"});
         break;
       case OpKind::lock: {
         fields(at, {"op", "lock"});
@@ -708,9 +727,19 @@ class Loader {
 
   void load_expect(const At& at) {
     expect_kind(at, Kind::object);
-    fields(at, {"sc", "tso"});
+    fields(at, {"sc", "tso", "rc11"});
     if (at.v.find("sc")) expectations(at.member("sc"), spec_.expect_sc);
     if (at.v.find("tso")) expectations(at.member("tso"), spec_.expect_tso);
+    if (at.v.find("rc11")) {
+      // The conflict checkers judge interleavings, which rc11's executions are not.
+      for (const char* f : {"serializable", "checkers"})
+        if (at.member("rc11").v.find(f))
+          fail(at.member("rc11").member(f),
+               fmt::format("\"{}\" is not an rc11 expectation (no conflict checker runs under rc11: "
+                           "docs/rc11.md); reachable, unreachable, always, failures and executions are",
+                           f));
+      expectations(at.member("rc11"), spec_.expect_rc11);
+    }
   }
 
   std::vector<OutcomePattern> patterns(const At& at) {

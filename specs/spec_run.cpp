@@ -95,22 +95,40 @@ class Interp {
     return at;
   }
 
+  // The spec's order, or the operation's default (spec.hpp Operation::order).
+  static std::memory_order order(const Operation& op, std::memory_order dflt) {
+    return op.order == kDefaultOrder ? dflt : static_cast<std::memory_order>(op.order);
+  }
+  // A failed compare-exchange reads: the success order without its release part.
+  static std::memory_order failure_order(std::memory_order mo) {
+    return mo == std::memory_order_acq_rel   ? std::memory_order_acquire
+           : mo == std::memory_order_release ? std::memory_order_relaxed
+                                             : mo;
+  }
+
   void step(const Operation& op) {
     switch (op.kind) {
-      case OpKind::load: regs_[op.reg] = world_.vars[op.var].load(std::memory_order_relaxed); break;
-      case OpKind::store: world_.vars[op.var].store(eval(op.value), std::memory_order_relaxed); break;
+      case OpKind::load: regs_[op.reg] = world_.vars[op.var].load(order(op, std::memory_order_relaxed)); break;
+      case OpKind::store:
+        world_.vars[op.var].store(eval(op.value), order(op, std::memory_order_relaxed));
+        break;
       case OpKind::set: regs_[op.reg] = eval(op.value); break;
       case OpKind::cas: {
         std::int64_t expected = eval(op.expected);
         std::int64_t seen = expected;
-        bool ok = world_.vars[op.var].compare_exchange_strong(seen, eval(op.value));
+        const std::memory_order mo = order(op, std::memory_order_seq_cst);
+        bool ok = world_.vars[op.var].compare_exchange_strong(seen, eval(op.value), mo, failure_order(mo));
         set_reg(op.reg, ok ? expected : seen);
         set_reg(op.ok_reg, ok ? 1 : 0);
         break;
       }
-      case OpKind::xchg: set_reg(op.reg, world_.vars[op.var].exchange(eval(op.value))); break;
-      case OpKind::fetch_add: set_reg(op.reg, world_.vars[op.var].fetch_add(eval(op.value))); break;
-      case OpKind::fence: atomcheck::atomic_thread_fence(std::memory_order_seq_cst); break;
+      case OpKind::xchg:
+        set_reg(op.reg, world_.vars[op.var].exchange(eval(op.value), order(op, std::memory_order_seq_cst)));
+        break;
+      case OpKind::fetch_add:
+        set_reg(op.reg, world_.vars[op.var].fetch_add(eval(op.value), order(op, std::memory_order_seq_cst)));
+        break;
+      case OpKind::fence: atomcheck::atomic_thread_fence(order(op, std::memory_order_seq_cst)); break;
       case OpKind::lock: world_.locks[op.lock].lock(); break;
       case OpKind::unlock: world_.locks[op.lock].unlock(); break;
       case OpKind::begin: blocks_.push_back(std::make_unique<atomic_block>(op.label)); break;
@@ -191,8 +209,8 @@ class Interp {
 
 }  // namespace
 
-Program spec_program(const Spec& spec) {
-  return [&spec] {
+Program spec_program(const Spec& spec, bool load_final) {
+  return [&spec, load_final] {
     World world;
     for (const Variable& v : spec.vars) world.vars.emplace_back(v.init, v.name);
     for (const std::string& l : spec.locks) world.locks.emplace_back(l);
@@ -216,8 +234,10 @@ Program spec_program(const Spec& spec) {
       started.emplace_back([&spec, &world, t] { Interp(spec, world, t).run(); });
     }
     for (thread& t : started) t.join();
-    for (const Observed& o : spec.observed)
+    for (const Observed& o : spec.observed) {
       if (o.is_reg) outcome(o.name, world.regs[o.thread][o.reg]);
+      else if (load_final) outcome(o.name, world.vars[o.var].load(std::memory_order_seq_cst));
+    }
   };
 }
 
@@ -342,7 +362,8 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
   // A spec's loops are bounded: a run of identical loads is the spec's, not a spin.
   eo.spin_threshold = 0;
 
-  Program program = spec_program(spec);
+  const bool rc11 = memory == MemoryModelKind::rc11;
+  Program program = spec_program(spec, rc11);
   std::vector<CheckerTally> tally(names.size());
   std::vector<Witness> reached(ex.reachable.size()), bad_reached(ex.unreachable.size());
   Witness not_always, first_failure, first_ok;
@@ -390,7 +411,7 @@ ModelReport run_model(const Spec& spec, const Expectations& ex, MemoryModelKind 
     for (std::size_t i = 0; i < spec.observed.size(); ++i) {
       const Observed& o = spec.observed[i];
       state[i] = 0;
-      if (!o.is_reg) {
+      if (!o.is_reg && !rc11) {
         state[i] = mem[o.var];
       } else {
         for (const auto& [n, val] : *v.outcome)
@@ -597,12 +618,16 @@ int RunReport::exit_code() const {
 RunReport run_spec(const Spec& spec, const RunOptions& options) {
   std::vector<MemoryModelKind> models = options.memories;
   if (models.empty()) {
-    if (spec.expect_sc.present || !spec.expect_tso.present) models.push_back(MemoryModelKind::sc);
+    if (spec.expect_sc.present || (!spec.expect_tso.present && !spec.expect_rc11.present))
+      models.push_back(MemoryModelKind::sc);
     if (spec.expect_tso.present) models.push_back(MemoryModelKind::tso);
+    if (spec.expect_rc11.present) models.push_back(MemoryModelKind::rc11);
   }
   RunReport report;
   for (MemoryModelKind m : models) {
-    const Expectations& ex = m == MemoryModelKind::tso ? spec.expect_tso : spec.expect_sc;
+    const Expectations& ex = m == MemoryModelKind::tso    ? spec.expect_tso
+                             : m == MemoryModelKind::rc11 ? spec.expect_rc11
+                                                          : spec.expect_sc;
     report.models.push_back(run_model(spec, ex, m, options));
   }
   return report;

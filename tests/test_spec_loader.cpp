@@ -26,15 +26,44 @@ TEST(SpecLoaderErrors, UnknownField) {
   "atomcheck": 1,
   "threads": [
     {"name": "A", "ops": [
-      {"op": "fence", "order": "seq_cst"}
+      {"op": "fence", "mo": "seq_cst"}
     ]}
   ]
 })"),
-            "t.json:5:23: /threads/0/ops/0/order: unknown field \"order\" (expected one of: op)");
+            "t.json:5:23: /threads/0/ops/0/mo: unknown field \"mo\" (expected one of: op, order)");
   EXPECT_EQ(error_of(R"({"atomcheck": 1, "thread": []})"),
             "t.json:1:18: /thread: unknown field \"thread\" (expected one of: atomcheck, name, "
             "description, vars, locks, condvars, rwlocks, threads, atomic_sets, units_of_work, observe, expect, "
             "max_steps)");
+}
+
+// Memory orders: each operation takes the orders C++ allows it (a store no acquire, a fence
+// no relaxed), and an rc11 expectation names no conflict checker (none runs under rc11).
+TEST(SpecLoaderErrors, MemoryOrdersAndRc11Expectations) {
+  EXPECT_EQ(error_of(R"({
+  "atomcheck": 1,
+  "vars": {"x": 0},
+  "threads": [
+    {"name": "A", "ops": [
+      {"op": "store", "var": "x", "value": 1, "order": "acquire"}
+    ]}
+  ]
+})"),
+            "t.json:6:56: /threads/0/ops/0/order: \"acquire\" is not an order of this operation (relaxed, release, "
+            "seq_cst)");
+  EXPECT_EQ(error_of(R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [{"name": "A", "ops": [
+      {"op": "load", "var": "x", "reg": "r", "order": "acquire"}, {"op": "fence", "order": "release"},
+      {"op": "cas", "var": "x", "expected": 0, "desired": 1, "order": "acq_rel"}]}],
+  "expect": {"rc11": {"serializable": "all"}}})"),
+            "t.json:4:39: /expect/rc11/serializable: \"serializable\" is not an rc11 expectation (no conflict "
+            "checker runs under rc11: docs/rc11.md); reachable, unreachable, always, failures and executions are");
+  const Spec s = parse_spec(R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [{"name": "A", "ops": [
+      {"op": "load", "var": "x", "reg": "r", "order": "acquire"}, {"op": "store", "var": "x", "value": 1}]}],
+  "expect": {"rc11": {"failures": 0}}})", "t.json");
+  EXPECT_EQ(s.threads[0].ops[0].order, static_cast<std::uint8_t>(std::memory_order_acquire));
+  EXPECT_EQ(s.threads[0].ops[1].order, kDefaultOrder);
+  EXPECT_TRUE(s.expect_rc11.present);
+  EXPECT_FALSE(s.expect_sc.present);
 }
 
 TEST(SpecLoaderErrors, WrongType) {
@@ -208,7 +237,7 @@ TEST(SpecLoaderErrors, Expectations) {
             "t.json:1:147: /expect/sc/serializable: unknown value \"yes\" (expected \"all\", "
             "\"some-not\" or \"none\")");
   EXPECT_EQ(error_of(head + R"("expect": {"arm": {}}})"),
-            "t.json:1:124: /expect/arm: unknown field \"arm\" (expected one of: sc, tso)");
+            "t.json:1:124: /expect/arm: unknown field \"arm\" (expected one of: sc, tso, rc11)");
 }
 
 TEST(SpecLoaderErrors, AtomicSetsAndUnits) {

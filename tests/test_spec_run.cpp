@@ -279,6 +279,38 @@ TEST(SpecRun, MemoryOptionChoosesModels) {
   EXPECT_EQ(r.models[1].result.checkers[0].name, "velodrome");
 }
 
+// Memory orders under rc11 (specs/examples/mp-rc11.json): relaxed message passing lets
+// the reader see the flag without the data, release/acquire forbids it; sc and tso forbid
+// both (their loads and stores keep their order whatever the spec says). The final values
+// under rc11 are the coherence-last writes. And --memory rc11 runs rc11 alone.
+TEST(SpecRun, MemoryOrdersUnderRc11) {
+  Spec s = load_spec(std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/mp-rc11.json");
+  RunReport r = run_spec(s, RunOptions{});
+  ASSERT_EQ(r.models.size(), 3u);
+  EXPECT_EQ(r.models[2].memory, MemoryModelKind::rc11);
+  EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+  std::size_t rc11_expectations = 0;
+  for (const ExpectationResult& e : r.models[2].expectations) rc11_expectations += e.holds;
+  EXPECT_EQ(rc11_expectations, 4u) << format_report(s, r);  // reachable, unreachable, always, failures
+  // The relaxed pair's weak outcome exists under rc11 only; the ordered pair's nowhere.
+  const std::string report = format_report(s, r);
+  EXPECT_NE(report.find("ok    rc11: reachable {P1.r0=1, P1.r1=0}"), std::string::npos) << report;
+  EXPECT_NE(report.find("ok    sc: unreachable {P1.r0=1, P1.r1=0}"), std::string::npos) << report;
+  // Without the orders the release/acquire pair is relaxed too, and rc11's expectation fails.
+  for (Thread& t : s.threads)
+    for (Operation& op : t.ops) op.order = kDefaultOrder;
+  RunOptions only;
+  only.memories = {MemoryModelKind::rc11};
+  r = run_spec(s, only);
+  ASSERT_EQ(r.models.size(), 1u);
+  EXPECT_EQ(r.exit_code(), 1) << format_report(s, r);
+  auto cli = testing::run_cli({"run", std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/mp-rc11.json",
+                               "--memory", "rc11"});
+  EXPECT_EQ(cli.exit_code, 0) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("rc11: "), std::string::npos) << cli.out;
+  EXPECT_EQ(cli.out.find("sc: "), std::string::npos) << cli.out;
+}
+
 TEST(SpecRun, BudgetLeavesExpectationsUndecided) {
   Spec s = load_spec(std::string(ATOMCHECK_SOURCE_DIR) + "/specs/examples/sb.json");
   RunOptions o;
