@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -205,9 +204,11 @@ TEST(ReclamationModels, TheReplayTableShowsTheFreeWhereTheMessageSays) {
   const ExploreResult r = run("hp-stack-unvalidated", options(SC, true));
   const Failure* f = first_of(r, UAF);
   ASSERT_NE(f, nullptr);
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(f->message, m, std::regex(R"(\(step (\d+)\).*\(before step (\d+)\))"))) << f->message;
-  const std::size_t access = std::stoul(m[1]), freed = std::stoul(m[2]);
+  const std::size_t at_access = f->message.find("(step "), at_free = f->message.find("(before step ");
+  ASSERT_NE(at_access, std::string::npos) << f->message;
+  ASSERT_NE(at_free, std::string::npos) << f->message;
+  const std::size_t access = std::stoul(f->message.substr(at_access + 6)),
+                    freed = std::stoul(f->message.substr(at_free + 13));
   ASSERT_LT(freed, access) << f->message;
   const auto out = testing::run_cli({"run", "hp-stack-unvalidated", "--replay", f->schedule});
   EXPECT_EQ(out.exit_code, 1) << out.err;
