@@ -93,21 +93,22 @@ Trace drop_commits(const Trace& execution) {
   out.names = execution.names;
   out.events.reserve(execution.events.size());
   std::size_t note = 0;
-  for (std::size_t i = 0; i < execution.events.size(); ++i) {
-    const Event& e = execution.events[i];
+  // Notes placed before event i stay before what event i becomes (or what follows it).
+  const auto notes_before = [&](std::size_t i) {
     for (; note < execution.notes.size() && execution.notes[note].before <= i; ++note) {
       out.notes.push_back(execution.notes[note]);
       out.notes.back().before = out.events.size();
     }
+  };
+  for (std::size_t i = 0; i < execution.events.size(); ++i) {
+    notes_before(i);
+    const Event& e = execution.events[i];
     if (e.op == Op::commit) continue;
     Event copy = e;
     copy.issue = kNoEvent;
     out.events.push_back(copy);
   }
-  for (; note < execution.notes.size(); ++note) {
-    out.notes.push_back(execution.notes[note]);
-    out.notes.back().before = out.events.size();
-  }
+  notes_before(execution.events.size());
   return out;
 }
 

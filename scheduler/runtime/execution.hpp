@@ -244,8 +244,8 @@ class Execution {
     char* addr = nullptr;
     std::size_t size = 0;
     std::string_view type;
-    ThreadId made_by = kNoId, freed_by = kNoId, destroyed_by = kNoId;
-    std::uint32_t made_site = 0, free_site = 0, destroy_site = 0;
+    ThreadId made_by = kNoId, destroyed_by = kNoId;  // the destroyer frees the block too
+    std::uint32_t made_site = 0, destroy_site = 0;
     std::uint64_t free_step = 0, destroy_step = 0;  // the trace's event counts then
     bool freed = false;
     std::vector<VarId> vars;

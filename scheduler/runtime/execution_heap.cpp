@@ -110,8 +110,8 @@ void* Execution::make_block(std::size_t size, std::size_t align, std::string_vie
   b.type = type;
   b.made_by = running_;
   b.made_site = site;
-  b.freed_by = b.destroyed_by = kNoId;
-  b.free_site = b.destroy_site = 0;
+  b.destroyed_by = kNoId;
+  b.destroy_site = 0;
   b.destroy_step = 0;
   b.free_step = 0;
   b.freed = false;
@@ -182,12 +182,11 @@ void Execution::double_free(std::uint32_t id, std::uint32_t site) {
 }
 
 // The block is freed when the free's first step runs (an access before it is no use after
-// free); only its destroyer gets here (destroy_begin).
+// free); only its destroyer gets here (destroy_begin), so who freed it and where are
+// destroyed_by and destroy_site.
 void Execution::mark_freed(std::uint32_t id, std::uint32_t site) {
   Block& b = blocks_[id];
   b.freed = true;
-  b.freed_by = running_;
-  b.free_site = site;
   // Where the free shows in a report's table (steps are the trace's events): before the
   // event that follows it.
   b.free_step = trace_.events.size();
@@ -243,11 +242,11 @@ void Execution::destroy_end(void* block, std::uint32_t site) {
 
 void Execution::lock_used_after_free(LockId lock, const char* what, std::uint32_t site) {
   const Block& b = blocks_[locks_[lock].block];
-  const std::string freed_at = call_site_name(b.free_site), at = call_site_name(site);
+  const std::string freed_at = call_site_name(b.destroy_site), at = call_site_name(site);
   fail(FailureKind::use_after_free,
        fmt::format("use after free: T{} {} {}{} (before step {}) of {}, freed by T{}{} (before step {})", running_,
                    what, lock_name(lock), at.empty() ? "" : " at " + at, trace_.events.size(), block_text(b),
-                   b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
+                   b.destroyed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
 }
 
 void Execution::used_after_free(VarId var, const char* what, std::uint32_t site) {
@@ -255,20 +254,20 @@ void Execution::used_after_free(VarId var, const char* what, std::uint32_t site)
   // report's columns and any judge of the trace see where it happened.
   emit(Op::read, var, 0, 0, site);
   const Block& b = blocks_[vars_[var].block];
-  const std::string freed_at = call_site_name(b.free_site), at = call_site_name(site);
+  const std::string freed_at = call_site_name(b.destroy_site), at = call_site_name(site);
   // Under RC11 an access the free does not happen before races with it.
   if (memory_->chooses() && racing() && !race_.after_free(running_, var)) {
     fail(FailureKind::data_race,
          fmt::format("data race on {} of {}: T{} {} {}{} (step {}) and its free by T{}{} (before step {}), not "
                      "ordered by happens-before",
                      var_name(var), block_text(b), running_, what, var_name(var), at.empty() ? "" : " at " + at,
-                     trace_.events.size() - 1, b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
+                     trace_.events.size() - 1, b.destroyed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
     return;
   }
   fail(FailureKind::use_after_free,
        fmt::format("use after free: T{} {} {}{} (step {}) of {}, freed by T{}{} (before step {})", running_, what,
                    var_name(var), at.empty() ? "" : " at " + at, trace_.events.size() - 1, block_text(b),
-                   b.freed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
+                   b.destroyed_by, freed_at.empty() ? "" : " at " + freed_at, b.free_step));
 }
 
 bool Execution::leaked() {
