@@ -26,6 +26,8 @@
 #include "cli/progress.hpp"
 #include "cli/report_graph.hpp"
 #include "cli/report_html.hpp"
+#include "cli/report_rc11_graph.hpp"
+#include "cli/report_rc11_html.hpp"
 #include "cli/target.hpp"
 #include "scheduler/runtime/api.hpp"
 #include "specs/litmus.hpp"
@@ -395,8 +397,16 @@ bool write_reports(const RunArgs& a, const std::string& schedule, const ReplayRe
     h.failure_thread = r.failure.thread;
     h.failure_message = r.failure.message;
   }
-  if ((!a.html.empty() && !report::write_text_file(a.html, report::render_html(r.trace, v, h), error)) ||
-      (!a.dot.empty() && !report::write_text_file(a.dot, report::render_dot(r.trace, v, h.ending), error))) {
+  if (r.failed) {
+    h.race_first = r.failure.race_first;
+    h.race_second = r.failure.race_second;
+  }
+  // Under rc11 the picture is the execution graph (po, rf, mo, sw, hb), as GenMC draws it.
+  const bool rc11 = options.memory == MemoryModelKind::rc11;
+  auto page = [&] { return rc11 ? report::render_rc11_html(r.trace, h) : report::render_html(r.trace, v, h); };
+  auto graph = [&] { return rc11 ? report::render_rc11_dot(r.trace, h) : report::render_dot(r.trace, v, h.ending); };
+  if ((!a.html.empty() && !report::write_text_file(a.html, page(), error)) ||
+      (!a.dot.empty() && !report::write_text_file(a.dot, graph(), error))) {
     fmt::print(stderr, "{}\n", error);
     return false;
   }
@@ -909,8 +919,8 @@ void add_run_commands(CLI::App& app, int& rc) {
                   "Write an execution as a self-contained HTML page: the replayed one, else the "
                   "first failing or flagged one");
   run->add_option("--dot", a->dot,
-                  "Write an execution's transaction graph for Graphviz: the replayed one, else "
-                  "the first failing or flagged one");
+                  "Write an execution's transaction graph for Graphviz (under rc11 its execution graph: "
+                  "po, rf, mo, sw, hb): the replayed one, else the first failing or flagged one");
   run->callback([a, &rc] { rc = run_command(*a); });
 }
 

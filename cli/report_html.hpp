@@ -32,6 +32,9 @@ struct HtmlHeader {
   EventIndex failure_event = kNoEvent;
   ThreadId failure_thread = kNoId;
   std::string failure_message;
+  // A data race's two accesses (Failure::race_first, race_second; kNoEvent when one is an
+  // initialisation or a free): the RC11 execution graph marks them.
+  EventIndex race_first = kNoEvent, race_second = kNoEvent;
 };
 
 // Escapes text for HTML element content and attribute values.

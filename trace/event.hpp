@@ -20,6 +20,7 @@ inline constexpr EventIndex kNoEvent = std::numeric_limits<EventIndex>::max();
 
 inline constexpr std::uint8_t kPlainOrder = 6;  // Event::order of a non-atomic access
 inline constexpr std::uint8_t kNoOrder = 0xff;
+inline constexpr std::uint16_t kNoMoPos = 0xffff;  // Event::mo_pos not recorded
 
 // What an event does. Under TSO `write` is the write-issue into the store buffer and
 // `commit` is the moment that write reaches memory.
@@ -62,6 +63,11 @@ struct Event {
   // read (kNoEvent: the variable's initial value): with the orders, the events then say
   // RC11's happens-before (docs/linearizability.md). Trace files keep neither.
   std::uint8_t order = kNoOrder;
+  // Under rc11, a write's or rmw's index in its variable's modification order when it was
+  // made (the initial value is 0): inserting each write at its mo_pos, in trace order,
+  // rebuilds the execution's mo (GenMC's co). kNoMoPos elsewhere, and past 65,534 writes
+  // of one variable. Trace files do not keep it. In the padding too.
+  std::uint16_t mo_pos = kNoMoPos;
 };
 
 constexpr bool is_access(Op op) {

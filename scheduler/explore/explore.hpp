@@ -110,6 +110,10 @@ struct ExploreOptions {
   // and the search explores the executions where it succeeded instead (GenMC's spin-assume).
   // Off (`--no-loop-reduction`): every attempt runs, as in a plain loop.
   bool loop_reduction = true;
+  // Under rc11, `optimal` explores graphs by TruSt's revisits (strategy_trust.cpp), never
+  // starting an execution it throws away. Off: every interleaving runs until a step shows
+  // it is not its graph's least one (docs/rc11.md), the judge TruSt is tested against.
+  bool rc11_revisits = true;
   // Two accesses to a shared<T> (non-atomic) variable by different threads, one a write,
   // not ordered by happens-before (RC11's, from the memory orders given at the API) fail
   // the execution as a "data race" (docs/data-races.md). Off: for programs that race on

@@ -307,7 +307,8 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   x->set_heap_options(o.leak_check, o.reuse_freed);
   if (o.object_ids) x->set_object_ids(o.object_ids);
   x->set_depth_bound(o.depth_bound);
-  x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal);
+  x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal &&
+                         !o.rc11_revisits);
   return x;
 }
 

@@ -298,10 +298,11 @@ void Search::make_strategy() {
   p.equivalence = r_.equivalence;
   p.tso = tso_;
   p.check_units = options.units_inline > 0;
-  // Under rc11 `optimal` is DFS over the choices with the Execution's graph reduction.
+  // Under rc11 `optimal` is TruSt (or DFS over the choices with the Execution's graph cut).
   const bool rc11_optimal = options.strategy == StrategyKind::optimal && options.memory == MemoryModelKind::rc11;
-  strategy_ = rc11_optimal ? atomcheck::make_strategy(StrategyKind::dfs, StrategyParams{})
-                           : atomcheck::make_strategy(options.strategy, p);
+  strategy_ = !rc11_optimal            ? atomcheck::make_strategy(options.strategy, p)
+              : options.rc11_revisits ? atomcheck::make_trust_strategy()
+                                      : atomcheck::make_strategy(StrategyKind::dfs, StrategyParams{});
   if (strategy_samples(options.strategy)) limit_ = 0;
   // A preemption bound prunes DPOR's backtrack sets unsoundly (a bounded execution may
   // be the only representative of its class; Coons et al., OOPSLA 2013), so it is a

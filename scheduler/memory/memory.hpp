@@ -96,6 +96,9 @@ class MemoryModel {
   virtual std::uint32_t read_serial() const { return 0; }
   // Did it read the mo-latest write of its variable?
   virtual bool read_latest() const { return true; }
+  // The index in its variable's mo at which the last take_store, or take_rmw that wrote,
+  // inserted its write (the initial value is 0), for Event::mo_pos.
+  virtual std::uint32_t write_position() const { return 0; }
   // Synchronisation the model's happens-before needs (RC11's sw and thread edges).
   virtual void sync_fence(ThreadId t, std::memory_order mo) { (void)t, (void)mo; }
   virtual void sync_spawn(ThreadId parent, ThreadId child) { (void)parent, (void)child; }
@@ -113,6 +116,15 @@ class MemoryModel {
   virtual void set_forced(bool forced) { (void)forced; }
   virtual bool redundant_step(ThreadId t, std::size_t from) const { (void)t, (void)from; return false; }
   virtual void sync_try_lock_failed(ThreadId t, LockId l) { (void)t, (void)l; }
+  // For graph strategies (search/exec_graph.hpp): option i's graph_key after *_options,
+  // and the execution's graph.
+  virtual std::uint64_t option_key(std::size_t i) const { (void)i; return 0; }
+  // Graph strategies also get an RMW's atomicity-breaking options (kMootKey).
+  virtual void set_graph_mode(bool on) { (void)on; }
+  // Of the n options just listed, how many are consistent (the rest: atomicity-breaking
+  // ones, graph mode only). Only those make a choice point of the schedule.
+  virtual std::size_t consistent_options(std::size_t n) const { return n; }
+  virtual void export_graph(ExecGraph& out) const { out.clear(); }
 };
 
 // A memory without store buffers (SC, RC11): every store goes straight to memory.

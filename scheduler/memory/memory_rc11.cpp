@@ -67,6 +67,7 @@ class Rc11Memory final : public UnbufferedMemory {
     for (Clock& c : lock_clocks_) c.clear();
     std::fill(lock_last_.begin(), lock_last_.end(), kNone);
     forced_ = true;
+    steps_ = 0;
     block_end_.assign(1, 0);
     thread(0);
   }
@@ -96,6 +97,7 @@ class Rc11Memory final : public UnbufferedMemory {
 
   std::size_t load_options(ThreadId t, VarId v, std::memory_order mo, bool plain) override {
     pending_ = Pending{t, v, mo, plain, 0, {}};
+    moot_from_ = ~std::size_t{0};
     options_.clear();
     const std::uint32_t floor = floor_of(t, v);
     const std::vector<std::uint32_t>& order = vars_[v].mo;
@@ -127,6 +129,7 @@ class Rc11Memory final : public UnbufferedMemory {
 
   std::size_t store_options(ThreadId t, VarId v, std::int64_t value, std::memory_order mo, bool plain) override {
     pending_ = Pending{t, v, mo, plain, value, {}};
+    moot_from_ = ~std::size_t{0};
     options_.clear();
     const std::vector<std::uint32_t>& order = vars_[v].mo;
     if (plain) {
@@ -155,13 +158,17 @@ class Rc11Memory final : public UnbufferedMemory {
   std::size_t rmw_options(ThreadId t, VarId v, const RmwFn& fn, std::memory_order mo) override {
     pending_ = Pending{t, v, mo, false, 0, fn};
     options_.clear();
+    moot_.clear();
     const std::vector<std::uint32_t>& order = vars_[v].mo;
     const std::size_t lowest = writes_[floor_of(t, v)].pos;
     for (std::size_t i = order.size(); i-- > lowest;) {
       const std::uint32_t w = order[i];
       std::int64_t next = writes_[w].value;
       const bool wrote = fn.call(fn.ctx, writes_[w].value, next);
-      if (wrote && writes_[w].taken) continue;  // two RMWs never read the same write
+      if (wrote && writes_[w].taken) {  // two RMWs never read the same write
+        if (graph_mode_) moot_.push_back(Option{w, 0, next, true});
+        continue;
+      }
       const bool sc = (wrote ? mo : fn.failure) == std::memory_order_seq_cst;
       if (needs_sc_check(t, v, sc)) {
         const std::size_t added = add_rmw(t, v, wrote ? mo : fn.failure, w, wrote, next);
@@ -171,6 +178,11 @@ class Rc11Memory final : public UnbufferedMemory {
       }
       options_.push_back(Option{w, 0, next, wrote});
     }
+    // TruSt also adds an RMW that breaks atomicity (reads a write another RMW read): the
+    // graph is not consistent and the run ends there, but its write's backward revisits
+    // reach the graphs where the other RMW reads it (strategy_trust.cpp).
+    moot_from_ = options_.size();
+    options_.insert(options_.end(), moot_.begin(), moot_.end());
     return options_.size();
   }
   RmwTaken take_rmw(std::size_t pick) override {
@@ -181,6 +193,7 @@ class Rc11Memory final : public UnbufferedMemory {
   }
 
   std::uint32_t read_serial() const override { return writes_[last_read_].serial; }
+  std::uint32_t write_position() const override { return writes_[nwrites_ - 1].pos; }
   bool read_latest() const override {
     const std::vector<std::uint32_t>& order = vars_[writes_[last_read_].var].mo;
     // An RMW's own write now follows what it read.
@@ -234,6 +247,7 @@ class Rc11Memory final : public UnbufferedMemory {
   std::size_t event_count() const override { return nevents_; }
   void set_forced(bool forced) override {
     forced_ = forced;
+    if (!forced) ++steps_;  // every chosen step (rc11 has no flushes) starts here
     block_end_.push_back(static_cast<std::uint32_t>(nevents_));  // a new block of events
   }
   bool redundant_step(ThreadId t, std::size_t from) const override {
@@ -253,6 +267,44 @@ class Rc11Memory final : public UnbufferedMemory {
     for (std::size_t p = from; p-- > last;)
       if (!events_[p].forced && events_[p].t > t) return true;
     return false;
+  }
+
+  // ---- graph strategies (TruSt) ----
+  void set_graph_mode(bool on) override { graph_mode_ = on; }
+  std::size_t consistent_options(std::size_t n) const override { return std::min(n, moot_from_); }
+  std::uint64_t option_key(std::size_t i) const override {
+    const Option& o = options_[i];
+    if (o.write != kNone && o.wrote && i >= moot_from_ && pending_.fn.call) return key_of(o.write) | kMootKey;
+    if (o.write != kNone) return key_of(o.write);  // a load's or an RMW's write read
+    return o.position == 0 ? 0 : key_of(vars_[pending_.v].mo[o.position - 1]);  // the write it follows
+  }
+  void export_graph(ExecGraph& out) const override {
+    out.clear();
+    out.events.resize(nevents_);
+    for (std::size_t i = 0; i < nevents_; ++i) {
+      const Event& e = events_[i];
+      GraphEvent& g = out.events[i];
+      g.thread = e.t;
+      g.n = e.n;
+      g.kind = e.kind == Kind::read ? GraphEvent::Kind::read
+               : e.kind == Kind::write ? GraphEvent::Kind::write
+               : e.kind == Kind::fence ? GraphEvent::Kind::fence
+                                       : GraphEvent::Kind::other;
+      g.rmw_write = e.rmw_write;
+      g.plain = e.plain;
+      g.var = e.var;
+      g.rf = e.kind == Kind::read ? writes_[e.write].event : kNone;
+      g.pred = e.pred;
+      g.step = e.step;
+      g.mo_pos = e.kind == Kind::write ? writes_[e.write].pos : 0;
+    }
+    out.spawned_at.resize(nthreads_);
+    for (std::size_t t = 0; t < nthreads_; ++t) out.spawned_at[t] = threads_[t].spawned_at;
+    out.mo.resize(nvars_);
+    for (std::size_t v = 0; v < nvars_; ++v) {
+      out.mo[v].clear();
+      for (std::uint32_t w : vars_[v].mo) out.mo[v].push_back(writes_[w].event);
+    }
   }
 
   std::uint64_t graph_hash() const override {
@@ -296,6 +348,8 @@ class Rc11Memory final : public UnbufferedMemory {
     VarId var = kNoId;
     bool rmw_write = false;       // the write half of an RMW
     bool forced = false;          // made outside a chosen step (redundant_step)
+    bool plain = false;           // a non-atomic access
+    std::uint32_t step = kNone;   // the History step that made it (kNone: forced)
     std::uint32_t block = 0;      // the step or forced run that made it
     std::uint32_t pred = kNone;   // join: the child's last event; lock ops: the lock's last
     std::uint32_t write = kNone;  // a write's own write id, a read's rf
@@ -376,6 +430,11 @@ class Rc11Memory final : public UnbufferedMemory {
     RmwFn fn{};
   };
 
+  std::uint64_t key_of(std::uint32_t write) const {
+    const std::uint32_t ev = writes_[write].event;
+    return ev == kNone ? 0 : graph_key(events_[ev].t, events_[ev].n);
+  }
+
   Thread& thread(ThreadId t) {
     if (t >= nthreads_) {
       if (threads_.size() <= t) threads_.resize(static_cast<std::size_t>(t) + 1);
@@ -416,6 +475,8 @@ class Rc11Memory final : public UnbufferedMemory {
     e.write = write;
     e.rmw_write = false;
     e.forced = forced_;
+    e.plain = false;
+    e.step = forced_ ? kNone : static_cast<std::uint32_t>(steps_ - 1);
     e.block = static_cast<std::uint32_t>(block_end_.size() - 1);
     block_end_.back() = static_cast<std::uint32_t>(nevents_ + 1);
     e.pred = kNone;
@@ -467,6 +528,7 @@ class Rc11Memory final : public UnbufferedMemory {
     if (is_acquire(mo)) join_into(th.now, writes_[w].message);
     else if (mo != kPlain) join_into(th.acquired, writes_[w].message);
     Event& e = add_event(t, Kind::read, v, mo == std::memory_order_seq_cst, w);
+    e.plain = mo == kPlain;
     note_seen(t, v, e.n, w);
   }
 
@@ -477,6 +539,7 @@ class Rc11Memory final : public UnbufferedMemory {
     Write& w = new_write(v, value, static_cast<std::uint32_t>(nevents_));
     const auto id = static_cast<std::uint32_t>(&w - writes_.data());
     Event& e = add_event(t, Kind::write, v, mo == std::memory_order_seq_cst, id);
+    e.plain = mo == kPlain;
     Thread& th = thread(t);
     th.seen_var(v);
     if (is_release(mo)) {
@@ -678,11 +741,15 @@ class Rc11Memory final : public UnbufferedMemory {
   std::vector<Clock> lock_clocks_;
   std::vector<std::uint32_t> lock_last_;  // per lock: its last operation's event
   bool forced_ = true;
+  std::size_t steps_ = 0;  // chosen steps begun so far (set_forced(false) calls)
   std::vector<std::uint32_t> block_end_;  // per block (a step or a forced run): its end
   std::size_t sc_fences_ = 0;
   Pending pending_;
   std::uint32_t last_read_ = 0;
   std::vector<Option> options_;
+  bool graph_mode_ = false;
+  std::vector<Option> moot_;       // rmw_options' atomicity-breaking options (graph mode)
+  std::size_t moot_from_ = ~std::size_t{0};  // their first index in options_
   ThreadId saved_t_ = 0;
   VarId saved_v_ = 0;
   Clock saved_now_, saved_acquired_, saved_released_to_;

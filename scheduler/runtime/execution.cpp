@@ -121,6 +121,7 @@ void Execution::reset() {
   choices_.clear();
   failed_ = assumed_ = unwinding_ = false;
   choice_aborted_ = false;
+  choice_cut_ = false;
   failure_ = Failure{};
 }
 
@@ -359,12 +360,18 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
   } idle{heartbeat_, beat};
   program_ = &program;
   strategy_ = &strategy;
+  const bool graph_reduction = graph_reduction_ || strategy.graph_reduction();
+  memory_->set_graph_mode(strategy.wants_graph());
   ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
   run_thread(main);
   EndKind end;
   for (;;) {
     if (choice_aborted_) {
       end = EndKind::aborted;
+      break;
+    }
+    if (choice_cut_) {
+      end = EndKind::redundant;
       break;
     }
     if (waiting_ > 0 && settle()) continue;
@@ -420,7 +427,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       choices_.push_back(enabled_[pick]);
     }
     const Transition tr = enabled_[pick];
-    if (graph_reduction_ && doomed(tr)) {
+    if (graph_reduction && doomed(tr)) {
       end = EndKind::redundant;
       break;
     }
@@ -441,7 +448,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       run_thread(tr.thread);
       memory_->set_forced(true);
 
-      if (graph_reduction_ && memory_->redundant_step(tr.thread, from)) {
+      if (graph_reduction && memory_->redundant_step(tr.thread, from)) {
         history_.step_events_end.push_back(static_cast<std::uint32_t>(trace_.events.size()));
         end = EndKind::redundant;
         break;
@@ -461,6 +468,10 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
         history_.pending.back().seq = memory_->next_store_seq(t);
     }
     memory_->append_flushes(history_.pending);
+  }
+  if (strategy.wants_graph()) {
+    memory_->export_graph(graph_);
+    history_.graph = &graph_;
   }
   abandon();
   program_ = nullptr;

@@ -295,6 +295,8 @@ class Execution {
   void no_choice(VarId var);
   Strategy* strategy_ = nullptr;     // the running execution's
   bool choice_aborted_ = false;      // the strategy refused a memory model's choice
+  bool choice_cut_ = false;          // ... or cut the execution there (Strategy::kCut)
+  ExecGraph graph_;                  // History::graph for graph strategies
   bool graph_reduction_ = false;
   std::vector<Transition> options_scratch_;
 

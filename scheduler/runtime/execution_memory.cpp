@@ -10,6 +10,13 @@
 
 namespace atomcheck::detail {
 
+namespace {
+// Event::mo_pos of a write the memory model placed at `position` (kNoMoPos past its range).
+std::uint16_t mo_pos(std::uint32_t position) {
+  return position < kNoMoPos ? static_cast<std::uint16_t>(position) : kNoMoPos;
+}
+}  // namespace
+
 // "T1 writes 42 at mp.cpp:9": one access of a race, for its message.
 std::string Execution::access_text(EventIndex i) const {
   const Event& e = trace_.events[i];
@@ -122,7 +129,10 @@ const Execution::VarInfo* Execution::var_of(const Handle& h, const char* what) {
 // strategy picks among `n` pseudo-transitions of the running thread (Transition::choice),
 // recorded in the schedule like a thread choice so that replay and DFS see it.
 std::size_t Execution::choose_option(std::size_t n, Action a, VarId var) {
-  if (n <= 1 || !strategy_) return 0;
+  if (!strategy_ || n == 0) return 0;
+  // A graph strategy checks even a forced choice: a revisit's replay is refused when the
+  // write it planned is not the one the model allows. Not a choice point: not recorded.
+  if (n == 1 && !strategy_->wants_graph()) return 0;
   options_scratch_.clear();
   for (std::size_t i = 0; i < n; ++i) {
     Transition t{running_, a, var};
@@ -130,7 +140,25 @@ std::size_t Execution::choose_option(std::size_t n, Action a, VarId var) {
     t.seq = static_cast<std::uint32_t>(i);
     options_scratch_.push_back(t);
   }
+  if (strategy_->wants_graph()) {
+    history_.option_keys.clear();
+    for (std::size_t i = 0; i < n; ++i) history_.option_keys.push_back(memory_->option_key(i));
+  }
   const std::size_t pick = strategy_->choose(options_scratch_, history_);
+  if (pick == Strategy::kCut) {  // a graph strategy's inconsistent revisit
+    choice_cut_ = true;
+    return 0;
+  }
+  if (n == 1) return 0;
+  if (pick != Strategy::kCut && (pick & Strategy::kCutAfter)) {
+    choice_cut_ = true;  // ends the run once this step is over (and records nothing)
+    const std::size_t p = pick & ~Strategy::kCutAfter;
+    const std::size_t step = history_.steps();
+    history_.options.emplace_back(static_cast<std::uint32_t>(step ? step - 1 : 0), static_cast<std::uint32_t>(p));
+    return p;
+  }
+  // A schedule holds the choices every strategy sees: not the atomicity-breaking options.
+  if (memory_->consistent_options(n) < 2 && pick < n && strategy_->error().empty()) return pick;
   if (!strategy_->error().empty() || pick >= n) {
     choice_aborted_ = true;
     return 0;
@@ -206,6 +234,7 @@ void Execution::store(const Handle& h, std::int64_t value, std::memory_order mo,
     const std::size_t n = memory_->store_options(running_, h.id, value, mo, plain);
     if (n == 0) return no_choice(h.id);
     memory_->take_store(choose_option(n, Action::write, h.id));
+    trace_.events[issue].mo_pos = mo_pos(memory_->write_position());
     rc11_writes_[h.id].push_back(issue);
     note_write(running_, obj_key(h.id, false), h.id);
     return;
@@ -255,6 +284,7 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     trace_.events.back().order = static_cast<std::uint8_t>(mo);
     if (memory_->chooses()) {
       trace_.events.back().issue = rc11_source(h.id);
+      trace_.events.back().mo_pos = mo_pos(memory_->write_position());
       rc11_writes_[h.id].push_back(ev);
     }
     ++self().effects;

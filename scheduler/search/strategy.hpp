@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../../trace/event.hpp"
+#include "exec_graph.hpp"
 
 namespace atomcheck {
 
@@ -112,6 +113,11 @@ struct History {
   // A loop without yield() taken for a spin (ExploreOptions::spin_threshold): the first
   // such read of the execution, said in words; empty when none.
   std::string unmarked_spin;
+  // For a strategy that wants_graph(): at a memory model's choice, each option's
+  // graph_key (the write a load reads, the write a store goes after in mo); at the end of
+  // the execution, its graph.
+  std::vector<std::uint64_t> option_keys;
+  const ExecGraph* graph = nullptr;
   std::size_t steps() const { return chosen.size(); }
   std::span<const Transition> enabled_at(std::size_t step) const {
     std::size_t b = enabled_begin[step];
@@ -130,6 +136,8 @@ struct History {
     wait_site = 0;
     wait_construct = "";
     unmarked_spin.clear();
+    option_keys.clear();
+    graph = nullptr;
   }
 };
 
@@ -152,6 +160,17 @@ class Strategy {
   virtual std::uint64_t sleep_blocked() const { return 0; }
   // Bounded search: true once a bound (the preemption bound) excluded some alternative.
   virtual bool bounded() const { return false; }
+  // A pick that ends the execution as redundant (counted with the cut ones): a graph
+  // strategy's revisit the memory model finds inconsistent.
+  static constexpr std::size_t kCut = ~std::size_t{0};
+  // Or'ed into a pick: take it, then end the execution as redundant once its step ran
+  // (TruSt's atomicity-breaking RMW, whose write only feeds revisits).
+  static constexpr std::size_t kCutAfter = std::size_t{1} << 62;
+  // Graph strategies (RC11's TruSt): History::option_keys and History::graph are filled.
+  virtual bool wants_graph() const { return false; }
+  // The Execution's one-interleaving-per-graph cut (docs/rc11.md) applies to this
+  // strategy's runs (TruSt's fallback for programs with mutexes).
+  virtual bool graph_reduction() const { return false; }
 
   // ---- checkpoints (ExploreOptions::checkpoint, docs/checkpoint.md) -------------------
   // Between two executions (after end_execution, before begin_execution): appends the
@@ -290,6 +309,10 @@ std::string_view equivalence_name(Equivalence e);
 // are judged changed by comparing subtrees, not by the search's flag (tests compare them).
 std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence = Equivalence::issue_order,
                                                 bool tso = false, bool check_units = false);
+// RC11 graphs, each once, by TruSt's forward and backward revisits (strategy_trust.cpp):
+// needs a memory model that exports its graph (History::graph). Programs that lock a
+// scheduler mutex are explored by DFS with the Execution's graph cut instead.
+std::unique_ptr<Strategy> make_trust_strategy();
 std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
 // `schedule` is the printable form produced by format_schedule.
 std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);

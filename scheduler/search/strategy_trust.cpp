@@ -1,0 +1,445 @@
+// RC11 graphs explored once each, with no execution started only to be thrown away:
+// TruSt (Kokologiannakis, Marmanis, Gladstein and Vafeiadis, "Truly stateless, optimal
+// dynamic partial order reduction", POPL 2022), with the maximality check as GenMC
+// implements it (isMaximalExtension of GenMC v0.11), on the fiber scheduler.
+//
+// TruSt adds events one at a time in a fixed order (here: the lowest thread that can
+// step) and branches two ways. Forward: a read reads the mo-latest write first, a store
+// goes last in mo, and every other consistent choice is a branch of its own (the memory
+// model lists them, docs/rc11.md). Backward: a new write w may be read by an earlier read
+// r of its variable that is not in w's porf-prefix; the branch keeps the events added up
+// to r and w's porf-prefix, and r reads w. A backward branch is taken only when every
+// event it deletes was added "maximally" (reads read, and writes went, mo-last among
+// what the revisit keeps, and no deleted read was itself revisited by a deleted write):
+// that is what makes each graph reached exactly once.
+//
+// A branch is a plan: the steps to replay, in an order that respects po and rf, each with
+// the graph_key of the write its memory choice takes (search/exec_graph.hpp), then the
+// execution goes on fresh. The graph of each run comes from History::graph at its end,
+// where the branches of all its new events are computed at once: the graph an event was
+// added to is the final one restricted to the events stamped before it. Stamps are
+// TruSt's addition order; a revisited read keeps its old stamp.
+//
+// Scheduler mutexes order their operations by interleaving, not by reads-from, so a
+// program that locks one is explored as before (DFS with the Execution's
+// one-interleaving-per-graph cut): the first run decides, and is the first run of that
+// DFS too (both pick the first choice everywhere).
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/core.h>
+
+#include "scheduler/search/strategy.hpp"
+
+namespace atomcheck {
+
+namespace {
+
+constexpr std::uint32_t kNone = ~std::uint32_t{0};
+constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
+constexpr std::uint64_t kNoStamp = ~std::uint64_t{0};
+
+struct PlanStep {
+  ThreadId thread = 0;
+  std::uint64_t key = kNoKey;       // graph_key its memory choice takes
+  std::uint64_t stamp = 0;          // its first event's
+  std::uint64_t wstamp = kNoStamp;  // its RMW write half's, when not right after the read
+  bool added_max = true;            // its choice was the mo-last one
+  bool revisitable = true;          // its read may be revisited
+};
+using Plan = std::vector<PlanStep>;
+
+bool locks(const Transition& t) { return is_lock_action(t.action); }
+
+class TrustStrategy final : public Strategy {
+ public:
+  TrustStrategy() : dfs_(make_dfs_strategy()) {}
+
+  bool begin_execution() override {
+    if (fallback_) return dfs_->begin_execution();
+    if (started_) {
+      if (stack_.empty()) return false;
+      plan_ = std::move(stack_.back().plan);
+      backward_ = stack_.back().backward;
+      stack_.pop_back();
+    }
+    first_ = !started_;
+    started_ = true;
+    cut_ = false;
+    alternatives_.clear();
+    if (first_) dfs_->begin_execution();
+    return true;
+  }
+
+  std::size_t choose(std::span<const Transition> enabled, const History& h) override {
+    if (fallback_) return dfs_->choose(enabled, h);
+    if (first_ && enabled.size() > 1) (void)dfs_->choose(enabled, h);
+    if (enabled[0].choice) return choose_option(enabled, h);
+    const std::size_t s = h.steps();
+    if (s < plan_.size()) {
+      for (std::size_t i = 0; i < enabled.size(); ++i)
+        if (enabled[i].thread == plan_[s].thread) return i;
+      error_ = fmt::format("internal error: a revisit's replay found T{} disabled at step {} (please report)",
+                           plan_[s].thread, s);
+      return enabled.size();
+    }
+    return 0;
+  }
+
+  void end_execution(const History& h) override {
+    if (fallback_) return dfs_->end_execution(h);
+    if (first_) {
+      dfs_->end_execution(h);
+      if (std::any_of(h.chosen.begin(), h.chosen.end(), locks) ||
+          std::any_of(h.pending.begin(), h.pending.end(), locks)) {
+        fallback_ = true;
+        return;
+      }
+    }
+    if (cut_ || !error_.empty() || !h.graph) return;
+    for (std::size_t s = 0; s < plan_.size() && s < h.steps(); ++s)
+      if (h.chosen[s].thread != plan_[s].thread) {
+        error_ = fmt::format("internal error: a revisit's replay ran T{} at step {} instead of T{} (please report)",
+                             h.chosen[s].thread, s, plan_[s].thread);
+        return;
+      }
+    index(h);
+    forward_revisits();
+    const std::size_t fresh_from = plan_.empty() ? 0 : plan_.size() - 1;
+    for (std::uint32_t e = 0; e < events().size(); ++e) {
+      const GraphEvent& ev = events()[e];
+      if (ev.kind == GraphEvent::Kind::write && !ev.plain && ev.step != kNone && ev.step >= fresh_from)
+        backward_revisits(e);
+    }
+  }
+
+  std::string error() const override { return fallback_ ? dfs_->error() : error_; }
+
+  // Checkpoints: the work stack of plans, word by word (and the DFS's state once a mutex
+  // made it take over).
+  bool save(std::vector<std::uint64_t>& out) const override { return save_state(out, nullptr); }
+  bool save_begun(std::vector<std::uint64_t>& out) const override {
+    if (fallback_) {
+      out.insert(out.end(), {kMagic, 1, 1, 0, 0});
+      return dfs_->save_begun(out);
+    }
+    Item current{plan_, backward_};
+    return save_state(out, first_ ? nullptr : &current, first_);
+  }
+  bool load(std::span<const std::uint64_t> in) override {
+    std::size_t i = 0;
+    auto next = [&](std::uint64_t& v) { return i < in.size() ? (v = in[i++], true) : false; };
+    std::uint64_t magic = 0, started = 0, fallback = 0, items = 0;
+    if (!next(magic) || magic != kMagic || !next(started) || !next(fallback) || !next(next_stamp_) || !next(items))
+      return false;
+    started_ = started != 0;
+    fallback_ = fallback != 0;
+    if (fallback_) return dfs_->load(in.subspan(i));
+    stack_.clear();
+    for (std::uint64_t k = 0; k < items; ++k) {
+      Item item;
+      std::uint64_t backward = 0, n = 0;
+      if (!next(backward) || !next(n) || n > in.size()) return false;
+      item.backward = backward != 0;
+      for (std::uint64_t j = 0; j < n; ++j) {
+        PlanStep p;
+        std::uint64_t thread = 0, flags = 0;
+        if (!next(thread) || !next(p.key) || !next(p.stamp) || !next(p.wstamp) || !next(flags)) return false;
+        p.thread = static_cast<ThreadId>(thread);
+        p.added_max = flags & 1;
+        p.revisitable = flags & 2;
+        item.plan.push_back(p);
+      }
+      stack_.push_back(std::move(item));
+    }
+    return i == in.size();
+  }
+  bool wants_graph() const override { return !fallback_; }
+  bool graph_reduction() const override { return fallback_; }
+
+ private:
+  struct Item {
+    Plan plan;
+    bool backward = false;
+  };
+  struct Alternative {
+    std::uint32_t step;
+    std::uint64_t key;
+  };
+
+  static constexpr std::uint64_t kMagic = 0x7472757374ull;  // "trust"
+
+  bool save_state(std::vector<std::uint64_t>& out, const Item* current, bool unstarted = false) const {
+    if (fallback_) {
+      out.insert(out.end(), {kMagic, 1, 1, 0, 0});
+      return dfs_->save(out);
+    }
+    const std::size_t items = stack_.size() + (current ? 1 : 0);
+    out.insert(out.end(), {kMagic, unstarted ? 0u : started_ ? 1u : 0u, 0, next_stamp_, items});
+    auto put = [&](const Item& item) {
+      out.push_back(item.backward);
+      out.push_back(item.plan.size());
+      for (const PlanStep& p : item.plan)
+        out.insert(out.end(), {p.thread, p.key, p.stamp, p.wstamp,
+                               std::uint64_t{p.added_max} | std::uint64_t{p.revisitable} << 1});
+    };
+    for (const Item& item : stack_) put(item);
+    if (current) put(*current);
+    return true;
+  }
+
+  std::size_t choose_option(std::span<const Transition> enabled, const History& h) {
+    const std::size_t s = h.steps() - 1;
+    if (s < plan_.size()) {
+      for (std::size_t i = 0; i < enabled.size(); ++i)
+        if (h.option_keys[i] == plan_[s].key) return plan_[s].key & kMootKey ? i | kCutAfter : i;
+      cut_ = true;  // the revisit's graph is not consistent
+      return kCut;
+    }
+    for (std::size_t i = 1; i < enabled.size(); ++i)
+      alternatives_.push_back(Alternative{static_cast<std::uint32_t>(s), h.option_keys[i]});
+    return 0;
+  }
+
+  const std::vector<GraphEvent>& events() const { return graph_->events; }
+
+  // ---- the run's graph, indexed ----
+  void index(const History& h) {
+    graph_ = h.graph;
+    const std::vector<GraphEvent>& ev = events();
+    const std::size_t nsteps = h.steps();
+    // Steps: plan steps keep their stamps; new steps get new ones, after the write half
+    // of a revisited RMW read (TruSt adds it after everything the revisit kept).
+    steps_.assign(nsteps, PlanStep{});
+    for (std::size_t s = 0; s < nsteps && s < plan_.size(); ++s) steps_[s] = plan_[s];
+    if (!plan_.empty() && backward_ && plan_.size() <= nsteps) steps_[plan_.size() - 1].wstamp = next_stamp_++;
+    for (std::size_t s = plan_.size(); s < nsteps; ++s) {
+      steps_[s].thread = h.chosen[s].thread;
+      steps_[s].stamp = next_stamp_++;
+    }
+    step_first_.assign(nsteps + 1, kNone);
+    for (std::uint32_t e = static_cast<std::uint32_t>(ev.size()); e-- > 0;)
+      if (ev[e].step != kNone && ev[e].step < nsteps) step_first_[ev[e].step] = e;
+    // Event stamps: the step's, then its position in the step (an RMW's write half after
+    // its read); forced events (spawn, join) are ordered by nothing here.
+    nthreads_ = 0;
+    for (const GraphEvent& e : ev) nthreads_ = std::max<std::size_t>(nthreads_, e.thread + 1);
+    estamp_.assign(ev.size(), 0);
+    by_thread_.assign(nthreads_, {});
+    for (std::uint32_t e = 0; e < ev.size(); ++e) {
+      const GraphEvent& g = ev[e];
+      by_thread_[g.thread].push_back(e);
+      if (g.step == kNone || g.step >= nsteps) {
+        estamp_[e] = kNoStamp;
+        continue;
+      }
+      const PlanStep& st = steps_[g.step];
+      if (g.rmw_write) estamp_[e] = st.wstamp != kNoStamp ? st.wstamp * 4 + 1 : st.stamp * 4 + 1;
+      else estamp_[e] = st.stamp * 4 + (e == step_first_[g.step] ? 0 : 2);
+    }
+    // porf clocks: per event, the last event of each thread in its porf-prefix.
+    clocks_.assign(ev.size() * nthreads_, 0);
+    for (std::uint32_t e = 0; e < ev.size(); ++e) {
+      const GraphEvent& g = ev[e];
+      std::uint32_t* c = &clocks_[e * nthreads_];
+      auto join = [&](std::uint32_t from) {
+        if (from == kNone) return;
+        const std::uint32_t* f = &clocks_[from * nthreads_];
+        for (std::size_t t = 0; t < nthreads_; ++t) c[t] = std::max(c[t], f[t]);
+      };
+      if (g.n >= 2) join(by_thread_[g.thread][g.n - 2]);
+      else if (g.thread < graph_->spawned_at.size()) join(graph_->spawned_at[g.thread]);
+      join(g.pred);
+      if (g.kind == GraphEvent::Kind::read) join(g.rf);
+      c[g.thread] = g.n;
+    }
+    // Per thread: its steps in order, for the steps of a porf-prefix.
+    thread_steps_.assign(nthreads_, {});
+    for (std::uint32_t s = 0; s < nsteps; ++s) thread_steps_[steps_[s].thread].push_back(s);
+  }
+
+  bool in_porf(std::uint32_t e, const std::uint32_t* clock) const {
+    return events()[e].n <= clock[events()[e].thread];
+  }
+  std::uint64_t key_of(std::uint32_t e) const {
+    return e == kNone ? 0 : graph_key(events()[e].thread, events()[e].n);
+  }
+  std::uint32_t step_of(std::uint32_t e) const { return e == kNone ? kNone : events()[e].step; }
+
+  // The key a step's memory choice takes when the steps run in `order`: a read (or RMW)
+  // the write it reads, a store the mo-latest of the writes made before it that precede
+  // it in mo (the initial write at least).
+  std::uint64_t step_key(std::uint32_t s, const std::vector<std::uint32_t>& rank) const {
+    const std::uint32_t e = step_first_[s];
+    if (e == kNone) return kNoKey;
+    const GraphEvent& g = events()[e];
+    if (g.kind == GraphEvent::Kind::read) return key_of(g.rf);
+    if (g.kind != GraphEvent::Kind::write) return kNoKey;
+    const std::vector<std::uint32_t>& mo = graph_->mo[g.var];
+    for (std::uint32_t p = g.mo_pos; p-- > 0;) {
+      const std::uint32_t x = mo[p];
+      if (x == kNone) return 0;
+      const std::uint32_t xs = step_of(x);
+      if (xs != kNone && rank[xs] < rank[s]) return key_of(x);
+    }
+    return 0;
+  }
+
+  // ---- forward revisits: the other choices of this run's new reads and stores ----
+  void forward_revisits() {
+    std::vector<std::uint32_t> rank(steps_.size());
+    for (std::uint32_t s = 0; s < rank.size(); ++s) rank[s] = s;
+    for (const Alternative& a : alternatives_) {
+      Item item;
+      item.plan.reserve(a.step + 1);
+      for (std::uint32_t s = 0; s <= a.step; ++s) {
+        PlanStep p = steps_[s];
+        p.key = step_key(s, rank);
+        item.plan.push_back(p);
+      }
+      item.plan.back().key = a.key;
+      item.plan.back().added_max = false;
+      item.plan.back().wstamp = kNoStamp;
+      stack_.push_back(std::move(item));
+    }
+  }
+
+  // ---- backward revisits of the reads the new write w may feed ----
+  bool in_gw(std::uint32_t e, std::uint64_t limit) const { return estamp_[e] != kNoStamp && estamp_[e] <= limit; }
+
+  void backward_revisits(std::uint32_t w) {
+    const std::vector<GraphEvent>& ev = events();
+    const GraphEvent& wg = ev[w];
+    const std::uint64_t wlimit = estamp_[w];
+    const std::uint32_t* wclock = &clocks_[w * nthreads_];
+    const std::vector<std::uint32_t>& mo = graph_->mo[wg.var];
+    // mo restricted to the graph w was added to.
+    std::vector<std::uint32_t> co;
+    for (std::uint32_t x : mo)
+      if (x == kNone || in_gw(x, wlimit)) co.push_back(x);
+    const std::size_t wpos = std::find(co.begin(), co.end(), w) - co.begin();
+    // Steps in w's porf-prefix: per thread, up to the last step holding a prefix event.
+    std::vector<std::uint8_t> prefix(steps_.size(), 0);
+    for (std::size_t t = 0; t < nthreads_; ++t) {
+      const std::vector<std::uint32_t>& ts = thread_steps_[t];
+      std::size_t last = 0;
+      bool any = false;
+      for (std::size_t i = 0; i < ts.size(); ++i) {
+        const std::uint32_t f = step_first_[ts[i]];
+        if (f != kNone && in_porf(f, wclock)) last = i, any = true;
+      }
+      if (any)
+        for (std::size_t i = 0; i <= last; ++i) prefix[ts[i]] = 1;
+    }
+    std::vector<std::uint8_t> kept(steps_.size());
+    for (std::uint32_t r = 0; r < ev.size(); ++r) {
+      const GraphEvent& rg = ev[r];
+      if (rg.kind != GraphEvent::Kind::read || rg.plain || rg.var != wg.var || !in_gw(r, wlimit)) continue;
+      const std::uint32_t rs = rg.step;
+      if (rs == kNone || rs == wg.step || in_porf(r, wclock)) continue;
+      if (!steps_[rs].revisitable || !steps_[rs].added_max || step_first_[rs] != r) continue;
+      const std::uint64_t rstamp = steps_[rs].stamp;
+      for (std::uint32_t s = 0; s < steps_.size(); ++s)
+        kept[s] = s == rs || prefix[s] || steps_[s].stamp < rstamp;
+      auto is_kept = [&](std::uint32_t e) {
+        if (e == kNone) return true;  // the initial write
+        const std::uint32_t s = ev[e].step;
+        if (s == kNone) return true;  // forced events follow the steps they depend on
+        return kept[s] && !(s == rs && e != r);  // r's RMW write half is re-added
+      };
+      if (!maximal(r, w, co, wpos, wlimit, is_kept)) continue;
+      push_backward(r, w, co, kept);
+    }
+  }
+
+  template <class Kept>
+  bool maximal(std::uint32_t r, std::uint32_t w, const std::vector<std::uint32_t>& co, std::size_t wpos,
+               std::uint64_t wlimit, const Kept& is_kept) const {
+    const std::vector<GraphEvent>& ev = events();
+    // w's mo-successor stays (GenMC's coherenceSuccRemainInGraph), unless w is an RMW's.
+    if (!ev[w].rmw_write && wpos + 1 < co.size() && !is_kept(co[wpos + 1])) return false;
+    auto co_after_kept = [&](std::uint32_t var, std::uint32_t x) {
+      const std::vector<std::uint32_t>& order = graph_->mo[var];
+      std::size_t p = x == kNone ? 0 : ev[x].mo_pos;
+      for (std::size_t i = p + 1; i < order.size(); ++i) {
+        const std::uint32_t y = order[i];
+        if (y != w && in_gw(y, wlimit) && is_kept(y)) return true;
+      }
+      return false;
+    };
+    for (std::uint32_t e = 0; e < ev.size(); ++e) {
+      if (!in_gw(e, wlimit) || (e != r && is_kept(e))) continue;
+      const GraphEvent& g = ev[e];
+      if (g.kind != GraphEvent::Kind::read && g.kind != GraphEvent::Kind::write) continue;
+      if (g.plain) continue;
+      const PlanStep& st = steps_[g.step];
+      if (!g.rmw_write && !st.added_max) return false;
+      if (g.kind == GraphEvent::Kind::read) {
+        if (co_after_kept(g.var, g.rf)) return false;
+        if (g.rf != kNone && !is_kept(g.rf) && estamp_[g.rf] > estamp_[e]) return false;
+      } else if (co_after_kept(g.var, e)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void push_backward(std::uint32_t r, std::uint32_t w, const std::vector<std::uint32_t>& co,
+                     const std::vector<std::uint8_t>& kept) {
+    const std::uint32_t rs = events()[r].step;
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t s = 0; s < steps_.size(); ++s)
+      if (kept[s] && s != rs) order.push_back(s);
+    // The run's own order respects po and rf (stamps do not: a revisited read keeps its
+    // stamp, older than its write's); r goes last, as nothing kept depends on it.
+    order.push_back(rs);
+    std::vector<std::uint32_t> rank(steps_.size(), kNone);
+    for (std::uint32_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+    const std::uint32_t* wclock = &clocks_[w * nthreads_];
+    Item item;
+    item.backward = true;
+    item.plan.reserve(order.size());
+    for (std::uint32_t s : order) {
+      PlanStep p = steps_[s];
+      p.key = step_key(s, rank);
+      const std::uint32_t f = step_first_[s];
+      if (f != kNone && in_porf(f, wclock)) p.revisitable = false;
+      item.plan.push_back(p);
+    }
+    PlanStep& last = item.plan.back();
+    last.key = key_of(w);
+    last.wstamp = kNoStamp;
+    // r read the mo-latest write of the graph the revisit keeps?
+    std::uint32_t latest = kNone;
+    for (std::uint32_t x : co)
+      if (x == kNone || x == w || (step_of(x) != kNone && kept[step_of(x)] && step_of(x) != rs)) latest = x;
+    last.added_max = latest == w;
+    stack_.push_back(std::move(item));
+  }
+
+  std::unique_ptr<Strategy> dfs_;
+  bool fallback_ = false;
+  bool started_ = false;
+  bool first_ = false;
+  bool cut_ = false;
+  bool backward_ = false;
+  std::string error_;
+  Plan plan_;
+  std::vector<Item> stack_;
+  std::vector<Alternative> alternatives_;
+  std::uint64_t next_stamp_ = 1;
+  // The indexed graph of the run just ended.
+  const ExecGraph* graph_ = nullptr;
+  std::vector<PlanStep> steps_;
+  std::vector<std::uint32_t> step_first_;
+  std::vector<std::uint64_t> estamp_;
+  std::vector<std::vector<std::uint32_t>> by_thread_, thread_steps_;
+  std::vector<std::uint32_t> clocks_;
+  std::size_t nthreads_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_trust_strategy() { return std::make_unique<TrustStrategy>(); }
+
+}  // namespace atomcheck
