@@ -323,7 +323,10 @@ void Execution::compute_enabled() {
     const ThreadState& ts = *threads_[t];
     if (ts.status != Status::announced) continue;
     if (ts.pending_drains && !memory_->buffer_empty(t)) continue;
-    if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId) continue;
+    // (With lock words an acquire is always enabled: it fails and blocks in the model.)
+    if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId &&
+        locks_[ts.pending.target].word == kNoId)
+      continue;
     enabled_.push_back(ts.pending);
     enabled_.back().drains = ts.pending_drains;
     enabled_.back().local = ts.pending.action == Action::read && memory_->buffer_has(t, ts.pending.target);
@@ -360,7 +363,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
   } idle{heartbeat_, beat};
   program_ = &program;
   strategy_ = &strategy;
-  const bool graph_reduction = graph_reduction_ || strategy.graph_reduction();
+  const bool graph_reduction = graph_reduction_;
   memory_->set_graph_mode(strategy.wants_graph());
   ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
   run_thread(main);

@@ -126,6 +126,11 @@ class Execution {
   void loop_exit();
   // cas_loop's reduction (ExploreOptions::loop_reduction): off, every attempt runs.
   void set_loop_reduction(bool on) { loop_reduction_ = on; }
+  // Under rc11 with TruSt (ExploreOptions::rc11_revisits): each mutex is a word of memory,
+  // lock a compare-exchange 0 -> 1 (acquire) that blocks when it reads 1, unlock a
+  // release store of 0, so that the order of a mutex's critical sections is reads-from,
+  // which TruSt revisits, not an interleaving (GenMC models locks the same way).
+  void set_lock_words(bool on) { lock_words_ = on; }
   // Shares one search's object ids (object_ids.hpp); without, the Execution keeps its own.
   void set_object_ids(std::shared_ptr<ObjectIds> ids) {
     ids_ = std::move(ids);
@@ -238,6 +243,7 @@ class Execution {
     std::uint32_t declared_at = 0;
     std::uint32_t block = kNoId;
     bool freed = false;
+    VarId word = kNoId;  // lock words (set_lock_words): the variable the lock is
   };
   // A block of make(): where it lies, who made and who freed it (execution_heap.cpp).
   struct Block {
@@ -354,6 +360,9 @@ class Execution {
   bool spurious_wakeups_ = true;
   std::vector<Event> iter_scratch_;
   bool loop_reduction_ = true;  // cas_loop (execution_spin.cpp)
+  bool lock_words_ = false;     // set_lock_words (execution_sync.cpp)
+  bool lock_word_acquire(LockInfo& l, LockId id, bool block, std::uint32_t site);
+  void lock_word_release(LockInfo& l);
 
   RaceDetector race_;
   bool race_check_ = true;

@@ -84,6 +84,18 @@ Handle Execution::create_object(ObjKind kind, std::int64_t initial, std::string_
     locks_[h.id].declared_at = declared_at;
     locks_[h.id].block = block;
     locks_[h.id].freed = false;
+    locks_[h.id].word = kNoId;
+    if (lock_words_) {  // its word: the thread's next variable, so ids stay stable
+      const VarId w = stable_id(0);
+      while (nvars_ <= w) new_var_slot();
+      vars_[w].kind = ObjKind::atomic_var;
+      vars_[w].name = fmt::format("{}.word", name);
+      vars_[w].declared_at = declared_at;
+      vars_[w].block = kNoId;
+      vars_[w].freed = false;
+      memory_->set_initial(w, 0);
+      locks_[h.id].word = w;
+    }
     if (block != kNoId) blocks_[block].locks.push_back(h.id);
     if (racing()) race_.add_lock(h.id);
   } else {

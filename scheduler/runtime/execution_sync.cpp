@@ -9,6 +9,41 @@
 
 namespace atomcheck::detail {
 
+namespace {
+bool lock_cas(const void*, std::int64_t old_value, std::int64_t& new_value) {
+  if (old_value != 0) return false;
+  new_value = 1;
+  return true;
+}
+}  // namespace
+
+// Lock words (set_lock_words): the compare-exchange of an acquire. A failed lock blocks
+// its thread for good, as a failed spin_until does: the execution where it read the
+// unlock is reached by revisiting this read; if no unlock ever comes it is a deadlock.
+bool Execution::lock_word_acquire(LockInfo& l, LockId id, bool block, std::uint32_t site) {
+  const RmwFn fn{&lock_cas, nullptr, true, 0, std::memory_order_relaxed};
+  const std::size_t n = memory_->rmw_options(running_, l.word, fn, std::memory_order_acquire);
+  if (n == 0) return no_choice(l.word), false;
+  const MemoryModel::RmwTaken taken = memory_->take_rmw(choose_option(n, Action::rmw, l.word));
+  if (taken.wrote) return true;
+  ThreadState& ts = self();
+  // A try_lock in a wait that read an older "held" than the latest write (an unlock the
+  // replay already made) is stale, as a load of an old value is (execution_spin.cpp).
+  if (!block) return ts.read_old = ts.read_old || !memory_->read_latest(), false;
+  spin_begin();
+  ts.read_old = !memory_->read_latest();
+  note_read(obj_key(l.word, false));
+  block_spinning(site, "a mutex lock", lock_name(id));
+  return false;
+}
+
+void Execution::lock_word_release(LockInfo& l) {
+  const std::size_t n = memory_->store_options(running_, l.word, 0, std::memory_order_release, false);
+  if (n == 0) return no_choice(l.word);
+  memory_->take_store(choose_option(n, Action::write, l.word));
+  note_write(running_, obj_key(l.word, false), l.word);
+}
+
 Execution::LockInfo* Execution::lock_of(const Handle& h, const char* what) {
   if (h.serial != serial_ || h.id >= nlocks_) {
     fail(FailureKind::usage,
@@ -35,10 +70,11 @@ void Execution::lock(const Handle& h, std::uint32_t site) {
   if (!announce(Action::acquire, h.id, memory_->drains(Action::acquire, std::memory_order_seq_cst)))
     return;
   if (locks_[h.id].freed) return lock_used_after_free(h.id, "locks", site), (void)unwinding_skip();
+  if (locks_[h.id].word != kNoId && !lock_word_acquire(locks_[h.id], h.id, true, site)) return;
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
-  memory_->sync_lock(running_, h.id);
+  if (locks_[h.id].word == kNoId) memory_->sync_lock(running_, h.id);
   if (racing()) race_.acquire(running_, h.id);
 }
 
@@ -59,14 +95,16 @@ bool Execution::try_lock(const Handle& h, std::uint32_t site) {
     return false;
   if (locks_[h.id].freed) return lock_used_after_free(h.id, "try_locks", site), unwinding_skip(), false;
   note_read(obj_key(h.id, true));
-  if (locks_[h.id].owner != kNoId) {
+  if (locks_[h.id].word != kNoId) {
+    if (!lock_word_acquire(locks_[h.id], h.id, false, site)) return false;
+  } else if (locks_[h.id].owner != kNoId) {
     memory_->sync_try_lock_failed(running_, h.id);
     return false;
   }
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
-  memory_->sync_lock(running_, h.id);
+  if (locks_[h.id].word == kNoId) memory_->sync_lock(running_, h.id);
   if (racing()) race_.acquire(running_, h.id);
   return true;
 }
@@ -90,7 +128,8 @@ void Execution::unlock(const Handle& h, std::uint32_t site) {
   if (locks_[h.id].freed) return lock_used_after_free(h.id, "unlocks", site);
   locks_[h.id].owner = kNoId;
   emit(Op::release, h.id, 0, 0, site);
-  memory_->sync_unlock(running_, h.id);
+  if (locks_[h.id].word != kNoId) lock_word_release(locks_[h.id]);
+  else memory_->sync_unlock(running_, h.id);
   if (racing()) race_.release(running_, h.id);
   ++self().effects;
   note_write(running_, obj_key(h.id, true));

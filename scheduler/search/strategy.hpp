@@ -168,9 +168,6 @@ class Strategy {
   static constexpr std::size_t kCutAfter = std::size_t{1} << 62;
   // Graph strategies (RC11's TruSt): History::option_keys and History::graph are filled.
   virtual bool wants_graph() const { return false; }
-  // The Execution's one-interleaving-per-graph cut (docs/rc11.md) applies to this
-  // strategy's runs (TruSt's fallback for programs with mutexes).
-  virtual bool graph_reduction() const { return false; }
 
   // ---- checkpoints (ExploreOptions::checkpoint, docs/checkpoint.md) -------------------
   // Between two executions (after end_execution, before begin_execution): appends the
@@ -310,8 +307,8 @@ std::string_view equivalence_name(Equivalence e);
 std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence = Equivalence::issue_order,
                                                 bool tso = false, bool check_units = false);
 // RC11 graphs, each once, by TruSt's forward and backward revisits (strategy_trust.cpp):
-// needs a memory model that exports its graph (History::graph). Programs that lock a
-// scheduler mutex are explored by DFS with the Execution's graph cut instead.
+// needs a memory model that exports its graph (History::graph) and mutexes as words of
+// memory (Execution::set_lock_words).
 std::unique_ptr<Strategy> make_trust_strategy();
 std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
 // `schedule` is the printable form produced by format_schedule.

@@ -20,10 +20,9 @@
 // added to is the final one restricted to the events stamped before it. Stamps are
 // TruSt's addition order; a revisited read keeps its old stamp.
 //
-// Scheduler mutexes order their operations by interleaving, not by reads-from, so a
-// program that locks one is explored as before (DFS with the Execution's
-// one-interleaving-per-graph cut): the first run decides, and is the first run of that
-// DFS too (both pick the first choice everywhere).
+// Mutexes are words of memory here (Execution::set_lock_words): a lock is a
+// compare-exchange that blocks when it reads "held", so the order of critical sections
+// is reads-from, revisited like any other.
 #include <algorithm>
 #include <cstdint>
 
@@ -49,14 +48,9 @@ struct PlanStep {
 };
 using Plan = std::vector<PlanStep>;
 
-bool locks(const Transition& t) { return is_lock_action(t.action); }
-
 class TrustStrategy final : public Strategy {
  public:
-  TrustStrategy() : dfs_(make_dfs_strategy()) {}
-
   bool begin_execution() override {
-    if (fallback_) return dfs_->begin_execution();
     if (started_) {
       if (stack_.empty()) return false;
       plan_ = std::move(stack_.back().plan);
@@ -67,13 +61,10 @@ class TrustStrategy final : public Strategy {
     started_ = true;
     cut_ = false;
     alternatives_.clear();
-    if (first_) dfs_->begin_execution();
     return true;
   }
 
   std::size_t choose(std::span<const Transition> enabled, const History& h) override {
-    if (fallback_) return dfs_->choose(enabled, h);
-    if (first_ && enabled.size() > 1) (void)dfs_->choose(enabled, h);
     if (enabled[0].choice) return choose_option(enabled, h);
     const std::size_t s = h.steps();
     if (s < plan_.size()) {
@@ -87,15 +78,6 @@ class TrustStrategy final : public Strategy {
   }
 
   void end_execution(const History& h) override {
-    if (fallback_) return dfs_->end_execution(h);
-    if (first_) {
-      dfs_->end_execution(h);
-      if (std::any_of(h.chosen.begin(), h.chosen.end(), locks) ||
-          std::any_of(h.pending.begin(), h.pending.end(), locks)) {
-        fallback_ = true;
-        return;
-      }
-    }
     if (cut_ || !error_.empty() || !h.graph) return;
     for (std::size_t s = 0; s < plan_.size() && s < h.steps(); ++s)
       if (h.chosen[s].thread != plan_[s].thread) {
@@ -113,28 +95,20 @@ class TrustStrategy final : public Strategy {
     }
   }
 
-  std::string error() const override { return fallback_ ? dfs_->error() : error_; }
+  std::string error() const override { return error_; }
 
-  // Checkpoints: the work stack of plans, word by word (and the DFS's state once a mutex
-  // made it take over).
+  // Checkpoints: the work stack of plans, word by word.
   bool save(std::vector<std::uint64_t>& out) const override { return save_state(out, nullptr); }
   bool save_begun(std::vector<std::uint64_t>& out) const override {
-    if (fallback_) {
-      out.insert(out.end(), {kMagic, 1, 1, 0, 0});
-      return dfs_->save_begun(out);
-    }
     Item current{plan_, backward_};
     return save_state(out, first_ ? nullptr : &current, first_);
   }
   bool load(std::span<const std::uint64_t> in) override {
     std::size_t i = 0;
     auto next = [&](std::uint64_t& v) { return i < in.size() ? (v = in[i++], true) : false; };
-    std::uint64_t magic = 0, started = 0, fallback = 0, items = 0;
-    if (!next(magic) || magic != kMagic || !next(started) || !next(fallback) || !next(next_stamp_) || !next(items))
-      return false;
+    std::uint64_t magic = 0, started = 0, items = 0;
+    if (!next(magic) || magic != kMagic || !next(started) || !next(next_stamp_) || !next(items)) return false;
     started_ = started != 0;
-    fallback_ = fallback != 0;
-    if (fallback_) return dfs_->load(in.subspan(i));
     stack_.clear();
     for (std::uint64_t k = 0; k < items; ++k) {
       Item item;
@@ -154,8 +128,7 @@ class TrustStrategy final : public Strategy {
     }
     return i == in.size();
   }
-  bool wants_graph() const override { return !fallback_; }
-  bool graph_reduction() const override { return fallback_; }
+  bool wants_graph() const override { return true; }
 
  private:
   struct Item {
@@ -170,12 +143,8 @@ class TrustStrategy final : public Strategy {
   static constexpr std::uint64_t kMagic = 0x7472757374ull;  // "trust"
 
   bool save_state(std::vector<std::uint64_t>& out, const Item* current, bool unstarted = false) const {
-    if (fallback_) {
-      out.insert(out.end(), {kMagic, 1, 1, 0, 0});
-      return dfs_->save(out);
-    }
     const std::size_t items = stack_.size() + (current ? 1 : 0);
-    out.insert(out.end(), {kMagic, unstarted ? 0u : started_ ? 1u : 0u, 0, next_stamp_, items});
+    out.insert(out.end(), {kMagic, unstarted ? 0u : started_ ? 1u : 0u, next_stamp_, items});
     auto put = [&](const Item& item) {
       out.push_back(item.backward);
       out.push_back(item.plan.size());
@@ -417,8 +386,6 @@ class TrustStrategy final : public Strategy {
     stack_.push_back(std::move(item));
   }
 
-  std::unique_ptr<Strategy> dfs_;
-  bool fallback_ = false;
   bool started_ = false;
   bool first_ = false;
   bool cut_ = false;
