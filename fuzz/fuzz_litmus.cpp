@@ -1,5 +1,6 @@
 // libFuzzer target for the herd7 litmus parser (specs/litmus.cpp, litmus_x86.cpp,
-// litmus_c.cpp, litmus_parser.hpp), built twice: litmus_x86_fuzzer (seeds: X86 and
+// litmus_c.cpp, litmus_parser.hpp; linked with the C runner, litmus_c_run.cpp and
+// litmus_c_races.cpp, which it never calls), built twice: litmus_x86_fuzzer (seeds: X86 and
 // X86_64 tests) and litmus_c_fuzzer (seeds: C tests). Both call the public entry,
 // parse_litmus, which picks the dialect from the title as `atomcheck run` does.
 //
@@ -104,8 +105,17 @@ void check_x86(const Test& t) {
 
 // The expression tree under `root` in range and acyclic (CRunner::eval recurses on it);
 // iterative like check_nodes.
+// An access's location: in range, and for an indexed one every element of its array
+// (the index chooses one at run time) in range and, for an RMW, atomic.
+template <class Access>
+void check_address(const Test& t, const Access& x, bool needs_atomic, const char* what) {
+  const std::uint64_t n = x.indexed ? x.extent : 1;
+  require(x.extent >= 1 && x.var < t.vars.size() && x.var + n <= t.vars.size(), what);
+  for (std::uint64_t i = 0; i < n && needs_atomic; ++i)
+    require(t.var_atomic[x.var + i], "a read-modify-write on a location that is not atomic");
+}
+
 void check_exprs(const Test& t, const CThread& th, std::uint32_t root, std::vector<char>& colour) {
-  auto atomic_var = [&](std::uint32_t v) { return v < t.vars.size() && t.var_atomic[v]; };
   std::vector<std::pair<std::uint32_t, bool>> todo{{root, false}};
   while (!todo.empty()) {
     auto [i, expanded] = todo.back();
@@ -120,17 +130,19 @@ void check_exprs(const Test& t, const CThread& th, std::uint32_t root, std::vect
     colour[i] = 1;
     todo.push_back({i, true});
     const CExpr& x = th.exprs[i];
+    if (x.indexed && (x.kind == CExpr::Kind::load || x.kind == CExpr::Kind::rmw || x.kind == CExpr::Kind::cas))
+      todo.push_back({x.index, false});
     switch (x.kind) {
       case CExpr::Kind::constant: break;
       case CExpr::Kind::local: require(x.local < th.locals.size(), "a local out of range"); break;
-      case CExpr::Kind::load: require(x.var < t.vars.size(), "a load's variable out of range"); break;
+      case CExpr::Kind::load: check_address(t, x, false, "a load's variable out of range"); break;
       case CExpr::Kind::rmw:
         // CMemory::at indexes the atomics: the location must be one.
-        require(atomic_var(x.var), "a read-modify-write on a location that is not atomic");
+        check_address(t, x, true, "a read-modify-write's variable out of range");
         todo.push_back({x.a, false});
         break;
       case CExpr::Kind::cas:
-        require(atomic_var(x.var), "a compare-exchange on a location that is not atomic");
+        check_address(t, x, true, "a compare-exchange's variable out of range");
         require(x.expected_var == kNoVar ? x.local < th.locals.size() : x.expected_var < t.vars.size(),
                 "a compare-exchange's expected value out of range");
         todo.push_back({x.a, false});
@@ -158,7 +170,8 @@ void check_stmts(const Test& t, const CThread& th, std::vector<char>& colour) {
         break;
       case CStmt::Kind::eval: check_exprs(t, th, s.expr, colour); break;
       case CStmt::Kind::store:
-        require(s.var < t.vars.size(), "a store's variable out of range");
+        check_address(t, s, false, "a store's variable out of range");
+        if (s.indexed) check_exprs(t, th, s.index, colour);
         check_exprs(t, th, s.expr, colour);
         break;
       case CStmt::Kind::fence: break;
@@ -177,6 +190,8 @@ void check_stmts(const Test& t, const CThread& th, std::vector<char>& colour) {
 void check_c(const Test& t) {
   require(t.threads.empty(), "a C test with X86 threads");
   require(t.var_atomic.size() == t.vars.size(), "var_atomic does not have one entry per location");
+  for (const Test::Array& a : t.arrays)
+    require(a.extent >= 1 && a.first < t.vars.size() && a.first + a.extent <= t.vars.size(), "an array out of range");
   for (const CThread& th : t.c_threads) {
     for (std::uint32_t v : th.params) require(v < t.vars.size(), "a thread parameter out of range");
     std::vector<char> colour(th.exprs.size(), 0);

@@ -30,6 +30,7 @@ ThreadId op_spawn(void (*)(void*), void*, const CallSite&) { not_in_fuzzer("op_s
 void op_join(ThreadId, const CallSite&) { not_in_fuzzer("op_join"); }
 void op_thread_dropped(ThreadId) { not_in_fuzzer("op_thread_dropped"); }
 void op_outcome(std::string_view, std::int64_t) { not_in_fuzzer("op_outcome"); }
+void op_check_failed(std::string_view, const std::source_location&) { not_in_fuzzer("op_check_failed"); }
 }  // namespace detail
 
 ExploreResult explore(const Program&, const ExploreOptions&, const std::function<void(const ExecutionView&)>&) {

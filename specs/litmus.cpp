@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scheduler/runtime/api.hpp"
+#include "specs/litmus_c_run.hpp"
 #include "specs/litmus_parser.hpp"
 
 namespace atomcheck::litmus {
@@ -256,7 +257,7 @@ std::vector<std::int64_t> execution_key(const Trace& trace, bool tso) {
 Program litmus_program(const Test& test) {
   std::vector<std::string> names;
   for (const Location& l : test.observed) names.push_back(location_name(test, l));
-  return test.arch == Arch::c ? detail::c_program(test, std::move(names))
+  return test.arch == Arch::c ? detail::c_program(test, std::move(names), nullptr, false)
                               : detail::x86_program(test, std::move(names));
 }
 
@@ -299,26 +300,52 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
     names.push_back(location_name(test, l));
   }
 
-  Program program = litmus_program(test);
+  // A C test records its accesses' lines for the race report, and its final state even
+  // when a race failed the execution (herd lists the racy executions' states too). Under
+  // rc11 its plain locations are relaxed atomics, which read what rc11.cat lets a plain
+  // read read; its races are then found from the graph (c_races_rc11).
+  const bool c_test = test.arch == Arch::c;
+  detail::CRecord record;
+  Program program = c_test ? detail::c_program(test, names, &record, memory == MemoryModelKind::rc11)
+                           : litmus_program(test);
+  if (c_test) options.jobs = 1;  // the record is the last execution's: one at a time
 
   std::set<std::vector<std::int64_t>> states;
   std::map<std::vector<std::int64_t>, bool> executions;  // key -> proposition holds
+  std::set<Race> races;
   std::string error;
   const bool tso = memory == MemoryModelKind::tso;
   bool racy = false;
   auto on_execution = [&](const ExecutionView& view) {
-    if (view.failure != nullptr && is_data_race(*view.failure)) racy = true;
-    else if (view.failure != nullptr || view.outcome == nullptr) {
-      if (error.empty() && view.failure != nullptr) error = view.failure->message;
+    const bool race_failure = view.failure != nullptr && is_data_race(*view.failure);
+    if (view.failure != nullptr && !race_failure) {
+      if (error.empty()) error = view.failure->message;
       return;
     }
-    if (view.outcome == nullptr) return;
     std::vector<std::int64_t> state(names.size(), 0);
-    for (const auto& [name, value] : *view.outcome) {
-      auto it = index.find(name);
-      if (it != index.end()) state[it->second] = value;
+    if (race_failure) {
+      if (!c_test || !record.finished) return;
+      state = record.state;
+    } else {
+      if (view.outcome == nullptr) return;
+      for (const auto& [name, value] : *view.outcome) {
+        auto it = index.find(name);
+        if (it != index.end()) state[it->second] = value;
+      }
     }
     if (!eval_filter(test, state)) return;  // herd's filter discards the execution
+    if (race_failure) {
+      racy = true;
+      Race race;
+      if (view.trace != nullptr &&
+          detail::c_race_of(test, *view.trace, record, view.failure->race_first, view.failure->race_second, race))
+        races.insert(race);
+    } else if (c_test && memory == MemoryModelKind::rc11 && view.trace != nullptr) {
+      for (const Race& race : detail::c_races_rc11(test, *view.trace, record)) {
+        racy = true;
+        races.insert(race);
+      }
+    }
     state.resize(test.shown);
     bool holds = eval_proposition(test, state);
     states.insert(state);
@@ -346,6 +373,7 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
   else if (!res.failures.empty() && !is_data_race(res.failures.front()))
     out.error = res.failures.front().message;
   out.racy = racy;
+  out.races.assign(races.begin(), races.end());
   out.states.assign(states.begin(), states.end());
   for (const auto& s : out.states) out.state_matches.push_back(eval_proposition(test, s));
   std::uint64_t holds = 0, fails = 0;
@@ -370,6 +398,20 @@ RunResult run_litmus(const Test& test, MemoryModelKind memory, const ExploreOpti
       break;
   }
   return out;
+}
+
+namespace {
+
+std::string_view kind_verb(RaceAccess::Kind k) {
+  return k == RaceAccess::Kind::read ? "reads" : k == RaceAccess::Kind::write ? "writes" : "updates";
+}
+
+}  // namespace
+
+std::string race_text(const Test& test, const Race& race) {
+  const std::string& var = test.vars[race.var];
+  return fmt::format("P{} {} {} at line {}, P{} {} {} at line {}", race.first.thread, kind_verb(race.first.kind), var,
+                     race.first.line, race.second.thread, kind_verb(race.second.kind), var, race.second.line);
 }
 
 std::string format_herd(const Test& test, const RunResult& r) {
@@ -399,6 +441,12 @@ std::string format_herd(const Test& test, const RunResult& r) {
   std::string_view obs = holds == 0 ? "Never" : fails == 0 ? "Always" : "Sometimes";
   out += fmt::format("Observation {} {} {} {}\n", test.name, obs, holds, fails);
   out += fmt::format("Memory {}\n", r.memory == MemoryModelKind::sc ? "SC" : r.memory == MemoryModelKind::tso ? "TSO" : "RC11");
+  if (!r.races.empty()) {
+    // Ours, not herd's: where the undefined behaviour is.
+    std::string line = r.races.size() == 1 ? "Data race: " : "Data races: ";
+    for (std::size_t i = 0; i < r.races.size(); ++i) line += (i > 0 ? "; " : "") + race_text(test, r.races[i]);
+    out += line + "\n";
+  }
   if (!r.complete) out += "Incomplete: the search stopped before exhausting the executions\n";
   if (!r.error.empty()) out += fmt::format("Error: {}\n", r.error);
   return out;
@@ -469,6 +517,7 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
                           {"rf_co_classes", r.rf_co_classes},
                           {"complete", r.complete},
                           {"racy", r.racy},
+                          {"answer", r.racy ? "Undef" : r.ok ? "Ok" : "No"},
                           {"stop", std::string(search_end_name(r.end))},
                           {"stop_detail", r.end_text},
                           {"elapsed_seconds", r.elapsed_seconds}};
@@ -478,6 +527,14 @@ int run_litmus_command(const std::string& path, std::string_view memory, const E
         for (std::size_t k = 0; k < test.shown; ++k)
           st[location_name(test, test.observed[k])] = r.states[s][k];
         j["states"].push_back({{"values", st}, {"matches", static_cast<bool>(r.state_matches[s])}});
+      }
+      j["races"] = nlohmann::json::array();
+      for (const Race& race : r.races) {
+        auto side = [](const RaceAccess& a) {
+          return nlohmann::json{{"thread", a.thread}, {"line", a.line}, {"access", std::string(kind_verb(a.kind))}};
+        };
+        j["races"].push_back({{"location", test.vars[race.var]}, {"first", side(race.first)}, {"second", side(race.second)},
+                              {"text", race_text(test, race)}});
       }
       if (!r.error.empty()) j["error"] = r.error;
       out["results"].push_back(j);

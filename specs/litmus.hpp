@@ -1,6 +1,6 @@
 // herd7 litmus tests: the X86 (Intel operand order) and X86_64 (AT&T order) dialects,
 // restricted to what x86-TSO needs (MOV loads/stores/moves, MFENCE, XCHG, LOCK CMPXCHG,
-// LOCK XADD), and the C dialect (C11 atomics, plain accesses, int locals, if/else).
+// LOCK XADD), and the C dialect (C11 atomics, plain accesses, arrays, int locals, if/else).
 // Three parts: a parser into plain data with one-line
 // `FILE:LINE: what is wrong` errors, a runner that turns a parsed test into a program on
 // the scheduler API and explores it exhaustively under SC or TSO, and a printer that
@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <compare>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -123,6 +124,12 @@ struct CExpr {
   // 2)`, as herd's tests write it) rather than in a local.
   std::uint32_t expected_var = kNoVar;
   bool plain = false;           // load: a non-atomic `*x`
+  // load, rmw, cas: the location is element `exprs[index]` of the array whose element 0
+  // is `var` and whose length is `extent` (`y[r0]`, `*(y+r0)`, `&y[1]`, `x+(r0-r0)`: an
+  // address dependency); an element out of range fails the execution.
+  bool indexed = false;
+  std::uint32_t index = 0;
+  std::uint32_t extent = 1;
   Rmw rmw = Rmw::exchange;
   Op op = Op::add;
   std::memory_order order = std::memory_order_seq_cst;
@@ -144,6 +151,9 @@ struct CStmt {
   std::uint32_t local = 0;
   std::uint32_t var = kNoVar;
   bool plain = false;
+  bool indexed = false;       // store: as CExpr's, the element `exprs[index]` of `var`'s array
+  std::uint32_t index = 0;
+  std::uint32_t extent = 1;
   std::memory_order order = std::memory_order_seq_cst;
   std::uint32_t expr = 0;
   std::uint32_t then_count = 0, else_count = 0;
@@ -171,6 +181,14 @@ struct Test {
   // C: a location some thread declares atomic (`atomic_int*`, `_Atomic int*`) or passes
   // to an atomic_* call is an atomic<int64_t>; the others are plain shared<int64_t>.
   std::vector<bool> var_atomic;
+  // C arrays, `atomic_int y[2] = {0, 0};` or `int x[2];` in the init block: the elements
+  // are locations of their own, named `y[0]`, `y[1]`, with consecutive ids from `first`.
+  struct Array {
+    std::string name;
+    std::uint32_t first = 0;
+    std::uint32_t extent = 0;
+  };
+  std::vector<Array> arrays;
   // The locations of the final state: first the `shown` ones, named in the condition
   // and in a `locations [...]` section, in herd7's display order (registers by thread,
   // then memory by name); then those only the filter reads, in the same order.
@@ -193,6 +211,24 @@ std::string condition_text(const Test& test);
 bool eval_proposition(const Test& test, const std::vector<std::int64_t>& state);
 // Evaluates the filter on a final state (all of Test::observed); true without a filter.
 bool eval_filter(const Test& test, const std::vector<std::int64_t>& state);
+
+// One side of a data race in a C test: the thread (P0 is 0), the line of the statement
+// that made the access, and what the access did.
+struct RaceAccess {
+  enum class Kind : std::uint8_t { read, write, update };
+  int thread = 0;
+  std::uint32_t line = 0;
+  Kind kind = Kind::read;
+  auto operator<=>(const RaceAccess&) const = default;
+};
+
+// Two accesses to one plain location, not ordered by happens-before, at least one a
+// write (rc11.cat's `dr`); `first` is the one of the lower (thread, line).
+struct Race {
+  std::uint32_t var = kNoVar;
+  RaceAccess first, second;
+  auto operator<=>(const Race&) const = default;
+};
 
 // The result of exploring one test under one memory model.
 struct RunResult {
@@ -226,6 +262,9 @@ struct RunResult {
   // Some execution had a data race (a failure the race detector reports): C's undefined
   // behaviour, which herd7 prints as `Undef` in place of Ok/No and a `Flag *undef*` line.
   bool racy = false;
+  // The distinct racing pairs of accesses over all racy executions, sorted: under rc11
+  // every pair of each execution; under sc and tso the race detector's first one of each.
+  std::vector<Race> races;
 
   bool reachable() const;  // some final state satisfies the proposition
 };
@@ -250,9 +289,14 @@ bool litmus_strategy(StrategyKind kind);
 RunResult run_litmus(const Test& test, MemoryModelKind memory,
                      const ExploreOptions& base = litmus_defaults());
 
-// herd7's output layout: Test, States, the states, Ok/No, Witnesses, Condition,
-// Observation (no Hash line: herd's hash covers its own normal form of the test).
+// herd7's output layout: Test, States, the states, Ok/No/Undef, Witnesses, `Flag
+// *undef*` when racy, Condition, Observation (no Hash line: herd's hash covers its own
+// normal form of the test); then ours: Memory, and `Data race: ...` naming the races.
 std::string format_herd(const Test& test, const RunResult& result);
+
+// "P0 writes x at line 5, P1 reads x at line 10": format_herd's `Data race:` line joins
+// these with "; ".
+std::string race_text(const Test& test, const Race& race);
 
 // Our line after format_herd's: "Explored 26 executions, 4 classes (rf+co), strategy
 // optimal" (and ", stopped: time-limit" when a limit cut the search).
@@ -272,10 +316,12 @@ bool litmus_memory_models(std::string_view name, Arch arch, std::vector<MemoryMo
 // TSO), each followed by our `Memory` and `Explored` lines. Returns the exit code: 0 when
 // the runs completed (herd's Ok/No is information, not failure), 2 on bad input (one
 // `FILE:LINE:COL: ...` line on stderr), 3 when a limit of `base` cut a search short, 1
-// when an execution failed (an internal error: litmus programs cannot fail). With
+// when an execution failed (an internal error: litmus programs cannot fail; a data race
+// is not a failure but herd's Undef, which exits 0 as Ok and No do). With
 // `json`, prints one JSON object {test, file, condition, results: [{memory, strategy,
 // equivalence, ok, reachable, positive, negative, executions, classes, rf_co_classes,
-// complete, stop, elapsed_seconds, racy, states: [{values, matches}]}]} instead.
+// complete, stop, elapsed_seconds, racy, answer (Ok, No or Undef), races: [{location,
+// first, second: {thread, line, access}, text}], states: [{values, matches}]}]} instead.
 int run_litmus_command(const std::string& path, std::string_view memory,
                        const ExploreOptions& base = litmus_defaults(), bool json = false);
 

@@ -1,21 +1,18 @@
-// herd7's C dialect: threads `P0 (atomic_int* x, int* y) { ... }` with C11 atomics
-// (atomic_load/store/exchange/compare_exchange/fetch_op, explicit or seq_cst, and
+// herd7's C dialect, the parser: threads `P0 (atomic_int* x, int* y) { ... }` with C11
+// atomics (atomic_load/store/exchange/compare_exchange/fetch_op, explicit or seq_cst, and
 // atomic_thread_fence), plain `*x` accesses, int locals, expressions and if/else. The
 // init block and the condition are the shared state grammar (litmus_parser.hpp); the
-// program is tokenised and parsed here into CThread's flat vectors, and run on the
-// scheduler API with C11's orders as the API maps them (a plain location is a
-// shared<int64_t>, an atomic one an atomic<int64_t>).
+// program is tokenised and parsed here into CThread's flat vectors, which
+// litmus_c_run.cpp runs on the scheduler API.
 #include <algorithm>
-#include <deque>
+#include <array>
 #include <functional>
 #include <map>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include <fmt/core.h>
 
-#include "scheduler/runtime/api.hpp"
 #include "specs/litmus.hpp"
 #include "specs/litmus_parser.hpp"
 
@@ -66,6 +63,23 @@ bool is_type_word(std::string_view w) {
       "uint32_t", "uint64_t", "intptr_t", "size_t", "__int128", "_Bool"};
   return std::find(kTypes.begin(), kTypes.end(), w) != kTypes.end();
 }
+
+// A parameter of the thread being parsed: a location, or an array of the init block
+// (`var` its element 0).
+struct Param {
+  std::string name;
+  std::uint32_t var = kNoVar;
+  std::uint32_t extent = 1;
+};
+
+// Where an access goes: element `var` of `param`'s array, or (indexed) the element the
+// value of expression `index` chooses.
+struct Address {
+  const Param& param;
+  std::uint32_t var = kNoVar;
+  bool indexed = false;
+  std::uint32_t index = 0;
+};
 
 class CParser final : public LitmusParser {
  public:
@@ -172,6 +186,7 @@ class CParser final : public LitmusParser {
     ts.next();
     test_.c_threads.emplace_back();
     thread_ = &test_.c_threads.back();
+    params_.clear();
     expect(ts, "(", fmt::format("after {}", want).c_str());
     if (ts.sym(")")) ts.next();
     else
@@ -192,7 +207,8 @@ class CParser final : public LitmusParser {
     ts.next();
   }
 
-  // [type words] * name: the type says whether the location is atomic.
+  // [type words] * name, or [type words] name[N] / name[]: the type says whether the
+  // location is atomic. An array of the init block is passed by its name.
   void parse_param(TokenStream& ts) {
     bool atomic = false, pointer = false;
     std::size_t start = ts.offset();
@@ -205,6 +221,10 @@ class CParser final : public LitmusParser {
         name = t;
       } else if (t.text == "*") {
         pointer = true;
+      } else if (t.text == "[" && name.kind == Token::Kind::ident) {  // `int y[2]`, `int y[]`
+        if (ts.peek().kind == Token::Kind::number) ts.next();
+        expect(ts, "]", "to close the parameter's '['");
+        pointer = true;
       } else {
         fail(t.offset, fmt::format("unexpected {} in a parameter", shown_text(t)));
       }
@@ -214,16 +234,26 @@ class CParser final : public LitmusParser {
       fail(name.offset, fmt::format("parameter '{}' must be a pointer (herd's C threads take "
                                     "their locations as 'int* {}')",
                                     name.text, name.text));
-    std::uint32_t var = intern_var(name.text);
-    if (std::find(thread_->params.begin(), thread_->params.end(), var) != thread_->params.end())
-      fail(name.offset, fmt::format("parameter '{}' twice", name.text));
-    thread_->params.push_back(var);
-    if (atomic) mark_atomic(var);
+    Param p{name.text, kNoVar, 1};
+    if (const Test::Array* a = array_named(name.text)) {
+      p.var = a->first;
+      p.extent = a->extent;
+    } else {
+      p.var = intern_var(name.text);
+    }
+    if (param_of(name.text) != nullptr) fail(name.offset, fmt::format("parameter '{}' twice", name.text));
+    params_.push_back(p);
+    thread_->params.push_back(p.var);
+    if (atomic) mark_atomic(p);
   }
 
   void mark_atomic(std::uint32_t var) {
     if (test_.var_atomic.size() <= var) test_.var_atomic.resize(var + 1, false);
     test_.var_atomic[var] = true;
+  }
+  // An array is atomic or not as a whole, as its C type is.
+  void mark_atomic(const Param& p) {
+    for (std::uint32_t i = 0; i < p.extent; ++i) mark_atomic(p.var + i);
   }
 
   // ---- statements ----
@@ -250,7 +280,7 @@ class CParser final : public LitmusParser {
 
   std::uint32_t declare(const Token& name) {
     auto& locals = thread_->locals;
-    if (param_of(name.text) != kNoVar)
+    if (param_of(name.text) != nullptr)
       fail(name.offset, fmt::format("local '{}' has the name of a location", name.text));
     auto it = std::find(locals.begin(), locals.end(), name.text);
     if (it != locals.end()) return static_cast<std::uint32_t>(it - locals.begin());
@@ -258,10 +288,10 @@ class CParser final : public LitmusParser {
     return static_cast<std::uint32_t>(locals.size() - 1);
   }
 
-  std::uint32_t param_of(const std::string& name) const {
-    for (std::uint32_t v : thread_->params)
-      if (test_.vars[v] == name) return v;
-    return kNoVar;
+  const Param* param_of(const std::string& name) const {
+    for (const Param& p : params_)
+      if (p.name == name) return &p;
+    return nullptr;
   }
 
   std::uint32_t local_of(const Token& t) const {
@@ -270,17 +300,87 @@ class CParser final : public LitmusParser {
     return it == locals.end() ? kNoVar : static_cast<std::uint32_t>(it - locals.begin());
   }
 
-  // A location argument: the name of one of the thread's pointer parameters (`x`).
-  std::uint32_t location_arg(TokenStream& ts, const std::string& fn) {
-    Token t = ts.next();
-    std::uint32_t var = t.kind == Token::Kind::ident ? param_of(t.text) : kNoVar;
-    if (var == kNoVar) {
+  // The parameter a name token names; fails naming `what` otherwise.
+  const Param& param_token(const Token& t, const std::string& what) {
+    const Param* p = t.kind == Token::Kind::ident ? param_of(t.text) : nullptr;
+    if (p == nullptr) {
       if (t.kind == Token::Kind::ident)
-        fail(t.offset, fmt::format("undeclared location '{}' in {} (not a parameter of P{})", t.text, fn,
-                                   test_.c_threads.size() - 1));
-      fail(t.offset, fmt::format("expected a location as the first argument of {}, found {}", fn, shown_text(t)));
+        fail(t.offset, fmt::format("undeclared location '{}'{}{} (not a parameter of P{})", t.text,
+                                   what.empty() ? "" : " ", what, test_.c_threads.size() - 1));
+      fail(t.offset, fmt::format("expected a location{}{}, found {}", what.empty() ? "" : " ", what, shown_text(t)));
     }
-    return var;
+    return *p;
+  }
+
+  // The element `index` of parameter `p`'s array: a constant index is checked and folded
+  // now; any other is evaluated when the access runs.
+  Address element(const Param& p, std::uint32_t index, std::size_t offset) {
+    const CExpr& x = thread_->exprs[index];
+    if (x.kind == CExpr::Kind::constant) {
+      if (x.value < 0 || x.value >= p.extent)
+        fail(offset, fmt::format("index {} is out of {} (of {} element{})", x.value, p.name, p.extent,
+                                 p.extent == 1 ? "" : "s"));
+      return {p, p.var + static_cast<std::uint32_t>(x.value), false, 0};
+    }
+    return {p, p.var, true, index};
+  }
+
+  // An address: `x` (a parameter: its element 0), `x + e`, `&x[e]`, `(address)`. `e` is
+  // any int expression: `x + (r0 - r0)` is an address dependency.
+  Address address(TokenStream& ts, const std::string& what) {
+    if (ts.sym("(")) {
+      Nesting level = expression_level(ts);
+      ts.next();
+      Address a = address(ts, what);
+      expect(ts, ")", "to close the address");
+      return a;
+    }
+    if (ts.sym("&")) {
+      ts.next();
+      const Param& p = param_token(ts.next(), what);
+      if (!ts.sym("["))
+        fail(ts.offset(), fmt::format("expected '[' after '&{}' ('{}' is already an address)", p.name, p.name));
+      std::size_t at = ts.next().offset;
+      std::uint32_t index = parse_expr(ts);
+      expect(ts, "]", "to close the index");
+      return element(p, index, at);
+    }
+    const Token name = ts.next();
+    const Param& p = param_token(name, what);
+    if (ts.sym("["))
+      fail(ts.offset(), fmt::format("'{}[...]' is an element, not an address: write '&{}[...]' or '{} + ...'",
+                                    name.text, name.text, name.text));
+    if (!ts.sym("+")) return {p, p.var, false, 0};
+    std::size_t at = ts.next().offset;
+    return element(p, parse_expr(ts), at);
+  }
+
+  // The location argument of an atomic_* call, marked atomic.
+  Address location_arg(TokenStream& ts, const std::string& fn) {
+    Address a = address(ts, fmt::format("in {}", fn));
+    mark_atomic(a.param);
+    return a;
+  }
+  template <class Access>
+  static void set_address(Access& x, const Address& a) {
+    x.var = a.var;
+    x.indexed = a.indexed;
+    x.index = a.index;
+    x.extent = a.param.extent;
+  }
+
+  // A plain lvalue after `*`: `*x` or `*(address)`; or `y[e]`.
+  Address plain_location(TokenStream& ts) {
+    if (ts.sym("(")) return address(ts, "");
+    const Param& p = param_token(ts.next(), "");
+    return {p, p.var, false, 0};
+  }
+  Address indexed_location(TokenStream& ts) {
+    const Param& p = param_token(ts.next(), "");
+    std::size_t at = ts.next().offset;  // '['
+    std::uint32_t index = parse_expr(ts);
+    expect(ts, "]", "to close the index");
+    return element(p, index, at);
   }
 
   void parse_statement(TokenStream& ts) {
@@ -310,17 +410,13 @@ class CParser final : public LitmusParser {
       if (is_type_word(t.text) || t.text == "_Atomic" || (typed && t.text != "else")) return parse_declaration(ts);
     }
     std::size_t at = t.offset;
-    if (ts.sym("*")) {  // *x = e;
-      ts.next();
-      Token name = ts.next();
-      std::uint32_t var = name.kind == Token::Kind::ident ? param_of(name.text) : kNoVar;
-      if (var == kNoVar)
-        fail(name.offset, fmt::format("undeclared location {} (not a parameter of P{})", shown_text(name),
-                                      test_.c_threads.size() - 1));
+    const bool element_store = t.kind == Token::Kind::ident && ts.sym("[", 1) && param_of(t.text) != nullptr;
+    if (ts.sym("*") || element_store) {  // *x = e; *(y + r0) = e; y[r0] = e;
+      Address a = element_store ? indexed_location(ts) : (ts.next(), plain_location(ts));
       expect(ts, "=", "after the location (atomcheck reads '*x = value;')");
       CStmt s;
       s.kind = CStmt::Kind::store;
-      s.var = var;
+      set_address(s, a);
       s.plain = true;
       s.order = std::memory_order_relaxed;
       s.expr = parse_expr(ts);
@@ -332,7 +428,7 @@ class CParser final : public LitmusParser {
       Token name = ts.next();
       std::uint32_t local = local_of(name);
       if (local == kNoVar) {
-        if (param_of(name.text) != kNoVar)
+        if (param_of(name.text) != nullptr)
           fail(name.offset, fmt::format("'{}' is a location: write '*{} = ...' or atomic_store", name.text, name.text));
         fail(name.offset, fmt::format("undeclared local '{}'", name.text));
       }
@@ -373,7 +469,7 @@ class CParser final : public LitmusParser {
       Token name = ts.next();
       if (name.kind != Token::Kind::ident)
         fail(name.offset, fmt::format("expected the name of a local, found {}", shown_text(name)));
-      if (ts.sym("[")) fail(ts.offset(), "arrays are not supported");
+      if (ts.sym("[")) fail(ts.offset(), "local arrays are not supported (declare arrays in the init block)");
       std::uint32_t local = declare(name);
       CStmt s;
       s.kind = CStmt::Kind::assign;
@@ -443,8 +539,7 @@ class CParser final : public LitmusParser {
     bool explicit_order = open_call(ts, fn);
     CStmt s;
     s.kind = CStmt::Kind::store;
-    s.var = location_arg(ts, fn);
-    mark_atomic(s.var);
+    set_address(s, location_arg(ts, fn));
     comma(ts, fn);
     s.expr = parse_expr(ts);
     if (explicit_order) {
@@ -515,16 +610,13 @@ class CParser final : public LitmusParser {
       expect(ts, ")", "to close the parenthesis");
       return e;
     }
-    if (ts.sym("*")) {  // a plain load
-      ts.next();
-      Token name = ts.next();
-      std::uint32_t var = name.kind == Token::Kind::ident ? param_of(name.text) : kNoVar;
-      if (var == kNoVar)
-        fail(name.offset, fmt::format("undeclared location {} (not a parameter of P{})", shown_text(name),
-                                      test_.c_threads.size() - 1));
+    const bool element_load = t.kind == Token::Kind::ident && ts.sym("[", 1) && param_of(t.text) != nullptr;
+    if (ts.sym("*") || element_load) {  // a plain load: *x, *(y + r0), y[r0]
+      Nesting level = expression_level(ts);
+      Address a = element_load ? indexed_location(ts) : (ts.next(), plain_location(ts));
       CExpr e;
       e.kind = CExpr::Kind::load;
-      e.var = var;
+      set_address(e, a);
       e.plain = true;
       e.order = std::memory_order_relaxed;
       return add_expr(e);
@@ -543,7 +635,7 @@ class CParser final : public LitmusParser {
       }
       std::uint32_t local = local_of(t);
       if (local == kNoVar) {
-        if (param_of(t.text) != kNoVar)
+        if (param_of(t.text) != nullptr)
           fail(t.offset, fmt::format("'{}' is a location: write '*{}' or atomic_load to read it", t.text, t.text));
         fail(t.offset, fmt::format("undeclared local '{}'", t.text));
       }
@@ -574,8 +666,7 @@ class CParser final : public LitmusParser {
     std::string fn;
     bool explicit_order = open_call(ts, fn);
     CExpr e;
-    e.var = location_arg(ts, fn);
-    mark_atomic(e.var);
+    set_address(e, location_arg(ts, fn));
     if (base == "atomic_load") {
       e.kind = CExpr::Kind::load;
       if (explicit_order) {
@@ -600,7 +691,10 @@ class CParser final : public LitmusParser {
         e.local = local_of(r);
         if (e.local == kNoVar) fail(r.offset, fmt::format("undeclared local {}", shown_text(r)));
       } else {
-        e.expected_var = location_arg(ts, fn);
+        // A location's plain value (herd's C16): a fixed one, not an address expression.
+        Address expected = address(ts, fmt::format("in {}", fn));
+        if (expected.indexed) fail(ts.offset(), fmt::format("the expected value of {} must be a fixed location", fn));
+        e.expected_var = expected.var;
       }
       comma(ts, fn);
       e.a = parse_expr(ts);
@@ -615,213 +709,10 @@ class CParser final : public LitmusParser {
     return add_expr(e);
   }
 
+  std::vector<Param> params_;  // the parameters of the thread being parsed
   CThread* thread_ = nullptr;  // the thread being parsed
   int statement_depth_ = 0;    // the ifs and blocks parse_statement is inside
   int expression_depth_ = 0;   // the parentheses, unary operators and calls parse_unary is inside
-};
-
-// ---- running a thread ----
-
-// The locations of one execution: each an atomic or a plain shared variable.
-struct CMemory {
-  std::deque<atomic<std::int64_t>> atomics;
-  std::deque<shared<std::int64_t>> plains;
-  std::vector<std::pair<bool, std::size_t>> slot;  // per var: (atomic, index)
-
-  std::int64_t load(std::uint32_t var, std::memory_order mo) {
-    auto [is_atomic, i] = slot[var];
-    return is_atomic ? atomics[i].load(mo) : plains[i].get();
-  }
-  void store(std::uint32_t var, std::int64_t v, std::memory_order mo) {
-    auto [is_atomic, i] = slot[var];
-    if (is_atomic) atomics[i].store(v, mo);
-    else plains[i].set(v);
-  }
-  atomic<std::int64_t>& at(std::uint32_t var) { return atomics[slot[var].second]; }
-};
-
-// Runs a thread's statements on its fiber stack (64 KiB by default, 16 KiB at least with
-// --stack-kib) without recursion: a chain `1 + 1 + ... + 1` is a tree as deep as it is
-// long, which the parser accepts at any length, so expressions and nested ifs are walked
-// with stacks on the heap. Operands are evaluated left to right, `&&` and `||`
-// short-circuit, and every memory access comes in the order C's evaluation gives it.
-class CRunner {
- public:
-  CRunner(const CThread& code, CMemory& mem, std::vector<std::int64_t>& locals)
-      : code_(code), mem_(mem), locals_(locals) {}
-
-  // The statements [b, e). An `if` runs its then or its else part as a block of its own
-  // and goes on after its else part: `outer` holds, per enclosing block, where the
-  // enclosing one ends and where it goes on.
-  void run(std::size_t b, std::size_t e) {
-    std::vector<std::pair<std::size_t, std::size_t>> outer;
-    for (std::size_t i = b;;) {
-      if (i >= e) {
-        if (outer.empty()) return;
-        std::tie(e, i) = outer.back();
-        outer.pop_back();
-        continue;
-      }
-      const CStmt& s = code_.stmts[i];
-      switch (s.kind) {
-        case CStmt::Kind::assign: locals_[s.local] = eval(s.expr); break;
-        case CStmt::Kind::eval: eval(s.expr); break;
-        case CStmt::Kind::store: mem_.store(s.var, eval(s.expr), s.plain ? std::memory_order_relaxed : s.order); break;
-        case CStmt::Kind::fence: atomcheck::atomic_thread_fence(s.order); break;
-        case CStmt::Kind::branch: {
-          std::size_t then_b = i + 1, else_b = then_b + s.then_count, after = else_b + s.else_count;
-          outer.emplace_back(e, after);
-          if (eval(s.expr) != 0) std::tie(i, e) = std::pair(then_b, else_b);
-          else std::tie(i, e) = std::pair(else_b, after);
-          continue;
-        }
-      }
-      ++i;
-    }
-  }
-
- private:
-  // An expression node under evaluation: `stage` counts the operands already asked for;
-  // a compare-exchange keeps the expected value it read before its desired value.
-  struct Step {
-    std::uint32_t node;
-    std::uint8_t stage;
-    std::int64_t expected;
-  };
-
-  // Post-order over the tree: an operand is pushed onto `todo_` and its value comes back
-  // on `values_`.
-  std::int64_t eval(std::uint32_t root) {
-    todo_.clear();
-    values_.clear();
-    todo_.push_back({root, 0, 0});
-    auto operand = [&](std::uint32_t node) { todo_.push_back({node, 0, 0}); };
-    auto result = [&] {
-      std::int64_t v = values_.back();
-      values_.pop_back();
-      return v;
-    };
-    while (!todo_.empty()) {
-      Step& st = todo_.back();  // until the next push
-      const CExpr& x = code_.exprs[st.node];
-      std::int64_t v = 0;
-      switch (x.kind) {
-        case CExpr::Kind::constant: v = x.value; break;
-        case CExpr::Kind::local: v = locals_[x.local]; break;
-        case CExpr::Kind::load: v = mem_.load(x.var, x.plain ? std::memory_order_relaxed : x.order); break;
-        case CExpr::Kind::rmw:
-          if (st.stage++ == 0) {
-            operand(x.a);
-            continue;
-          }
-          v = rmw(x, result());
-          break;
-        case CExpr::Kind::cas:
-          if (st.stage++ == 0) {
-            st.expected = x.expected_var != kNoVar ? mem_.load(x.expected_var, std::memory_order_relaxed)
-                                                   : locals_[x.local];
-            operand(x.a);
-            continue;
-          }
-          v = cas(x, st.expected, result());
-          break;
-        case CExpr::Kind::unary: {
-          if (st.stage++ == 0) {
-            operand(x.a);
-            continue;
-          }
-          std::int64_t a = result();
-          // Through unsigned: -INT64_MIN wraps (signed overflow is undefined).
-          if (x.op == CExpr::Op::neg) v = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a));
-          else v = x.op == CExpr::Op::lnot ? (a == 0) : ~a;
-          break;
-        }
-        case CExpr::Kind::binary:
-          if (st.stage == 0) {  // the left operand
-            st.stage = 1;
-            operand(x.a);
-            continue;
-          }
-          if (st.stage == 1) {  // the right one, unless && or || is decided
-            const bool logical = x.op == CExpr::Op::land || x.op == CExpr::Op::lor;
-            if (logical && (values_.back() != 0) == (x.op == CExpr::Op::lor)) {
-              result();
-              v = x.op == CExpr::Op::lor;
-              break;
-            }
-            st.stage = 2;
-            operand(x.b);
-            continue;
-          }
-          {
-            std::int64_t b = result(), a = result();
-            v = binary(x.op, a, b);
-          }
-          break;
-      }
-      todo_.pop_back();
-      values_.push_back(v);
-    }
-    return values_.back();
-  }
-
-  std::int64_t rmw(const CExpr& x, std::int64_t v) {
-    auto& a = mem_.at(x.var);
-    switch (x.rmw) {
-      case CExpr::Rmw::exchange: return a.exchange(v, x.order);
-      case CExpr::Rmw::add: return a.fetch_add(v, x.order);
-      case CExpr::Rmw::sub: return a.fetch_sub(v, x.order);
-      case CExpr::Rmw::band: return a.fetch_and(v, x.order);
-      case CExpr::Rmw::bor: return a.fetch_or(v, x.order);
-      case CExpr::Rmw::bxor: return a.fetch_xor(v, x.order);
-    }
-    return 0;
-  }
-
-  std::int64_t cas(const CExpr& x, std::int64_t expected, std::int64_t desired) {
-    bool ok = mem_.at(x.var).compare_exchange_strong(expected, desired, x.order, x.failure_order);
-    if (!ok) {  // C writes what it found back to *expected
-      if (x.expected_var != kNoVar) mem_.store(x.expected_var, expected, std::memory_order_relaxed);
-      else locals_[x.local] = expected;
-    }
-    return ok ? 1 : 0;
-  }
-
-  // `a op b`; && and || have had their short circuit, here b decides. +, - and * wrap
-  // (through unsigned: signed overflow is undefined), x / 0 and x % 0 give 0, x / -1 is
-  // -x and x % -1 is 0 (INT64_MIN / -1 and INT64_MIN % -1 trap on x86).
-  static std::int64_t binary(CExpr::Op op, std::int64_t a, std::int64_t b) {
-    using Op = CExpr::Op;
-    auto wrap = [](std::uint64_t u) { return static_cast<std::int64_t>(u); };
-    const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
-    switch (op) {
-      case Op::mul: return wrap(ua * ub);
-      case Op::div: return b == 0 ? 0 : b == -1 ? wrap(0 - ua) : a / b;
-      case Op::mod: return b == 0 || b == -1 ? 0 : a % b;
-      case Op::add: return wrap(ua + ub);
-      case Op::sub: return wrap(ua - ub);
-      case Op::shl: return b < 0 || b > 62 ? 0 : wrap(ua << b);
-      case Op::shr: return b < 0 || b > 62 ? 0 : a >> b;
-      case Op::lt: return a < b;
-      case Op::le: return a <= b;
-      case Op::gt: return a > b;
-      case Op::ge: return a >= b;
-      case Op::eq: return a == b;
-      case Op::ne: return a != b;
-      case Op::band: return a & b;
-      case Op::bxor: return a ^ b;
-      case Op::bor: return a | b;
-      case Op::land:
-      case Op::lor: return b != 0;
-      default: return 0;
-    }
-  }
-
-  const CThread& code_;
-  CMemory& mem_;
-  std::vector<std::int64_t>& locals_;
-  std::vector<Step> todo_;
-  std::vector<std::int64_t> values_;
 };
 
 }  // namespace
@@ -832,36 +723,6 @@ Test parse_c(std::string_view text, std::string_view file) {
   Test t = CParser(text, file).parse();
   t.var_atomic.resize(t.vars.size(), false);
   return t;
-}
-
-Program c_program(const Test& test, std::vector<std::string> names) {
-  return [&test, names]() {
-    CMemory mem;
-    for (std::size_t v = 0; v < test.vars.size(); ++v) {
-      if (test.var_atomic[v]) {
-        mem.slot.emplace_back(true, mem.atomics.size());
-        mem.atomics.emplace_back(test.var_init[v], test.vars[v]);
-      } else {
-        mem.slot.emplace_back(false, mem.plains.size());
-        mem.plains.emplace_back(test.var_init[v], test.vars[v]);
-      }
-    }
-    std::vector<std::vector<std::int64_t>> locals(test.c_threads.size());
-    for (std::size_t t = 0; t < test.c_threads.size(); ++t) locals[t].assign(test.c_threads[t].locals.size(), 0);
-    std::vector<thread> threads;
-    threads.reserve(test.c_threads.size());
-    for (std::size_t t = 0; t < test.c_threads.size(); ++t)
-      threads.emplace_back([&test, &mem, &locals, t] {
-        CRunner(test.c_threads[t], mem, locals[t]).run(0, test.c_threads[t].stmts.size());
-      });
-    for (thread& t : threads) t.join();
-    for (std::size_t i = 0; i < test.observed.size(); ++i) {
-      const Location& l = test.observed[i];
-      std::int64_t v = l.is_reg ? locals[static_cast<std::size_t>(l.thread)][static_cast<std::size_t>(l.reg)]
-                                : mem.load(l.var, std::memory_order_seq_cst);
-      outcome(names[i], v);
-    }
-  };
 }
 
 }  // namespace detail

@@ -165,7 +165,13 @@ class LitmusParser {
     if (pos == clean_.size()) fail(0, "empty file");
     pos = parse_title(pos);
     std::size_t open = find_init(pos);
-    std::size_t close = clean_.find('}', open + 1);
+    // C's array initialisers (`atomic_int y[2] = {0, 0};`) nest braces in the init block.
+    std::size_t close = open + 1;
+    for (int depth = 0; close < clean_.size(); ++close) {
+      if (c_code_ && clean_[close] == '{') ++depth;
+      else if (clean_[close] == '}' && depth-- == 0) break;
+    }
+    if (close == clean_.size()) close = std::string::npos;
     if (close == std::string::npos)
       fail(eof_, "unexpected end of file in the init block (missing '}')");
     parse_init(open + 1, close);
@@ -489,15 +495,27 @@ class LitmusParser {
       Token name = ts.next();
       if (name.kind != Token::Kind::ident || !is_identifier(name.text))
         fail(name.offset, fmt::format("expected a location name after '[', found {}", shown_text(name)));
+      if (c_code_ && array_named(name.text) != nullptr) {
+        if (!ts.sym("["))
+          fail(name.offset, fmt::format("'{}' is an array: name one element, as '{}[0]'", name.text, name.text));
+        loc.var = array_element(ts, name);
+      } else {
+        loc.var = intern_var(name.text);
+      }
       if (!ts.sym("]")) fail(ts.offset(), fmt::format("expected ']', found {}", shown_text(ts.peek())));
       ts.next();
-      loc.var = intern_var(name.text);
       return loc;
     }
     if (t.kind == Token::Kind::ident && t.text.size() > 1 && t.text[0] == '%')
       fail(t.offset, fmt::format("register '{}' needs its thread ('0:{}')", t.text, t.text));
     if (t.kind == Token::Kind::ident && is_identifier(t.text)) {
       Token name = ts.next();
+      if (ts.sym("[") && c_code_) {
+        loc.var = array_element(ts, name);
+        return loc;
+      }
+      if (c_code_ && array_named(name.text) != nullptr)
+        fail(name.offset, fmt::format("'{}' is an array: name one element, as '{}[0]'", name.text, name.text));
       if (ts.sym("["))
         fail(name.offset, fmt::format("arrays ('{}[...]') are not supported", name.text));
       if (ts.sym("("))
@@ -509,6 +527,78 @@ class LitmusParser {
     }
     if (ts.sym("*")) fail(t.offset, "pointers ('*x') are not supported");
     fail(t.offset, fmt::format("expected a location (0:EAX, [x] or x) {}, found {}", where, shown_text(t)));
+  }
+
+  // C: `y[1]` names an element of an array the init block declares.
+  const Test::Array* array_named(std::string_view name) const {
+    for (const Test::Array& a : test_.arrays)
+      if (a.name == name) return &a;
+    return nullptr;
+  }
+  std::uint32_t array_element(TokenStream& ts, const Token& name) {
+    const Test::Array* a = array_named(name.text);
+    if (a == nullptr) fail(name.offset, fmt::format("'{}' is not an array of the init block", name.text));
+    ts.next();  // '['
+    const Token& i = ts.peek();
+    if (i.kind != Token::Kind::number || i.number < 0 || i.number >= a->extent)
+      fail(i.offset, fmt::format("expected an index of {} from 0 to {}, found {}", name.text, a->extent - 1,
+                                 shown_text(i)));
+    ts.next();
+    if (!ts.sym("]")) fail(ts.offset(), fmt::format("expected ']', found {}", shown_text(ts.peek())));
+    ts.next();
+    return a->first + static_cast<std::uint32_t>(i.number);
+  }
+
+  // C: `[type] name[N] [= {v, ...}]` or `name[] = {v, ...}`: N locations `name[0]`...
+  void parse_init_array(TokenStream& ts, bool atomic_type) {
+    static constexpr std::int64_t kMaxExtent = 64;
+    Token name = ts.next();
+    if (array_named(name.text) != nullptr || var_ids_.count(name.text) != 0)
+      fail(name.offset, fmt::format("{} is declared twice", name.text));
+    ts.next();  // '['
+    std::int64_t extent = -1;
+    if (ts.peek().kind == Token::Kind::number) {
+      const Token& n = ts.next();
+      if (n.number < 1 || n.number > kMaxExtent)
+        fail(n.offset, fmt::format("an array has 1 to {} elements, not {}", kMaxExtent, n.text));
+      extent = n.number;
+    }
+    if (!ts.sym("]")) fail(ts.offset(), fmt::format("expected ']', found {}", shown_text(ts.peek())));
+    ts.next();
+    std::vector<std::int64_t> values;
+    if (ts.sym("=")) {
+      ts.next();
+      if (!ts.sym("{"))
+        fail(ts.offset(),
+             fmt::format("expected '{{' to initialise array {}, found {}", name.text, shown_text(ts.peek())));
+      ts.next();
+      while (!ts.sym("}")) {
+        const Token& v = ts.peek();
+        if (v.kind != Token::Kind::number)
+          fail(v.offset,
+               fmt::format("expected a number in the initialiser of {}, found {}", name.text, shown_text(v)));
+        values.push_back(ts.next().number);
+        if (static_cast<std::int64_t>(values.size()) > (extent < 0 ? kMaxExtent : extent))
+          fail(v.offset, fmt::format("too many values for {}", name.text));
+        if (ts.sym(",")) ts.next();
+        else if (!ts.sym("}"))
+          fail(ts.offset(), fmt::format("expected ',' or '}}', found {}", shown_text(ts.peek())));
+      }
+      ts.next();
+    }
+    if (extent < 0) {
+      if (values.empty()) fail(name.offset, fmt::format("array {} needs a length or values", name.text));
+      extent = static_cast<std::int64_t>(values.size());
+    }
+    if (!ts.at_end()) fail(ts.offset(), fmt::format("unexpected {} in the init block", shown_text(ts.peek())));
+    Test::Array a{name.text, static_cast<std::uint32_t>(test_.vars.size()), static_cast<std::uint32_t>(extent)};
+    for (std::int64_t i = 0; i < extent; ++i) {
+      std::uint32_t v = intern_var(fmt::format("{}[{}]", name.text, i));
+      initialised_.insert(v);
+      if (atomic_type) init_atomic_.insert(v);
+      test_.var_init[v] = i < static_cast<std::int64_t>(values.size()) ? values[static_cast<std::size_t>(i)] : 0;
+    }
+    test_.arrays.push_back(std::move(a));
   }
 
   // Index of a location of the condition, locations or filter in locs_.
@@ -559,8 +649,10 @@ class LitmusParser {
       if (!more) break;
       if (ts.sym("[", 1)) {
         // `int x[2]` declares an array; `t [x]` a typed bracketed location.
-        if (ts.peek(2).kind == Token::Kind::number || ts.sym("]", 2))
+        if (ts.peek(2).kind == Token::Kind::number || ts.sym("]", 2)) {
+          if (c_code_) return parse_init_array(ts, atomic_type);
           fail(ts.offset(), fmt::format("arrays ('{}[...]') are not supported", ts.peek().text));
+        }
       }
       if (ts.peek().text == "_Atomic" || ts.peek().text.rfind("atomic_", 0) == 0) atomic_type = true;
       ts.next();
@@ -886,10 +978,10 @@ class LitmusParser {
 };
 
 // The dialects: parsers (called by parse_litmus on the title's first word) and the
-// thread bodies of litmus_program, which records the observed locations under `names`.
+// thread bodies of litmus_program, which records the observed locations under `names`
+// (the C dialect's, c_program, is in litmus_c_run.hpp).
 Test parse_x86(std::string_view text, std::string_view file);
 Test parse_c(std::string_view text, std::string_view file);
 Program x86_program(const Test& test, std::vector<std::string> names);
-Program c_program(const Test& test, std::vector<std::string> names);
 
 }  // namespace atomcheck::litmus::detail

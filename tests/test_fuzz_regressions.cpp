@@ -166,7 +166,7 @@ TEST(FuzzRegressions, DeepCLitmusProgramsAreRefused) {
   expect_litmus_refused(kCHead + repeat("if (r0) { ", kDeep) + "r0 = 2;" + repeat(" }", kDeep) + "\n}\nexists (0:r0=0)\n");
 }
 
-// What the C parser accepts, the runner must run: CRunner (litmus_c.cpp) evaluates
+// What the C parser accepts, the runner must run: CRunner (litmus_c_run.cpp) evaluates
 // expressions and runs statements recursively on the test thread's fiber stack (64 KiB by
 // default), so `r0 = 1 + 1 + ... + 1` with 507 terms (a 2 KB file) or 1000 nested ifs
 // crash `atomcheck run` (SIGSEGV in a test thread). Either the parser refuses such a

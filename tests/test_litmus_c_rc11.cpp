@@ -44,6 +44,7 @@ std::optional<rc11naive::Operand> operand(const atomcheck::litmus::CThread& t, s
 // otherwise (a CAS, other RMWs, arithmetic).
 std::optional<rc11naive::Instr> access(const atomcheck::litmus::CThread& t, std::uint32_t e, int reg) {
   const CExpr& x = t.exprs[e];
+  if (x.indexed) return std::nullopt;  // an address computed at run time
   rc11naive::Instr in;
   in.var = static_cast<int>(x.var);
   in.reg = reg;
@@ -75,7 +76,7 @@ std::optional<rc11naive::Program> translate(const LitmusTest& test) {
     for (const CStmt& s : t.stmts) {
       switch (s.kind) {
         case CStmt::Kind::store: {
-          if (s.plain) return std::nullopt;
+          if (s.plain || s.indexed) return std::nullopt;
           auto a = operand(t, s.expr);
           if (!a) return std::nullopt;
           rc11naive::Instr in;
