@@ -736,8 +736,8 @@ int run_command(RunArgs a) {
         return kExitBadInput;
       }
   apply_search_args(a, o, true);
-  if (o.memory == MemoryModelKind::rc11 && o.jobs > 1) {
-    if (a.jobs > 1) fmt::print(stderr, "note: --memory rc11 explores on one thread; --jobs {} ignored\n", a.jobs);
+  if (o.memory == MemoryModelKind::rc11 && o.jobs > 1 && o.strategy == StrategyKind::dfs) {
+    if (a.jobs > 1) fmt::print(stderr, "note: --memory rc11 --strategy dfs explores on one thread; --jobs {} ignored\n", a.jobs);
     o.jobs = 1;
   }
   o.stop_on_failure = a.stop_on_failure;

@@ -189,8 +189,8 @@ TEST(Checkpoint, DporBudgetStopsResumeToTheUninterruptedSummary) {
   }
 }
 
-// RC11: DFS over the memory model's choices too (which write a load reads, where a
-// store goes in mo), which the choice stack holds like thread choices.
+// RC11: TruSt's work stack of plans (strategy_trust.cpp), with run's default two jobs
+// (the work items are the units).
 TEST(Checkpoint, Rc11ResumesToTheUninterruptedSummary) {
   const std::vector<std::string> cmd = {"run", "seqlock-weak-reader", "--memory", "rc11", "--json", "--quiet"};
   const CliResult whole = run_cli(cmd);

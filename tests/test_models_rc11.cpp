@@ -172,6 +172,38 @@ TEST_P(ModelsRc11, MeetsItsExpectation) {
   EXPECT_EQ(again.failure.message, f.message);
 }
 
+// A parallel search's units are TruSt's work items (strategy_trust.cpp): two jobs give
+// one job's answer, counts, outcomes and failures with their schedules, on every row
+// that ends within its budget (no stop at the first failure: the whole search).
+TEST_P(ModelsRc11, SameResultWithTwoJobs) {
+  const Row& row = GetParam();
+  if (row.strategy != OPT || std::getenv("ATOMCHECK_SANITIZED")) GTEST_SKIP() << "optimal rows, Release only";
+  const ProgramInfo* info = find_program(row.model);
+  ASSERT_NE(info, nullptr) << row.model;
+  ExploreOptions o;
+  o.memory = MemoryModelKind::rc11;
+  o.race_check = false;
+  o.reuse_freed = row.reuse_freed;
+  o.max_executions = row.budget;
+  o.keep_failures = 1000;
+  o.count_classes = true;
+  o.stop_on_failure = false;
+  const ExploreResult one = explore(info->body, o);
+  if (!one.exhausted()) GTEST_SKIP() << "not exhausted within the budget";
+  o.jobs = 2;
+  const ExploreResult two = explore(info->body, o);
+  auto summary = [](const ExploreResult& r) {
+    std::string s = "executions " + std::to_string(r.executions) + " completed " + std::to_string(r.completed) +
+                    " failed " + std::to_string(r.failed) + " pruned " + std::to_string(r.pruned) + " cut " +
+                    std::to_string(r.sleep_blocked) + " classes " + std::to_string(r.classes) + " stop " +
+                    std::string(stop_reason_name(r.stop)) + "\n";
+    for (const auto& [outcome, n] : r.outcomes) s += "outcome x" + std::to_string(n) + "\n";
+    for (const Failure& f : r.failures) s += std::to_string(f.execution) + " " + f.schedule + " " + f.message + "\n";
+    return s;
+  };
+  EXPECT_EQ(summary(two), summary(one)) << row.model;
+}
+
 INSTANTIATE_TEST_SUITE_P(Library, ModelsRc11, ::testing::ValuesIn(kRows), [](const auto& info) {
   std::string name = info.param.model;
   for (char& c : name)

@@ -110,9 +110,9 @@ bool ExploreResult::any_checker_undecided() const {
 }
 
 namespace {
-// RC11's choices are no thread's steps, which the DPOR strategies reduce over: DFS
-// explores them, with the graph reduction under `optimal` (docs/rc11.md). The atomicity
-// checkers read SC and TSO traces.
+// RC11's choices are no thread's steps, which the DPOR strategies reduce over: TruSt
+// explores them under `optimal` (docs/rc11.md). The atomicity checkers read SC and TSO
+// traces.
 ExploreOptions for_memory_model(const ExploreOptions& o) {
   if (o.memory != MemoryModelKind::rc11) return o;
   for (const std::string& name : o.checkers)
@@ -122,10 +122,11 @@ ExploreOptions for_memory_model(const ExploreOptions& o) {
           "and reports failures, data races and outcomes",
           name));
   ExploreOptions out = o;
-  // `optimal` is DFS over the choices with one execution per graph (the graph
-  // reduction, memory_rc11.cpp); `dpor` is the same; `dfs` runs every interleaving.
+  // `optimal` is TruSt (strategy_trust.cpp), whose work items are the units of a parallel
+  // search; `dpor` is the same; `dfs` runs every interleaving, and the interleavings with
+  // their graph cut (rc11_revisits off) run on one job.
   if (out.strategy == StrategyKind::dpor) out.strategy = StrategyKind::optimal;
-  if (out.strategy == StrategyKind::optimal || out.strategy == StrategyKind::dfs) out.jobs = 1;
+  if ((out.strategy == StrategyKind::optimal && !out.rc11_revisits) || out.strategy == StrategyKind::dfs) out.jobs = 1;
   return out;
 }
 }  // namespace

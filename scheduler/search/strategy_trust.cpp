@@ -51,8 +51,10 @@ using Plan = std::vector<PlanStep>;
 class TrustStrategy final : public Strategy {
  public:
   bool begin_execution() override {
+    reached_ = 0;
     if (started_) {
       if (stack_.empty()) return false;
+      reached_ = stack_.back().unit;
       plan_ = std::move(stack_.back().plan);
       backward_ = stack_.back().backward;
       stack_.pop_back();
@@ -130,10 +132,46 @@ class TrustStrategy final : public Strategy {
   }
   bool wants_graph() const override { return true; }
 
+  // ---- units of a parallel search: a work item is a whole subtree, explored by the
+  // one-job search in one stretch once popped (its descendants are pushed above it), so a
+  // unit is a TruSt of its own started on one carved item; the oldest is carved first
+  // (the last the search reaches). Items never change once pushed, so no unit changes.
+  // Units carved and not yet joined are numbered 1, 2, ... by their place (strategy.hpp).
+  std::unique_ptr<Strategy> carve_unit() override {
+    if (!error_.empty()) return nullptr;
+    for (Item& item : stack_) {
+      if (item.unit != 0) continue;
+      auto u = std::make_unique<TrustStrategy>();
+      u->started_ = true;
+      u->next_stamp_ = next_stamp_;
+      u->stack_.push_back(Item{item.plan, item.backward, 0});
+      item.unit = static_cast<int>(++live_units_);
+      return u;
+    }
+    return nullptr;
+  }
+  int unit_reached() const override { return reached_; }
+  void continue_unit(int, Strategy& unit, bool) override {
+    auto& u = static_cast<TrustStrategy&>(unit);
+    for (Item& item : u.stack_) stack_.push_back(std::move(item));
+    u.stack_.clear();
+    next_stamp_ = std::max(next_stamp_, u.next_stamp_);
+  }
+  void join_unit(int which, Strategy* unit) override {
+    // Without a unit the search explores the item itself: this execution is its first.
+    if (unit) next_stamp_ = std::max(next_stamp_, static_cast<TrustStrategy*>(unit)->next_stamp_);
+    // Units not yet joined are numbered by their place among them: the later ones move up.
+    const int k = which < 0 ? -which : which;
+    for (Item& item : stack_)
+      if (item.unit > k) --item.unit;
+    --live_units_;
+  }
+
  private:
   struct Item {
     Plan plan;
     bool backward = false;
+    int unit = 0;  // carved as unit k (carve_unit): the search takes its runs here
   };
   struct Alternative {
     std::uint32_t step;
@@ -395,6 +433,8 @@ class TrustStrategy final : public Strategy {
   std::vector<Item> stack_;
   std::vector<Alternative> alternatives_;
   std::uint64_t next_stamp_ = 1;
+  int reached_ = 0;  // unit_reached()
+  std::size_t live_units_ = 0;  // carved and not joined
   // The indexed graph of the run just ended.
   const ExecGraph* graph_ = nullptr;
   std::vector<PlanStep> steps_;
