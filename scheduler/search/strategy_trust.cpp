@@ -355,8 +355,31 @@ class TrustStrategy final : public Strategy {
         return kept[s] && !(s == rs && e != r);  // r's RMW write half is re-added
       };
       if (!maximal(r, w, co, wpos, wlimit, is_kept)) continue;
+      if (!po_coherent(r, w)) {  // the replay would only find it out at r
+        ++refused_early_;
+        continue;
+      }
       push_backward(r, w, co, kept);
     }
+  }
+
+  // Coherence along po alone (po is in hb): r may not read w if an access of its thread
+  // before it wrote, or read, a write mo-after w. Inconsistent revisits that need sw to
+  // show it are refused by the memory model when the replay reaches r.
+  bool po_coherent(std::uint32_t r, std::uint32_t w) const {
+    const std::vector<GraphEvent>& ev = events();
+    const std::uint32_t wpos = ev[w].mo_pos;
+    const std::vector<std::uint32_t>& mine = by_thread_[ev[r].thread];
+    for (std::uint32_t n = 1; n < ev[r].n; ++n) {
+      const GraphEvent& e = ev[mine[n - 1]];
+      if (e.var != ev[w].var || e.plain) continue;
+      const std::uint32_t x = e.kind == GraphEvent::Kind::write ? mine[n - 1]
+                              : e.kind == GraphEvent::Kind::read ? e.rf
+                                                                 : kNone;
+      if (e.kind != GraphEvent::Kind::write && e.kind != GraphEvent::Kind::read) continue;
+      if (x != kNone && x != w && ev[x].mo_pos > wpos) return false;
+    }
+    return true;
   }
 
   template <class Kept>
@@ -434,6 +457,7 @@ class TrustStrategy final : public Strategy {
   std::vector<Alternative> alternatives_;
   std::uint64_t next_stamp_ = 1;
   int reached_ = 0;  // unit_reached()
+  std::uint64_t refused_early_ = 0;  // revisits po_coherent refused
   std::size_t live_units_ = 0;  // carved and not joined
   // The indexed graph of the run just ended.
   const ExecGraph* graph_ = nullptr;
