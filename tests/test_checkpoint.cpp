@@ -189,10 +189,10 @@ TEST(Checkpoint, DporBudgetStopsResumeToTheUninterruptedSummary) {
   }
 }
 
-// RC11: TruSt's work stack of plans (strategy_trust.cpp), with run's default two jobs
-// (the work items are the units).
+// RC11: TruSt's work stack of plans (strategy_trust.cpp), on one job (two: the parallel
+// test below).
 TEST(Checkpoint, Rc11ResumesToTheUninterruptedSummary) {
-  const std::vector<std::string> cmd = {"run", "seqlock-weak-reader", "--memory", "rc11", "--json", "--quiet"};
+  const std::vector<std::string> cmd = {"run", "seqlock-weak-reader", "--memory", "rc11", "--jobs", "1", "--json", "--quiet"};
   const CliResult whole = run_cli(cmd);
   const nlohmann::json full = summary(whole);
   ASSERT_EQ(full.value("stop", ""), "exhausted") << whole.out << whole.err;
@@ -501,7 +501,8 @@ TEST(Checkpoint, ParallelOptimalStopsResumeWithEitherJobCount) {
   for (const std::vector<std::string>& cmd :
        {std::vector<std::string>{"run", "lastzero-10", "--json", "--quiet"},
         std::vector<std::string>{"run", "hammer-account-unlocked", "--memory", "tso", "--checker",
-                                 "velodrome,tso-exec", "--json", "--quiet"}}) {
+                                 "velodrome,tso-exec", "--json", "--quiet"},
+        std::vector<std::string>{"run", "lastzero-12", "--memory", "rc11", "--json", "--quiet"}}) {
     SCOPED_TRACE(cmd[1]);
     const CliResult whole = run_cli(with(cmd, {"--jobs", "1"}));
     const nlohmann::json full = summary_any_jobs(whole);

@@ -399,7 +399,7 @@ TEST(Rc11Explorer, OneExecutionPerGraphOnRandomPrograms) {
     }
   }
   std::printf("checked %zu random programs: %llu graphs, one execution each; TruSt's revisits start %llu more "
-              "(inconsistent revisits and atomicity-breaking RMWs), the interleavings' cut %llu more\n",
+              "(revisits the memory model refused), the interleavings' cut %llu more\n",
               programs, static_cast<unsigned long long>(graphs), static_cast<unsigned long long>(cut),
               static_cast<unsigned long long>(old_cut));
 }

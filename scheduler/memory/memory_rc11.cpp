@@ -178,9 +178,9 @@ class Rc11Memory final : public UnbufferedMemory {
       }
       options_.push_back(Option{w, 0, next, wrote});
     }
-    // TruSt also adds an RMW that breaks atomicity (reads a write another RMW read): the
-    // graph is not consistent and the run ends there, but its write's backward revisits
-    // reach the graphs where the other RMW reads it (strategy_trust.cpp).
+    // TruSt also considers an RMW that breaks atomicity (reads a write another RMW read):
+    // the graph is not consistent, but its write's backward revisits reach the graphs
+    // where the other RMW reads it (strategy_trust.cpp computes them without running it).
     moot_from_ = options_.size();
     options_.insert(options_.end(), moot_.begin(), moot_.end());
     return options_.size();

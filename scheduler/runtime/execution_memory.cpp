@@ -162,13 +162,6 @@ std::size_t Execution::choose_option(std::size_t n, Action a, VarId var) {
     return 0;
   }
   if (n == 1) return 0;
-  if (pick != Strategy::kCut && (pick & Strategy::kCutAfter)) {
-    choice_cut_ = true;  // ends the run once this step is over (and records nothing)
-    const std::size_t p = pick & ~Strategy::kCutAfter;
-    const std::size_t step = history_.steps();
-    history_.options.emplace_back(static_cast<std::uint32_t>(step ? step - 1 : 0), static_cast<std::uint32_t>(p));
-    return p;
-  }
   // A schedule holds the choices every strategy sees: not the atomicity-breaking options.
   if (memory_->consistent_options(n) < 2 && pick < n && strategy_->error().empty()) return pick;
   if (!strategy_->error().empty() || pick >= n) {

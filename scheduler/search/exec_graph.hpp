@@ -17,7 +17,7 @@ inline std::uint64_t graph_key(ThreadId t, std::uint32_t n) {
 }
 
 // An option key with this bit: an RMW that reads a write another RMW read, breaking
-// atomicity (offered to graph strategies only; the run must end after it).
+// atomicity (listed to graph strategies only, after the consistent options; never taken).
 constexpr std::uint64_t kMootKey = std::uint64_t{1} << 63;
 
 // One event, in the order it was added.

@@ -163,9 +163,6 @@ class Strategy {
   // A pick that ends the execution as redundant (counted with the cut ones): a graph
   // strategy's revisit the memory model finds inconsistent.
   static constexpr std::size_t kCut = ~std::size_t{0};
-  // Or'ed into a pick: take it, then end the execution as redundant once its step ran
-  // (TruSt's atomicity-breaking RMW, whose write only feeds revisits).
-  static constexpr std::size_t kCutAfter = std::size_t{1} << 62;
   // Graph strategies (RC11's TruSt): History::option_keys and History::graph are filled.
   virtual bool wants_graph() const { return false; }
 

@@ -95,6 +95,7 @@ class TrustStrategy final : public Strategy {
       if (ev.kind == GraphEvent::Kind::write && !ev.plain && ev.step != kNone && ev.step >= fresh_from)
         backward_revisits(e);
     }
+    moot_revisits();
   }
 
   std::string error() const override { return error_; }
@@ -199,7 +200,7 @@ class TrustStrategy final : public Strategy {
     const std::size_t s = h.steps() - 1;
     if (s < plan_.size()) {
       for (std::size_t i = 0; i < enabled.size(); ++i)
-        if (h.option_keys[i] == plan_[s].key) return plan_[s].key & kMootKey ? i | kCutAfter : i;
+        if (h.option_keys[i] == plan_[s].key) return i;
       cut_ = true;  // the revisit's graph is not consistent
       return kCut;
     }
@@ -212,8 +213,6 @@ class TrustStrategy final : public Strategy {
 
   // ---- the run's graph, indexed ----
   void index(const History& h) {
-    graph_ = h.graph;
-    const std::vector<GraphEvent>& ev = events();
     const std::size_t nsteps = h.steps();
     // Steps: plan steps keep their stamps; new steps get new ones, after the write half
     // of a revisited RMW read (TruSt adds it after everything the revisit kept).
@@ -224,6 +223,14 @@ class TrustStrategy final : public Strategy {
       steps_[s].thread = h.chosen[s].thread;
       steps_[s].stamp = next_stamp_++;
     }
+    index_graph(*h.graph);
+  }
+
+  // Indexes `g` over steps_: each step's first event, event stamps, porf clocks.
+  void index_graph(const ExecGraph& g) {
+    graph_ = &g;
+    const std::vector<GraphEvent>& ev = events();
+    const std::size_t nsteps = steps_.size();
     step_first_.assign(nsteps + 1, kNone);
     for (std::uint32_t e = static_cast<std::uint32_t>(ev.size()); e-- > 0;)
       if (ev[e].step != kNone && ev[e].step < nsteps) step_first_[ev[e].step] = e;
@@ -297,6 +304,7 @@ class TrustStrategy final : public Strategy {
     std::vector<std::uint32_t> rank(steps_.size());
     for (std::uint32_t s = 0; s < rank.size(); ++s) rank[s] = s;
     for (const Alternative& a : alternatives_) {
+      if (a.key & kMootKey) continue;  // moot_revisits()
       Item item;
       item.plan.reserve(a.step + 1);
       for (std::uint32_t s = 0; s <= a.step; ++s) {
@@ -309,6 +317,62 @@ class TrustStrategy final : public Strategy {
       item.plan.back().wstamp = kNoStamp;
       stack_.push_back(std::move(item));
     }
+  }
+
+  // ---- atomicity-breaking RMWs: an RMW option that reads a write x another RMW read.
+  // Its graph breaks atomicity, so TruSt adds it only for the backward revisits of its
+  // write (which give the graphs where the other RMW reads this one's write); they are
+  // computed here on the graph it would make, without running it: the events before its
+  // step, its read of x and its write right after x in mo.
+  void moot_revisits() {
+    const ExecGraph& real = *graph_;
+    const std::vector<PlanStep> steps = steps_;
+    const std::vector<std::uint32_t> first = step_first_;
+    for (const Alternative& a : alternatives_) {
+      if (!(a.key & kMootKey)) continue;
+      const std::uint32_t f = first[a.step];
+      if (f == kNone) continue;
+      const std::uint64_t xkey = a.key & ~kMootKey;
+      std::uint32_t x = kNone;
+      for (std::uint32_t e = 0; e < f && xkey != 0; ++e)
+        if (real.events[e].kind == GraphEvent::Kind::write && key_of_in(real, e) == xkey) x = e;
+      if (xkey != 0 && x == kNone) continue;
+      ExecGraph& gm = moot_graph_;
+      gm.events.assign(real.events.begin(), real.events.begin() + f);
+      GraphEvent r = real.events[f];
+      r.kind = GraphEvent::Kind::read;
+      r.rmw_write = false;
+      r.rf = x;
+      r.pred = kNone;
+      GraphEvent w = r;
+      w.kind = GraphEvent::Kind::write;
+      w.rmw_write = true;
+      w.rf = kNone;
+      w.n = r.n + 1;
+      const auto wi = static_cast<std::uint32_t>(f + 1);
+      gm.events.push_back(r);
+      gm.events.push_back(w);
+      gm.spawned_at = real.spawned_at;
+      for (std::uint32_t& sp : gm.spawned_at)
+        if (sp != kNone && sp >= f) sp = kNone;
+      gm.mo.resize(real.mo.size());
+      for (std::size_t v = 0; v < real.mo.size(); ++v) {
+        gm.mo[v].clear();
+        for (std::uint32_t e : real.mo[v])
+          if (e == kNone || e < f) gm.mo[v].push_back(e);
+        if (v == r.var) gm.mo[v].insert(std::find(gm.mo[v].begin(), gm.mo[v].end(), x) + 1, wi);
+        for (std::uint32_t p = 0; p < gm.mo[v].size(); ++p)
+          if (gm.mo[v][p] != kNone) gm.events[gm.mo[v][p]].mo_pos = p;
+      }
+      steps_.assign(steps.begin(), steps.begin() + a.step + 1);
+      steps_.back().added_max = false;
+      steps_.back().wstamp = kNoStamp;
+      index_graph(gm);
+      backward_revisits(wi);
+    }
+  }
+  static std::uint64_t key_of_in(const ExecGraph& g, std::uint32_t e) {
+    return graph_key(g.events[e].thread, g.events[e].n);
   }
 
   // ---- backward revisits of the reads the new write w may feed ----
@@ -355,10 +419,7 @@ class TrustStrategy final : public Strategy {
         return kept[s] && !(s == rs && e != r);  // r's RMW write half is re-added
       };
       if (!maximal(r, w, co, wpos, wlimit, is_kept)) continue;
-      if (!po_coherent(r, w)) {  // the replay would only find it out at r
-        ++refused_early_;
-        continue;
-      }
+      if (!po_coherent(r, w)) continue;  // the replay would only find it out at r
       push_backward(r, w, co, kept);
     }
   }
@@ -457,10 +518,10 @@ class TrustStrategy final : public Strategy {
   std::vector<Alternative> alternatives_;
   std::uint64_t next_stamp_ = 1;
   int reached_ = 0;  // unit_reached()
-  std::uint64_t refused_early_ = 0;  // revisits po_coherent refused
   std::size_t live_units_ = 0;  // carved and not joined
   // The indexed graph of the run just ended.
   const ExecGraph* graph_ = nullptr;
+  ExecGraph moot_graph_;  // moot_revisits()' graph
   std::vector<PlanStep> steps_;
   std::vector<std::uint32_t> step_first_;
   std::vector<std::uint64_t> estamp_;
