@@ -18,6 +18,7 @@
 
 #include "specs/litmus.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/litmus_text.hpp"
 
 namespace {
 
@@ -27,20 +28,9 @@ using LitmusTest = atomcheck::litmus::Test;
 namespace fs = std::filesystem;
 
 std::string parse_error(const std::string& text, const std::string& file = "t.litmus") {
-  try {
-    parse_litmus(text, file);
-  } catch (const LitmusError& e) {
-    return e.what();
-  }
-  return "<no error>";
+  return testing_support::litmus_parse_error(text, file);
 }
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using testing_support::replaced;
 
 // A message-passing test with a plain location, an if/else and both kinds of calls.
 const char* const kGood = R"(C MP+plain

@@ -22,6 +22,7 @@
 #include "specs/litmus.hpp"
 #include "specs/litmus_c_run.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/litmus_text.hpp"
 #include "tests/support/hb_judge.hpp"
 
 namespace {
@@ -38,21 +39,10 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-std::string parse_error(const std::string& text) {
-  try {
-    parse_litmus(text, "t.litmus");
-  } catch (const LitmusError& e) {
-    return e.what();
-  }
-  return "<no error>";
+std::string parse_error(const std::string& text, const std::string& file = "t.litmus") {
+  return testing_support::litmus_parse_error(text, file);
 }
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using testing_support::replaced;
 
 std::string answer(const RunResult& r) { return r.racy ? "Undef" : r.ok ? "Ok" : "No"; }
 
