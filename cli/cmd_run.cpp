@@ -585,8 +585,8 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   if (r.estimate > 0)
     fmt::print("estimate       {:.3g} executions{}\n", r.estimate,
                a.strategy == "dfs"    ? ""
-               : a.memory == "rc11" ? " (DFS tree size, reads' choices counted; not a bound: under rc11 DPOR "
-                                      "also starts executions its graph reduction cuts short)"
+               : a.memory == "rc11" ? " (DFS tree size, reads' choices counted; not a bound: under rc11 TruSt "
+                                      "also starts revisits the memory model refuses)"
                                     : " (DFS tree size: an upper bound for DPOR)");
   const SearchEnd end = search_end(r);
   fmt::print("executions     {}  ({}{})\n", r.executions,

@@ -32,9 +32,9 @@ TEST(RunCli, ListShowsProgramsWithDescriptions) {
   EXPECT_GE(parsed.size(), 8u);
 }
 
-// The DFS estimate bounds DPOR's executions under sc and tso; under rc11 optimal DPOR also
-// counts the executions its graph reduction cuts short, which can exceed it (refcount-
-// double-free: about 14 estimated, 23 run), and the summary says so instead of "bound".
+// The DFS estimate bounds DPOR's executions under sc and tso; under rc11 TruSt also counts
+// the revisits the memory model refuses, which no DFS leaf matches, and the summary says
+// so instead of "bound".
 TEST(RunCli, TheEstimateIsCalledABoundOnlyWhereItIsOne) {
   auto sc = run_cli({"run", "refcount-double-free"});
   EXPECT_NE(sc.out.find("(DFS tree size: an upper bound for DPOR)"), std::string::npos) << sc.out;
