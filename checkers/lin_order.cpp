@@ -15,30 +15,7 @@ void join_into(Clock& into, const Clock& from) {
   for (std::size_t i = 0; i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
 }
 
-bool acquires(std::uint8_t mo) {
-  return mo == static_cast<std::uint8_t>(std::memory_order_acquire) ||
-         mo == static_cast<std::uint8_t>(std::memory_order_acq_rel) ||
-         mo == static_cast<std::uint8_t>(std::memory_order_seq_cst) ||
-         mo == static_cast<std::uint8_t>(std::memory_order_consume);
-}
-bool releases(std::uint8_t mo) {
-  return mo == static_cast<std::uint8_t>(std::memory_order_release) ||
-         mo == static_cast<std::uint8_t>(std::memory_order_acq_rel) ||
-         mo == static_cast<std::uint8_t>(std::memory_order_seq_cst);
-}
 bool atomic_order(std::uint8_t mo) { return mo != kPlainOrder; }
-// An rmw's read half and write half.
-std::uint8_t read_half(std::uint8_t mo) {
-  if (mo == static_cast<std::uint8_t>(std::memory_order_release)) return static_cast<std::uint8_t>(std::memory_order_relaxed);
-  if (mo == static_cast<std::uint8_t>(std::memory_order_acq_rel)) return static_cast<std::uint8_t>(std::memory_order_acquire);
-  return mo;
-}
-std::uint8_t write_half(std::uint8_t mo) {
-  if (mo == static_cast<std::uint8_t>(std::memory_order_acquire) || mo == static_cast<std::uint8_t>(std::memory_order_consume))
-    return static_cast<std::uint8_t>(std::memory_order_relaxed);
-  if (mo == static_cast<std::uint8_t>(std::memory_order_acq_rel)) return static_cast<std::uint8_t>(std::memory_order_release);
-  return mo;
-}
 
 }  // namespace
 
@@ -216,25 +193,25 @@ void ClassOrder::rc11_step(const Event& e, Thread& th) {
   const std::size_t me = thread_chain(e.thread);
   const std::uint8_t mo = e.order;
   if (e.op == Op::read || e.op == Op::rmw) {
-    const std::uint8_t r = e.op == Op::rmw ? read_half(mo) : mo;
+    const std::uint8_t r = e.op == Op::rmw ? rmw_read_order(mo) : mo;
     if (atomic_order(r) && e.issue != kNoEvent) {
       auto m = message_.find(e.issue);
-      if (m != message_.end()) join_into(acquires(r) ? th.clock : th.acquired, m->second);
+      if (m != message_.end()) join_into(order_acquires(r) ? th.clock : th.acquired, m->second);
     }
   }
-  if (e.op == Op::fence && acquires(mo)) join_into(th.clock, th.acquired);
+  if (e.op == Op::fence && order_acquires(mo)) join_into(th.clock, th.acquired);
   if (e.op == Op::acquire && e.target < locks_.size()) join_into(th.clock, locks_[e.target]);
   tick(th.clock, me);
-  if (e.op == Op::fence && releases(mo)) th.released = th.clock;
+  if (e.op == Op::fence && order_releases(mo)) th.released = th.clock;
   if (e.op == Op::release) {
     if (e.target >= locks_.size()) locks_.resize(e.target + 1);
     locks_[e.target] = th.clock;
   }
   if (e.op == Op::write || e.op == Op::rmw) {
-    const std::uint8_t w = e.op == Op::rmw ? write_half(mo) : mo;
+    const std::uint8_t w = e.op == Op::rmw ? rmw_write_order(mo) : mo;
     if (!atomic_order(w)) return;
     Clock msg;
-    if (releases(w)) {
+    if (order_releases(w)) {
       msg = th.clock;
       th.released_to[e.target] = th.clock;
     }

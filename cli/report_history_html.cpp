@@ -17,9 +17,6 @@ constexpr int kLaneH = 34;
 constexpr int kTop = 30;
 
 const char* kHistoryStyle = R"(
-body { font-family: Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.3em; margin-bottom: 0.2em; }
-.verdict.bad { color: #b00; font-weight: bold; }
 .picture { display: flex; border: 1px solid #ddd; margin: 1em 0; }
 .picture .names { flex: none; border-right: 1px solid #ddd; }
 .scroll { overflow-x: auto; }
@@ -101,9 +98,7 @@ std::string render_history_html(const lin::RecordedHistory& r, const lin::BoundH
         x(cut), height - 10, x(cut) + 4, p.failing_line);
   svg += "</svg>\n";
 
-  std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>atomcheck: {}</title>\n<style>{}</style></head><body>\n", html_escape(p.title),
-                     kHistoryStyle);
+  std::string out = page_head(p.title, kHistoryStyle);
   out += fmt::format("<h1>{}</h1>\n", html_escape(p.title));
   out += fmt::format(
       "<p><span class=\"verdict bad\">not linearizable</span> as a {} ({} operations, {} clients, {} format). The "

@@ -21,12 +21,6 @@ constexpr int kLaneH = 88;     // room for an event's name and value inside its 
 constexpr int kTop = 40;       // room above the first lane for arcs
 
 const char* kStyle = R"(
-body { font-family: Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.3em; margin-bottom: 0.2em; }
-pre, code { background: #f4f4f4; padding: 0.15em 0.4em; border-radius: 3px; }
-pre { padding: 0.6em; overflow-x: auto; }
-.verdict.bad { color: #b00; font-weight: bold; }
-.verdict.ok { color: #070; font-weight: bold; }
 .picture { display: flex; border: 1px solid #ddd; margin: 1em 0; }
 .picture .names { flex: none; border-right: 1px solid #ddd; }
 .scroll { overflow-x: auto; }
@@ -283,9 +277,7 @@ std::string page_top(const Verdict& verdict, const HtmlHeader& header, std::size
   }
   if (!bad) verdict_text = "no violation found";
 
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>atomcheck: {}</title>\n<style>{}</style></head><body>\n",
-                     html_escape(header.title), kStyle);
+  std::string out = page_head(header.title, kStyle);
   out += fmt::format("<h1>{}</h1>\n", html_escape(header.title));
   if (!header.ending.empty())
     out += fmt::format("<p>Execution: <span class=\"verdict {}\">{}</span></p>\n",
@@ -382,6 +374,20 @@ std::string html_escape(std::string_view s) {
     }
   }
   return out;
+}
+
+std::string page_head(std::string_view title, std::string_view style) {
+  static constexpr std::string_view kShared = R"(
+body { font-family: Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.3em; margin-bottom: 0.2em; }
+pre, code { background: #f4f4f4; padding: 0.15em 0.4em; border-radius: 3px; }
+pre { padding: 0.6em; overflow-x: auto; }
+.verdict.bad { color: #b00; font-weight: bold; }
+.verdict.ok { color: #070; font-weight: bold; })";
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcheck: {}</title>\n"
+      "<style>{}{}</style></head><body>\n",
+      html_escape(title), kShared, style);
 }
 
 // The page: its top, the picture with its name column, the scroll, the witness in words.

@@ -40,6 +40,10 @@ struct HtmlHeader {
 // Escapes text for HTML element content and attribute values.
 std::string html_escape(std::string_view s);
 
+// The start of a self-contained page, up to <body>: its title and the style every report
+// page shares (text, headings, code, verdicts) followed by the page's own `style`.
+std::string page_head(std::string_view title, std::string_view style);
+
 std::string render_html(const Trace& trace, const Verdict& verdict, const HtmlHeader& header);
 
 }  // namespace atomcheck::report

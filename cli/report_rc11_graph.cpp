@@ -14,27 +14,9 @@ namespace atomcheck::report {
 
 namespace {
 
-// Event::order holds std::memory_order's value: relaxed 0, consume 1, acquire 2,
-// release 3, acq_rel 4, seq_cst 5; kPlainOrder for a non-atomic access.
-constexpr std::uint8_t kRelaxed = 0, kConsume = 1, kAcquire = 2, kRelease = 3, kAcqRel = 4, kSeqCst = 5;
-
-bool atomic_order(std::uint8_t o) { return o <= kSeqCst; }
-bool acquire_order(std::uint8_t o) { return o == kConsume || o == kAcquire || o == kAcqRel || o == kSeqCst; }
-bool release_order(std::uint8_t o) { return o == kRelease || o == kAcqRel || o == kSeqCst; }
-
-// An RMW's order names both halves: its read is acquire at most, its write release at most.
-std::uint8_t read_order(const Event& e) {
-  if (e.op != Op::rmw) return e.order;
-  if (e.order == kRelease) return kRelaxed;
-  if (e.order == kAcqRel) return kAcquire;
-  return e.order;
-}
-std::uint8_t write_order(const Event& e) {
-  if (e.op != Op::rmw) return e.order;
-  if (e.order == kAcquire || e.order == kConsume) return kRelaxed;
-  if (e.order == kAcqRel) return kRelease;
-  return e.order;
-}
+bool atomic_order(std::uint8_t o) { return o <= 5; }  // not plain, not kNoOrder
+std::uint8_t read_order(const Event& e) { return e.op == Op::rmw ? rmw_read_order(e.order) : e.order; }
+std::uint8_t write_order(const Event& e) { return e.op == Op::rmw ? rmw_write_order(e.order) : e.order; }
 
 bool is_node_op(Op op) {
   return op == Op::read || op == Op::write || op == Op::rmw || op == Op::fence || op == Op::acquire ||
@@ -95,8 +77,8 @@ std::set<EventIndex> sw_sources(const std::vector<Event>& ev, const ByThread& by
     for (std::size_t k = 0; k <= by.at[s]; ++k) {
       const EventIndex h = mine[k];
       const Event& e = ev[h];
-      if (writes(e.op) && e.target == ev[s].target && release_order(write_order(e))) out.insert(h);
-      if (e.op == Op::fence && h < s && release_order(e.order)) out.insert(h);
+      if (writes(e.op) && e.target == ev[s].target && order_releases(write_order(e))) out.insert(h);
+      if (e.op == Op::fence && h < s && order_releases(e.order)) out.insert(h);
     }
   }
   return out;
@@ -119,10 +101,10 @@ std::vector<std::pair<EventIndex, EventIndex>> sync_edges(const std::vector<Even
     }
     if (!reads(e.op) || !atomic_order(read_order(e)) || e.issue >= r || !writes(ev[e.issue].op)) continue;
     std::vector<EventIndex> targets;
-    if (acquire_order(read_order(e))) targets.push_back(r);
+    if (order_acquires(read_order(e))) targets.push_back(r);
     const std::vector<EventIndex>& mine = by.events[e.thread];
     for (std::size_t k = by.at[r] + 1; k < mine.size(); ++k)
-      if (ev[mine[k]].op == Op::fence && acquire_order(ev[mine[k]].order)) targets.push_back(mine[k]);
+      if (ev[mine[k]].op == Op::fence && order_acquires(ev[mine[k]].order)) targets.push_back(mine[k]);
     if (targets.empty()) continue;
     for (EventIndex s : sw_sources(ev, by, e.issue))
       if (ev[s].thread != e.thread)

@@ -25,12 +25,6 @@ constexpr int kNodeW = 180;
 constexpr int kNodeH = 36;
 
 const char* kStyle = R"(
-body { font-family: Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.3em; margin-bottom: 0.2em; }
-pre, code { background: #f4f4f4; padding: 0.15em 0.4em; border-radius: 3px; }
-pre { padding: 0.6em; overflow-x: auto; }
-.verdict.bad { color: #b00; font-weight: bold; }
-.verdict.ok { color: #070; font-weight: bold; }
 .picture { border: 1px solid #ddd; margin: 1em 0; overflow-x: auto; }
 label.rel { margin-right: 1.2em; font-weight: bold; }
 label.rel.po { color: #777; } label.rel.rf { color: #2a8a2a; } label.rel.mo { color: #c07000; }
@@ -187,9 +181,7 @@ std::string picture(const Trace& trace, const Rc11Graph& g, const Layout& L, con
 }
 
 std::string page_top(const HtmlHeader& header, std::size_t events) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>atomcheck: {}</title>\n<style>{}</style></head><body>\n", html_escape(header.title),
-                     kStyle);
+  std::string out = page_head(header.title, kStyle);
   out += fmt::format("<h1>{}: RC11 execution graph</h1>\n", html_escape(header.title));
   if (!header.ending.empty())
     out += fmt::format("<p>Execution: <span class=\"verdict {}\">{}</span></p>\n", header.ending_bad ? "bad" : "ok",

@@ -25,18 +25,6 @@ class EventSet {
   std::vector<std::uint64_t> words_;
 };
 
-bool acquires(std::uint8_t order) {
-  return order == static_cast<std::uint8_t>(std::memory_order_consume) ||
-         order == static_cast<std::uint8_t>(std::memory_order_acquire) ||
-         order == static_cast<std::uint8_t>(std::memory_order_acq_rel) ||
-         order == static_cast<std::uint8_t>(std::memory_order_seq_cst);
-}
-bool releases(std::uint8_t order) {
-  return order == static_cast<std::uint8_t>(std::memory_order_release) ||
-         order == static_cast<std::uint8_t>(std::memory_order_acq_rel) ||
-         order == static_cast<std::uint8_t>(std::memory_order_seq_cst);
-}
-
 // Each access event of the trace with the C thread, line and location the record gives
 // it: the k-th read, write or rmw of a thread is its k-th recorded access (commits are
 // not accesses of their own; the main thread's are not C's). The main thread forks P0,
@@ -122,14 +110,14 @@ std::vector<Race> c_races_rc11(const Test& test, const Trace& trace, const CReco
     const bool reads = e.op == Op::read || e.op == Op::rmw;
     const bool writes = e.op == Op::write || e.op == Op::rmw;
     if (reads && atomic_var(i) && e.issue != kNoEvent && e.issue < i) {
-      if (acquires(e.order)) pred[i].join(message[e.issue]);
+      if (order_acquires(e.order)) pred[i].join(message[e.issue]);
       acquired[t].join(message[e.issue]);
     }
-    if (e.op == Op::fence && acquires(e.order)) pred[i].join(acquired[t]);
-    if (e.op == Op::fence && releases(e.order)) fence_head[t] = with(i);
+    if (e.op == Op::fence && order_acquires(e.order)) pred[i].join(acquired[t]);
+    if (e.op == Op::fence && order_releases(e.order)) fence_head[t] = with(i);
     if (writes && atomic_var(i)) {
       EventSet head = fence_head[t];
-      if (releases(e.order)) head.join(with(i));
+      if (order_releases(e.order)) head.join(with(i));
       auto& mine = written[t];
       auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& p) { return p.first == sites[i].var; });
       if (it == mine.end()) it = mine.insert(mine.end(), {sites[i].var, EventSet(n)});

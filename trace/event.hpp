@@ -22,6 +22,15 @@ inline constexpr std::uint8_t kPlainOrder = 6;  // Event::order of a non-atomic 
 inline constexpr std::uint8_t kNoOrder = 0xff;
 inline constexpr std::uint16_t kNoMoPos = 0xffff;  // Event::mo_pos not recorded
 
+// Event::order holds std::memory_order's value (relaxed 0, consume 1, acquire 2, release 3,
+// acq_rel 4, seq_cst 5): what happens-before turns on, for whoever rebuilds it from a trace.
+inline constexpr bool order_acquires(std::uint8_t o) { return o == 1 || o == 2 || o == 4 || o == 5; }
+inline constexpr bool order_releases(std::uint8_t o) { return o == 3 || o == 4 || o == 5; }
+// An RMW's order names both halves: its read half acquires at most, its write half
+// releases at most.
+inline constexpr std::uint8_t rmw_read_order(std::uint8_t o) { return o == 3 ? 0 : o == 4 ? 2 : o; }
+inline constexpr std::uint8_t rmw_write_order(std::uint8_t o) { return o == 1 || o == 2 ? 0 : o == 4 ? 3 : o; }
+
 // What an event does. Under TSO `write` is the write-issue into the store buffer and
 // `commit` is the moment that write reaches memory.
 enum class Op : std::uint8_t {

@@ -274,7 +274,7 @@ class Rc11Memory final : public UnbufferedMemory {
   std::size_t consistent_options(std::size_t n) const override { return std::min(n, moot_from_); }
   std::uint64_t option_key(std::size_t i) const override {
     const Option& o = options_[i];
-    if (o.write != kNone && o.wrote && i >= moot_from_ && pending_.fn.call) return key_of(o.write) | kMootKey;
+    if (i >= moot_from_) return key_of(o.write) | kMootKey;
     if (o.write != kNone) return key_of(o.write);  // a load's or an RMW's write read
     return o.position == 0 ? 0 : key_of(vars_[pending_.v].mo[o.position - 1]);  // the write it follows
   }

@@ -363,7 +363,6 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
   } idle{heartbeat_, beat};
   program_ = &program;
   strategy_ = &strategy;
-  const bool graph_reduction = graph_reduction_;
   memory_->set_graph_mode(strategy.wants_graph());
   ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
   run_thread(main);
@@ -430,7 +429,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       choices_.push_back(enabled_[pick]);
     }
     const Transition tr = enabled_[pick];
-    if (graph_reduction && doomed(tr)) {
+    if (graph_reduction_ && doomed(tr)) {
       end = EndKind::redundant;
       break;
     }
@@ -451,7 +450,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       run_thread(tr.thread);
       memory_->set_forced(true);
 
-      if (graph_reduction && memory_->redundant_step(tr.thread, from)) {
+      if (graph_reduction_ && memory_->redundant_step(tr.thread, from)) {
         history_.step_events_end.push_back(static_cast<std::uint32_t>(trace_.events.size()));
         end = EndKind::redundant;
         break;

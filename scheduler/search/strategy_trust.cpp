@@ -239,7 +239,7 @@ class TrustStrategy final : public Strategy {
     nthreads_ = 0;
     for (const GraphEvent& e : ev) nthreads_ = std::max<std::size_t>(nthreads_, e.thread + 1);
     estamp_.assign(ev.size(), 0);
-    by_thread_.assign(nthreads_, {});
+    clear_lists(by_thread_, nthreads_);
     for (std::uint32_t e = 0; e < ev.size(); ++e) {
       const GraphEvent& g = ev[e];
       by_thread_[g.thread].push_back(e);
@@ -268,22 +268,26 @@ class TrustStrategy final : public Strategy {
       c[g.thread] = g.n;
     }
     // Per thread: its steps in order, for the steps of a porf-prefix.
-    thread_steps_.assign(nthreads_, {});
+    clear_lists(thread_steps_, nthreads_);
     for (std::uint32_t s = 0; s < nsteps; ++s) thread_steps_[steps_[s].thread].push_back(s);
+  }
+
+  // n empty lists, keeping the capacity of the ones a previous run used.
+  static void clear_lists(std::vector<std::vector<std::uint32_t>>& lists, std::size_t n) {
+    if (lists.size() < n) lists.resize(n);
+    for (std::size_t i = 0; i < n; ++i) lists[i].clear();
   }
 
   bool in_porf(std::uint32_t e, const std::uint32_t* clock) const {
     return events()[e].n <= clock[events()[e].thread];
   }
-  std::uint64_t key_of(std::uint32_t e) const {
-    return e == kNone ? 0 : graph_key(events()[e].thread, events()[e].n);
-  }
+  std::uint64_t key_of(std::uint32_t e) const { return e == kNone ? 0 : key_of_in(*graph_, e); }
   std::uint32_t step_of(std::uint32_t e) const { return e == kNone ? kNone : events()[e].step; }
 
-  // The key a step's memory choice takes when the steps run in `order`: a read (or RMW)
-  // the write it reads, a store the mo-latest of the writes made before it that precede
-  // it in mo (the initial write at least).
-  std::uint64_t step_key(std::uint32_t s, const std::vector<std::uint32_t>& rank) const {
+  // The key a step's memory choice takes when the steps run in the order `rank` gives them
+  // (nullptr: the run's own): a read (or RMW) the write it reads, a store the mo-latest of
+  // the writes made before it that precede it in mo (the initial write at least).
+  std::uint64_t step_key(std::uint32_t s, const std::uint32_t* rank) const {
     const std::uint32_t e = step_first_[s];
     if (e == kNone) return kNoKey;
     const GraphEvent& g = events()[e];
@@ -294,22 +298,20 @@ class TrustStrategy final : public Strategy {
       const std::uint32_t x = mo[p];
       if (x == kNone) return 0;
       const std::uint32_t xs = step_of(x);
-      if (xs != kNone && rank[xs] < rank[s]) return key_of(x);
+      if (xs != kNone && (rank ? rank[xs] < rank[s] : xs < s)) return key_of(x);
     }
     return 0;
   }
 
   // ---- forward revisits: the other choices of this run's new reads and stores ----
   void forward_revisits() {
-    std::vector<std::uint32_t> rank(steps_.size());
-    for (std::uint32_t s = 0; s < rank.size(); ++s) rank[s] = s;
     for (const Alternative& a : alternatives_) {
       if (a.key & kMootKey) continue;  // moot_revisits()
       Item item;
       item.plan.reserve(a.step + 1);
       for (std::uint32_t s = 0; s <= a.step; ++s) {
         PlanStep p = steps_[s];
-        p.key = step_key(s, rank);
+        p.key = step_key(s, nullptr);
         item.plan.push_back(p);
       }
       item.plan.back().key = a.key;
@@ -325,6 +327,9 @@ class TrustStrategy final : public Strategy {
   // computed here on the graph it would make, without running it: the events before its
   // step, its read of x and its write right after x in mo.
   void moot_revisits() {
+    if (std::none_of(alternatives_.begin(), alternatives_.end(),
+                     [](const Alternative& a) { return (a.key & kMootKey) != 0; }))
+      return;
     const ExecGraph& real = *graph_;
     const std::vector<PlanStep> steps = steps_;
     const std::vector<std::uint32_t> first = step_first_;
@@ -385,12 +390,14 @@ class TrustStrategy final : public Strategy {
     const std::uint32_t* wclock = &clocks_[w * nthreads_];
     const std::vector<std::uint32_t>& mo = graph_->mo[wg.var];
     // mo restricted to the graph w was added to.
-    std::vector<std::uint32_t> co;
+    std::vector<std::uint32_t>& co = co_;
+    co.clear();
     for (std::uint32_t x : mo)
       if (x == kNone || in_gw(x, wlimit)) co.push_back(x);
     const std::size_t wpos = std::find(co.begin(), co.end(), w) - co.begin();
     // Steps in w's porf-prefix: per thread, up to the last step holding a prefix event.
-    std::vector<std::uint8_t> prefix(steps_.size(), 0);
+    std::vector<std::uint8_t>& prefix = prefix_;
+    prefix.assign(steps_.size(), 0);
     for (std::size_t t = 0; t < nthreads_; ++t) {
       const std::vector<std::uint32_t>& ts = thread_steps_[t];
       std::size_t last = 0;
@@ -402,7 +409,8 @@ class TrustStrategy final : public Strategy {
       if (any)
         for (std::size_t i = 0; i <= last; ++i) prefix[ts[i]] = 1;
     }
-    std::vector<std::uint8_t> kept(steps_.size());
+    std::vector<std::uint8_t>& kept = kept_;
+    kept.resize(steps_.size());
     for (std::uint32_t r = 0; r < ev.size(); ++r) {
       const GraphEvent& rg = ev[r];
       if (rg.kind != GraphEvent::Kind::read || rg.plain || rg.var != wg.var || !in_gw(r, wlimit)) continue;
@@ -478,13 +486,15 @@ class TrustStrategy final : public Strategy {
   void push_backward(std::uint32_t r, std::uint32_t w, const std::vector<std::uint32_t>& co,
                      const std::vector<std::uint8_t>& kept) {
     const std::uint32_t rs = events()[r].step;
-    std::vector<std::uint32_t> order;
+    std::vector<std::uint32_t>& order = order_;
+    order.clear();
     for (std::uint32_t s = 0; s < steps_.size(); ++s)
       if (kept[s] && s != rs) order.push_back(s);
     // The run's own order respects po and rf (stamps do not: a revisited read keeps its
     // stamp, older than its write's); r goes last, as nothing kept depends on it.
     order.push_back(rs);
-    std::vector<std::uint32_t> rank(steps_.size(), kNone);
+    std::vector<std::uint32_t>& rank = rank_;
+    rank.assign(steps_.size(), kNone);
     for (std::uint32_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
     const std::uint32_t* wclock = &clocks_[w * nthreads_];
     Item item;
@@ -492,7 +502,7 @@ class TrustStrategy final : public Strategy {
     item.plan.reserve(order.size());
     for (std::uint32_t s : order) {
       PlanStep p = steps_[s];
-      p.key = step_key(s, rank);
+      p.key = step_key(s, rank.data());
       const std::uint32_t f = step_first_[s];
       if (f != kNone && in_porf(f, wclock)) p.revisitable = false;
       item.plan.push_back(p);
@@ -522,6 +532,8 @@ class TrustStrategy final : public Strategy {
   // The indexed graph of the run just ended.
   const ExecGraph* graph_ = nullptr;
   ExecGraph moot_graph_;  // moot_revisits()' graph
+  std::vector<std::uint32_t> co_, order_, rank_;  // backward_revisits' and push_backward's scratch
+  std::vector<std::uint8_t> prefix_, kept_;
   std::vector<PlanStep> steps_;
   std::vector<std::uint32_t> step_first_;
   std::vector<std::uint64_t> estamp_;
