@@ -10,9 +10,12 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "scheduler/explore/explore.hpp"
+#include "scheduler/runtime/api.hpp"
 #include "support/random_program.hpp"
 #include "support/options.hpp"
 
@@ -81,6 +84,59 @@ TEST(Rc11Locks, RevisitsAgreeWithTheInterleavingsOnRandomPrograms) {
               "executions, TruSt %llu\n",
               compared, skipped, static_cast<unsigned long long>(old_executions),
               static_cast<unsigned long long>(new_executions));
+}
+
+// A lock waits for its mutex instead of reading "held" (GenMC's removeCASReadIfBlocks):
+// n threads that each take one mutex once give one execution per order of their critical
+// sections, n!, and none blocked; the counter they increment under it ends at n.
+TEST(Rc11Locks, OneExecutionPerOrderOfCriticalSectionsAndNoneBlocked) {
+  for (int n = 2; n <= 4; ++n) {
+    const Program p = [n] {
+      atomcheck::mutex m;
+      atomcheck::atomic<int> count(0);
+      std::vector<std::unique_ptr<atomcheck::thread>> ts;
+      for (int t = 0; t < n; ++t)
+        ts.push_back(std::make_unique<atomcheck::thread>([&] {
+          m.lock();
+          count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+          m.unlock();
+        }));
+      for (auto& t : ts) t->join();
+      atomcheck::check(count.load(std::memory_order_relaxed) == n, "an increment lost under the lock");
+    };
+    const Seen s = run(p, true);
+    std::uint64_t orders = 1;
+    for (int k = 2; k <= n; ++k) orders *= static_cast<std::uint64_t>(k);
+    ASSERT_TRUE(s.result.exhausted()) << n;
+    EXPECT_TRUE(s.result.failures.empty()) << n << ": " << s.first_failure;
+    EXPECT_EQ(s.result.completed, orders) << n << " threads";
+    EXPECT_EQ(s.result.executions, orders) << n << " threads: no execution blocks on the mutex";
+  }
+}
+
+// Two mutexes taken in opposite orders deadlock; the report names the holders, as under SC.
+TEST(Rc11Locks, ADeadlockNamesWhoHoldsEachMutex) {
+  const Program p = [] {
+    atomcheck::mutex a, b;
+    atomcheck::thread t1([&] {
+      a.lock();
+      b.lock();
+      b.unlock();
+      a.unlock();
+    });
+    atomcheck::thread t2([&] {
+      b.lock();
+      a.lock();
+      a.unlock();
+      b.unlock();
+    });
+    t1.join();
+    t2.join();
+  };
+  const Seen s = run(p, true);
+  ASSERT_EQ(s.failure_kinds, std::set<std::string>{"deadlock"});
+  EXPECT_NE(s.first_failure.find("held by T2"), std::string::npos) << s.first_failure;
+  EXPECT_EQ(s.result.completed + s.result.failures.size(), s.result.executions) << "no execution blocked";
 }
 
 }  // namespace

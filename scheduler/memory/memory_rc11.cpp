@@ -112,7 +112,7 @@ class Rc11Memory final : public UnbufferedMemory {
       const std::uint32_t w = order[i];
       if (needs_sc_check(t, v, mo == std::memory_order_seq_cst)) {
         add_read(t, v, mo, w);
-        const bool ok = psc_acyclic();
+        const bool ok = psc_acyclic(1);
         pop_events(1);
         if (!ok) continue;
       }
@@ -142,7 +142,7 @@ class Rc11Memory final : public UnbufferedMemory {
       if (i < order.size() && writes_[order[i - 1]].taken) continue;
       if (needs_sc_check(t, v, mo == std::memory_order_seq_cst)) {
         add_write(t, v, value, mo, static_cast<std::uint32_t>(i), kNone);
-        const bool ok = psc_acyclic();
+        const bool ok = psc_acyclic(1);
         pop_events(1);
         if (!ok) continue;
       }
@@ -165,6 +165,7 @@ class Rc11Memory final : public UnbufferedMemory {
       const std::uint32_t w = order[i];
       std::int64_t next = writes_[w].value;
       const bool wrote = fn.call(fn.ctx, writes_[w].value, next);
+      if (!wrote && fn.must_write) continue;
       if (wrote && writes_[w].taken) {  // two RMWs never read the same write
         if (graph_mode_) moot_.push_back(Option{w, 0, next, true});
         continue;
@@ -172,7 +173,7 @@ class Rc11Memory final : public UnbufferedMemory {
       const bool sc = (wrote ? mo : fn.failure) == std::memory_order_seq_cst;
       if (needs_sc_check(t, v, sc)) {
         const std::size_t added = add_rmw(t, v, wrote ? mo : fn.failure, w, wrote, next);
-        const bool ok = psc_acyclic();
+        const bool ok = psc_acyclic(added);
         pop_events(added);
         if (!ok) continue;
       }
@@ -187,7 +188,9 @@ class Rc11Memory final : public UnbufferedMemory {
   }
   RmwTaken take_rmw(std::size_t pick) override {
     const Option& o = options_[pick];
-    add_rmw(pending_.t, pending_.v, o.wrote ? pending_.mo : pending_.fn.failure, o.write, o.wrote, o.value);
+    const std::size_t added =
+        add_rmw(pending_.t, pending_.v, o.wrote ? pending_.mo : pending_.fn.failure, o.write, o.wrote, o.value);
+    events_[nevents_ - added].lock = pending_.fn.must_write;
     last_read_ = o.write;
     return RmwTaken{writes_[o.write].value, o.value, o.wrote};
   }
@@ -292,6 +295,7 @@ class Rc11Memory final : public UnbufferedMemory {
                                        : GraphEvent::Kind::other;
       g.rmw_write = e.rmw_write;
       g.plain = e.plain;
+      g.lock = e.lock;
       g.var = e.var;
       g.rf = e.kind == Kind::read ? writes_[e.write].event : kNone;
       g.pred = e.pred;
@@ -349,6 +353,7 @@ class Rc11Memory final : public UnbufferedMemory {
     bool rmw_write = false;       // the write half of an RMW
     bool forced = false;          // made outside a chosen step (redundant_step)
     bool plain = false;           // a non-atomic access
+    bool lock = false;            // read: a lock's compare-exchange (RmwFn::must_write)
     std::uint32_t step = kNone;   // the History step that made it (kNone: forced)
     std::uint32_t block = 0;      // the step or forced run that made it
     std::uint32_t pred = kNone;   // join: the child's last event; lock ops: the lock's last
@@ -474,6 +479,7 @@ class Rc11Memory final : public UnbufferedMemory {
     e.var = var;
     e.write = write;
     e.rmw_write = false;
+    e.lock = false;
     e.forced = forced_;
     e.plain = false;
     e.step = forced_ ? kNone : static_cast<std::uint32_t>(steps_ - 1);
@@ -668,12 +674,37 @@ class Rc11Memory final : public UnbufferedMemory {
     return c != kNone && d != kNone && (c == d || hb(c, d));
   }
 
-  bool psc_acyclic() {
+  // Is psc acyclic with the last `added` events (the graph without them is)? They come
+  // last in their thread and nothing is hb-after them, so if none is SC and no SC fence
+  // is hb-before them they are no end of a psc edge, not the a' (an SC fence hb-before)
+  // nor the b' (hb-before an SC fence) of psc_base, and they put no hb edge between older
+  // events: psc is unchanged. (A new SC fence has no outgoing edge: no check.)
+  bool psc_acyclic(std::size_t added) {
     sc_.clear();
     for (std::uint32_t i = 0; i < nevents_; ++i)
       if (events_[i].sc) sc_.push_back(i);
     const std::size_t k = sc_.size();
     if (k < 2) return true;
+    bool matters = false;
+    for (std::size_t e = nevents_ - added; e < nevents_ && !matters; ++e) {
+      matters = events_[e].sc;
+      for (std::size_t i = 0; i < k && !matters; ++i)
+        matters = events_[sc_[i]].kind == Kind::fence && hb(sc_[i], static_cast<std::uint32_t>(e));
+    }
+    if (!matters) return true;
+    // Nor can they close a cycle if they have no psc edge out to an older event: that
+    // needs an mo or rb edge from one of them (their other scb edges go to later events),
+    // which a write placed mo-last, and a read of the mo-latest write, do not have.
+    const std::size_t first_new = nevents_ - added;
+    bool out = false;
+    for (std::size_t e = first_new; e < nevents_ && !out; ++e) {
+      const Event& ev = events_[e];
+      if (!access(ev)) continue;
+      const std::vector<std::uint32_t>& order = vars_[ev.var].mo;
+      for (std::size_t p = pos_of(ev) + 1; p < order.size() && !out; ++p)
+        out = writes_[order[p]].event == kNone || writes_[order[p]].event < first_new;
+    }
+    if (!out) return true;
     const std::size_t n = nevents_;
     c0_.assign(n, kNone);
     d0_.assign(n, kNone);
@@ -681,25 +712,68 @@ class Rc11Memory final : public UnbufferedMemory {
       c0_[i] = after_other_loc(i);
       d0_[i] = before_other_loc(i);
     }
-    // From each SC event a: the events a' of ([E_sc] ∪ [F_sc];hb?) and what they scb.
+    // Bit sets over events, each relation computed once: scb_[x] the scb-successors of a
+    // source x (an SC event, or an event hb-after an SC fence), eco_[x] the eco-successors
+    // of an access hb-after an SC fence, before_[f] the hb-predecessors of an SC fence f.
+    const std::size_t words = (n + 63) / 64;
+    auto row = [&](std::vector<std::uint64_t>& m, std::size_t x) { return &m[x * words]; };
+    auto test = [](const std::uint64_t* r, std::size_t x) { return (r[x / 64] >> (x % 64)) & 1; };
+    auto set = [](std::uint64_t* r, std::size_t x) { r[x / 64] |= std::uint64_t{1} << (x % 64); };
+    source_.assign(n, 0);
+    for (std::uint32_t x : sc_) {
+      source_[x] = 1;
+      if (events_[x].kind != Kind::fence) continue;
+      for (std::uint32_t y = 0; y < n; ++y)
+        if (hb(x, y)) source_[y] = source_[y] | 2;  // 2: hb-after an SC fence
+    }
+    scb_.assign(n * words, 0);
+    eco_.assign(n * words, 0);
+    before_.assign(n * words, 0);
+    for (std::uint32_t x = 0; x < n; ++x) {
+      if (!source_[x]) continue;
+      std::uint64_t* r = row(scb_, x);
+      for (std::uint32_t y = 0; y < n; ++y)
+        if (scb(x, y)) set(r, y);
+      if (!(source_[x] & 2) || !access(events_[x])) continue;
+      std::uint64_t* q = row(eco_, x);
+      for (std::uint32_t y = 0; y < n; ++y)
+        if (eco(x, y)) set(q, y);
+    }
+    for (std::uint32_t f : sc_) {
+      if (events_[f].kind != Kind::fence) continue;
+      std::uint64_t* r = row(before_, f);
+      for (std::uint32_t y = 0; y < n; ++y)
+        if (hb(y, f)) set(r, y);
+    }
+    // psc edges a -> b between SC events: ([E_sc] ∪ [F_sc];hb?) ; scb ; ([E_sc] ∪ hb?;[F_sc]),
+    // and psc_F's F1 (hb ∪ hb;eco;hb) F2.
     adj_.assign(k * k, 0);
-    mark_.assign(n, 0);
+    mark_.assign(words, 0);
+    fmark_.assign(words, 0);
     for (std::size_t i = 0; i < k; ++i) {
       const std::uint32_t a = sc_[i];
       const bool fa = events_[a].kind == Kind::fence;
-      std::fill(mark_.begin(), mark_.end(), 0);  // mark_: scb-successors of the a's
-      for (std::uint32_t a2 = 0; a2 < n; ++a2) {
-        if (a2 != a && !(fa && hb(a, a2))) continue;
-        for (std::uint32_t b2 = 0; b2 < n; ++b2)
-          if (!mark_[b2] && scb(a2, b2)) mark_[b2] = 1;
-      }
+      std::copy_n(row(scb_, a), words, mark_.begin());  // scb-successors of the a's
+      std::fill(fmark_.begin(), fmark_.end(), 0);       // eco-successors of accesses hb-after a
+      if (fa)
+        for (std::uint32_t y = 0; y < n; ++y) {
+          if (!hb(a, y)) continue;
+          const std::uint64_t* r = row(scb_, y);
+          for (std::size_t w = 0; w < words; ++w) mark_[w] |= r[w];
+          if (!access(events_[y])) continue;
+          const std::uint64_t* q = row(eco_, y);
+          for (std::size_t w = 0; w < words; ++w) fmark_[w] |= q[w];
+        }
       for (std::size_t j = 0; j < k; ++j) {
         const std::uint32_t b = sc_[j];
         if (a == b) continue;
-        bool edge = mark_[b];
-        if (!edge && events_[b].kind == Kind::fence)
-          for (std::uint32_t b2 = 0; b2 < n && !edge; ++b2) edge = mark_[b2] && hb(b2, b);
-        if (!edge && fa && events_[b].kind == Kind::fence) edge = hb(a, b) || fence_eco(a, b);
+        bool edge = test(mark_.data(), b);
+        if (events_[b].kind == Kind::fence) {
+          const std::uint64_t* r = row(before_, b);
+          for (std::size_t w = 0; w < words && !edge; ++w) edge = (mark_[w] & r[w]) != 0;
+          if (fa && !edge) edge = hb(a, b);
+          for (std::size_t w = 0; w < words && fa && !edge; ++w) edge = (fmark_[w] & r[w]) != 0;
+        }
         adj_[i * k + j] = edge;
       }
     }
@@ -720,16 +794,6 @@ class Rc11Memory final : public UnbufferedMemory {
     }
     return removed == k;
   }
-  // psc_F's second half: F1 hb e1 eco e2 hb F2.
-  bool fence_eco(std::uint32_t f1, std::uint32_t f2) const {
-    for (std::uint32_t e1 = 0; e1 < nevents_; ++e1) {
-      if (!access(events_[e1]) || !hb(f1, e1)) continue;
-      for (std::uint32_t e2 = 0; e2 < nevents_; ++e2)
-        if (access(events_[e2]) && hb(e2, f2) && eco(e1, e2)) return true;
-    }
-    return false;
-  }
-
   std::vector<Event> events_;
   std::size_t nevents_ = 0;
   std::vector<Write> writes_;
@@ -756,7 +820,8 @@ class Rc11Memory final : public UnbufferedMemory {
   std::uint8_t saved_has_released_to_ = 0;
   // psc_acyclic's scratch
   std::vector<std::uint32_t> sc_, c0_, d0_, stack_;
-  std::vector<std::uint8_t> adj_, mark_;
+  std::vector<std::uint8_t> adj_, source_;
+  std::vector<std::uint64_t> scb_, eco_, before_, mark_, fmark_;  // psc_acyclic's bit sets
   std::vector<std::uint32_t> indeg_;
 };
 

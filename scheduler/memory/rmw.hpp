@@ -17,6 +17,9 @@ struct RmwFn {
   std::int64_t expected = 0;
   // A compare-exchange's failure order: a failing one is a load with it (race detection).
   std::memory_order failure = std::memory_order_seq_cst;
+  // A lock's compare-exchange (lock words, execution_sync.cpp): an option that would not
+  // write is no option, as the thread waits for the lock instead of reading "held".
+  bool must_write = false;
 };
 
 }  // namespace atomcheck::detail

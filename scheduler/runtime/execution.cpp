@@ -323,10 +323,9 @@ void Execution::compute_enabled() {
     const ThreadState& ts = *threads_[t];
     if (ts.status != Status::announced) continue;
     if (ts.pending_drains && !memory_->buffer_empty(t)) continue;
-    // (With lock words an acquire is always enabled: it fails and blocks in the model.)
-    if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId &&
-        locks_[ts.pending.target].word == kNoId)
-      continue;
+    // With lock words too: a lock that would read "held" waits rather than reads
+    // (GenMC's removeCASReadIfBlocks), so no execution blocks on a mutex it could take later.
+    if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId) continue;
     enabled_.push_back(ts.pending);
     enabled_.back().drains = ts.pending_drains;
     enabled_.back().local = ts.pending.action == Action::read && memory_->buffer_has(t, ts.pending.target);

@@ -361,7 +361,7 @@ class Execution {
   std::vector<Event> iter_scratch_;
   bool loop_reduction_ = true;  // cas_loop (execution_spin.cpp)
   bool lock_words_ = false;     // set_lock_words (execution_sync.cpp)
-  bool lock_word_acquire(LockInfo& l, LockId id, bool block, std::uint32_t site);
+  bool lock_word_acquire(LockInfo& l, bool block);
   void lock_word_release(LockInfo& l);
 
   RaceDetector race_;

@@ -17,23 +17,22 @@ bool lock_cas(const void*, std::int64_t old_value, std::int64_t& new_value) {
 }
 }  // namespace
 
-// Lock words (set_lock_words): the compare-exchange of an acquire. A failed lock blocks
-// its thread for good, as a failed spin_until does: the execution where it read the
-// unlock is reached by revisiting this read; if no unlock ever comes it is a deadlock.
-bool Execution::lock_word_acquire(LockInfo& l, LockId id, bool block, std::uint32_t site) {
-  const RmwFn fn{&lock_cas, nullptr, true, 0, std::memory_order_relaxed};
+// Lock words (set_lock_words): the compare-exchange of an acquire. A lock runs only when
+// its word's latest write is "free" (compute_enabled) and reads no older "held" one
+// (RmwFn::must_write): the orders of critical sections come from the atomicity-breaking
+// options, whose revisits make the earlier lock wait (strategy_trust.cpp). A try_lock
+// reads what it may and fails on "held".
+bool Execution::lock_word_acquire(LockInfo& l, bool block) {
+  RmwFn fn{&lock_cas, nullptr, true, 0, std::memory_order_relaxed};
+  fn.must_write = block;
   const std::size_t n = memory_->rmw_options(running_, l.word, fn, std::memory_order_acquire);
   if (n == 0) return no_choice(l.word), false;
   const MemoryModel::RmwTaken taken = memory_->take_rmw(choose_option(n, Action::rmw, l.word));
   if (taken.wrote) return true;
-  ThreadState& ts = self();
   // A try_lock in a wait that read an older "held" than the latest write (an unlock the
   // replay already made) is stale, as a load of an old value is (execution_spin.cpp).
-  if (!block) return ts.read_old = ts.read_old || !memory_->read_latest(), false;
-  spin_begin();
-  ts.read_old = !memory_->read_latest();
-  note_read(obj_key(l.word, false));
-  block_spinning(site, "a mutex lock", lock_name(id));
+  ThreadState& ts = self();
+  ts.read_old = ts.read_old || !memory_->read_latest();
   return false;
 }
 
@@ -70,7 +69,7 @@ void Execution::lock(const Handle& h, std::uint32_t site) {
   if (!announce(Action::acquire, h.id, memory_->drains(Action::acquire, std::memory_order_seq_cst)))
     return;
   if (locks_[h.id].freed) return lock_used_after_free(h.id, "locks", site), (void)unwinding_skip();
-  if (locks_[h.id].word != kNoId && !lock_word_acquire(locks_[h.id], h.id, true, site)) return;
+  if (locks_[h.id].word != kNoId && !lock_word_acquire(locks_[h.id], true)) return;
   locks_[h.id].owner = running_;
   ++self().effects;
   emit(Op::acquire, h.id, 0, 0, site);
@@ -96,7 +95,7 @@ bool Execution::try_lock(const Handle& h, std::uint32_t site) {
   if (locks_[h.id].freed) return lock_used_after_free(h.id, "try_locks", site), unwinding_skip(), false;
   note_read(obj_key(h.id, true));
   if (locks_[h.id].word != kNoId) {
-    if (!lock_word_acquire(locks_[h.id], h.id, false, site)) return false;
+    if (!lock_word_acquire(locks_[h.id], false)) return false;
   } else if (locks_[h.id].owner != kNoId) {
     memory_->sync_try_lock_failed(running_, h.id);
     return false;

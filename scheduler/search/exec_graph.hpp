@@ -28,6 +28,9 @@ struct GraphEvent {
   Kind kind = Kind::other;
   bool rmw_write = false;  // the write half of an RMW (its read is the event before it)
   bool plain = false;      // a non-atomic access: its value is hb's, no choice
+  // read: a mutex's acquire (lock words). It reads only a free lock: a revisit that would
+  // make it read an RMW's write (an acquire's "held") makes its thread wait instead.
+  bool lock = false;
   VarId var = kNoId;
   std::uint32_t rf = ~0u;    // read: the event it reads (~0u: the initial write)
   std::uint32_t pred = ~0u;  // join: the child's last event; lock ops: the lock's last

@@ -21,8 +21,11 @@
 // TruSt's addition order; a revisited read keeps its old stamp.
 //
 // Mutexes are words of memory here (Execution::set_lock_words): a lock is a
-// compare-exchange that blocks when it reads "held", so the order of critical sections
-// is reads-from, revisited like any other.
+// compare-exchange, so the order of critical sections is reads-from, revisited like any
+// other. As in GenMC (removeCASReadIfBlocks), a lock never reads "held": it waits until
+// the lock is free, and a revisit that would make it read an acquire's write drops it
+// from the plan instead, its thread waiting in the replay for the unlock. No execution
+// then ends blocked on a mutex that a later unlock frees.
 #include <algorithm>
 #include <cstdint>
 
@@ -57,6 +60,7 @@ class TrustStrategy final : public Strategy {
       reached_ = stack_.back().unit;
       plan_ = std::move(stack_.back().plan);
       backward_ = stack_.back().backward;
+      waits_ = stack_.back().waits;
       stack_.pop_back();
     }
     first_ = !started_;
@@ -89,7 +93,9 @@ class TrustStrategy final : public Strategy {
       }
     index(h);
     forward_revisits();
-    const std::size_t fresh_from = plan_.empty() ? 0 : plan_.size() - 1;
+    // The plan's last step is new (a choice not taken before, a revisited read's RMW write),
+    // except when the revisited lock was dropped: then every plan step was revisited before.
+    const std::size_t fresh_from = waits_ ? plan_.size() : plan_.empty() ? 0 : plan_.size() - 1;
     for (std::uint32_t e = 0; e < events().size(); ++e) {
       const GraphEvent& ev = events()[e];
       if (ev.kind == GraphEvent::Kind::write && !ev.plain && ev.step != kNone && ev.step >= fresh_from)
@@ -103,7 +109,7 @@ class TrustStrategy final : public Strategy {
   // Checkpoints: the work stack of plans, word by word.
   bool save(std::vector<std::uint64_t>& out) const override { return save_state(out, nullptr); }
   bool save_begun(std::vector<std::uint64_t>& out) const override {
-    Item current{plan_, backward_};
+    Item current{plan_, backward_, waits_};
     return save_state(out, first_ ? nullptr : &current, first_);
   }
   bool load(std::span<const std::uint64_t> in) override {
@@ -117,7 +123,8 @@ class TrustStrategy final : public Strategy {
       Item item;
       std::uint64_t backward = 0, n = 0;
       if (!next(backward) || !next(n) || n > in.size()) return false;
-      item.backward = backward != 0;
+      item.backward = (backward & 1) != 0;
+      item.waits = (backward & 2) != 0;
       for (std::uint64_t j = 0; j < n; ++j) {
         PlanStep p;
         std::uint64_t thread = 0, flags = 0;
@@ -145,7 +152,7 @@ class TrustStrategy final : public Strategy {
       auto u = std::make_unique<TrustStrategy>();
       u->started_ = true;
       u->next_stamp_ = next_stamp_;
-      u->stack_.push_back(Item{item.plan, item.backward, 0});
+      u->stack_.push_back(Item{item.plan, item.backward, item.waits, 0});
       item.unit = static_cast<int>(++live_units_);
       return u;
     }
@@ -172,6 +179,7 @@ class TrustStrategy final : public Strategy {
   struct Item {
     Plan plan;
     bool backward = false;
+    bool waits = false;  // backward, with the revisited lock dropped (its thread waits)
     int unit = 0;  // carved as unit k (carve_unit): the search takes its runs here
   };
   struct Alternative {
@@ -185,7 +193,7 @@ class TrustStrategy final : public Strategy {
     const std::size_t items = stack_.size() + (current ? 1 : 0);
     out.insert(out.end(), {kMagic, unstarted ? 0u : started_ ? 1u : 0u, next_stamp_, items});
     auto put = [&](const Item& item) {
-      out.push_back(item.backward);
+      out.push_back(std::uint64_t{item.backward} | std::uint64_t{item.waits} << 1);
       out.push_back(item.plan.size());
       for (const PlanStep& p : item.plan)
         out.insert(out.end(), {p.thread, p.key, p.stamp, p.wstamp,
@@ -218,7 +226,8 @@ class TrustStrategy final : public Strategy {
     // of a revisited RMW read (TruSt adds it after everything the revisit kept).
     steps_.assign(nsteps, PlanStep{});
     for (std::size_t s = 0; s < nsteps && s < plan_.size(); ++s) steps_[s] = plan_[s];
-    if (!plan_.empty() && backward_ && plan_.size() <= nsteps) steps_[plan_.size() - 1].wstamp = next_stamp_++;
+    if (!plan_.empty() && backward_ && !waits_ && plan_.size() <= nsteps)
+      steps_[plan_.size() - 1].wstamp = next_stamp_++;
     for (std::size_t s = plan_.size(); s < nsteps; ++s) {
       steps_[s].thread = h.chosen[s].thread;
       steps_[s].stamp = next_stamp_++;
@@ -486,6 +495,9 @@ class TrustStrategy final : public Strategy {
   void push_backward(std::uint32_t r, std::uint32_t w, const std::vector<std::uint32_t>& co,
                      const std::vector<std::uint8_t>& kept) {
     const std::uint32_t rs = events()[r].step;
+    // A lock revisited by an acquire's write would read "held": it is dropped, and its
+    // thread waits in the replay until the lock is free.
+    const bool waits = events()[r].lock && events()[w].rmw_write;
     std::vector<std::uint32_t>& order = order_;
     order.clear();
     for (std::uint32_t s = 0; s < steps_.size(); ++s)
@@ -499,6 +511,7 @@ class TrustStrategy final : public Strategy {
     const std::uint32_t* wclock = &clocks_[w * nthreads_];
     Item item;
     item.backward = true;
+    item.waits = waits;
     item.plan.reserve(order.size());
     for (std::uint32_t s : order) {
       PlanStep p = steps_[s];
@@ -506,6 +519,11 @@ class TrustStrategy final : public Strategy {
       const std::uint32_t f = step_first_[s];
       if (f != kNone && in_porf(f, wclock)) p.revisitable = false;
       item.plan.push_back(p);
+    }
+    if (waits) {
+      item.plan.pop_back();
+      stack_.push_back(std::move(item));
+      return;
     }
     PlanStep& last = item.plan.back();
     last.key = key_of(w);
@@ -522,6 +540,7 @@ class TrustStrategy final : public Strategy {
   bool first_ = false;
   bool cut_ = false;
   bool backward_ = false;
+  bool waits_ = false;
   std::string error_;
   Plan plan_;
   std::vector<Item> stack_;
