@@ -7,6 +7,10 @@
 # (--nthreads=1), state-space estimation off. CPU is user+system of the whole genmc
 # process tree (/usr/bin/time; includes the clang front end, ~0.03 s on an empty main).
 #
+# The peers' DPOR benchmarks are twins too, sized by -DN: PROGRAMS entries NAME:N run
+# bench/genmc/NAME.c with -DN=N against atomcheck's NAME-N (models/dpor_benchmarks.cpp);
+# bench/rc11_vs_genmc.sh runs them under rc11.
+#
 # Usage: bench/loop_reduction_vs_genmc.sh
 #   GENMC        genmc binary (default /work/genmc-build/genmc, as built by
 #                bash bench/genmc/build-genmc.sh /work/genmc-src /work/genmc-build)
@@ -32,11 +36,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 # One GenMC run: PROGRAM MODEL SPIN(on|off) -> "complete blocked cpu_s"
 genmc_row() {
-  local prog=$1 model=$2 spin=$3 flags=()
+  local prog=$1 model=$2 spin=$3 flags=() src=$1
   [[ $spin == off ]] && flags+=(--disable-spin-assume)
+  if [[ $prog == *:* ]]; then src=${prog%%:*}; flags+=(-- "-DN=${prog##*:}"); fi
   local rc=0
   /usr/bin/time -f '%U %S' -o "$tmp/time" timeout "$TIMEOUT" \
-    "$GENMC" "--$model" "${GENMC_FLAGS[@]}" "${flags[@]}" "$here/genmc/$prog.c" \
+    "$GENMC" "--$model" "${GENMC_FLAGS[@]}" "${flags[@]}" "$here/genmc/$src.c" \
     >"$tmp/out" 2>&1 || rc=$?
   if ((rc == 124)); then echo "timeout - -"; return; fi
   if ! grep -q 'No errors were detected' "$tmp/out"; then
@@ -62,6 +67,7 @@ atomcheck_row() {
     vyukov_enq_3x2) name=vyukov-enqueue-3x2 ;;
     treiber_3x2) name=treiber-push-pop-3x2 ;;
     msqueue_3x2) name=ms-queue-enq-deq-3x2 ;;
+    *:*) name=${prog%%:*}-${prog##*:} ;;
     *) echo "? ? ?"; return ;;
   esac
   [[ $spin == off ]] && flags+=(--no-loop-reduction)
@@ -75,15 +81,16 @@ cut = "" if j["stop"] == "exhausted" else "+"
 print(f'{j["completed"]}{cut} {j["executions"] - j["completed"]}{cut} {float(u) + float(s):.2f}')
 PY
 }
-fmt="%-16s %-5s %-5s %14s %14s %9s %14s %14s %9s\n"
+fmt="%-16s %-5s %-5s %14s %14s %9s %14s %14s %9s %8s\n"
 printf "$fmt" program model spin "genmc compl" "genmc blocked" "genmc s" \
-  "atomck compl" "atomck blocked" "atomck s"
+  "atomck compl" "atomck blocked" "atomck s" "CPU a/g"
 for p in "${PROGRAMS[@]}"; do
   for m in "${MODELS[@]}"; do
     for s in "${SPIN[@]}"; do
       read -r gc gb gt <<<"$(genmc_row "$p" "$m" "$s")"
       read -r ac ab at <<<"$(atomcheck_row "$p" "$m" "$s")"
-      printf "$fmt" "$p" "$m" "$s" "$gc" "$gb" "$gt" "$ac" "$ab" "$at"
+      ratio=$(awk -v a="$at" -v g="$gt" 'BEGIN { if (g + 0 > 0 && a ~ /^[0-9.]+$/) printf "%.2f", a / g; else print "-" }')
+      printf "$fmt" "$p" "$m" "$s" "$gc" "$gb" "$gt" "$ac" "$ab" "$at" "$ratio"
     done
   done
 done
