@@ -95,7 +95,17 @@ std::vector<CheckerInfo> checker_catalog() {
 }
 
 bool checker_judges_rc11(std::string_view name) {
+  return !name.starts_with("tso-") && !name.starts_with("trace-tso");
+}
+
+bool checker_reads_rc11_trace(std::string_view name) {
   return name == "linearizability" || name == "linearizability-oracle";
+}
+
+bool checker_decides_conflict_serializability(std::string_view name) {
+  if (name == "oracle") return true;
+  const Entry* e = find(name);
+  return e && e->info.serializability && e->info.judge == "oracle";
 }
 
 bool checker_needs_issue_order(std::string_view name) {

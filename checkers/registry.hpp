@@ -35,9 +35,16 @@ struct CheckerInfo {
 // The declaration above for a checker name (true for unknown names: the safe answer).
 bool checker_needs_issue_order(std::string_view name);
 
-// Does it judge RC11 executions? The linearizability checker and its judge do (their
-// precedence is RC11's happens-before); the atomicity checkers read SC and TSO traces.
+// Does it judge RC11 executions? All but the TSO ones: the linearizability checker and
+// its judge with RC11's happens-before as precedence, the others on the execution read as
+// an SC trace (trace/sc_order.hpp; docs/rc11.md "Checkers under rc11").
 bool checker_judges_rc11(std::string_view name);
+// Does it read RC11's trace as it is (issue = the write a read read)? The linearizability
+// checker and its judge; the others read the SC trace sc_order gives.
+bool checker_reads_rc11_trace(std::string_view name);
+// Does it decide conflict serializability (the checkers the `oracle` judges, and the
+// oracle)? Then a non-SC RC11 execution is not serializable, whatever its blocks.
+bool checker_decides_conflict_serializability(std::string_view name);
 
 // Every checker known to this binary: the core ones in their table order, then the
 // registered ones in the order they were registered.

@@ -731,8 +731,8 @@ int run_command(RunArgs a) {
   if (o.memory == MemoryModelKind::rc11)
     for (const std::string& c : o.checkers)
       if (!checker_judges_rc11(c)) {
-        fmt::print(stderr, "atomcheck: --checker {} judges SC and TSO executions; under --memory rc11 the search "
-                           "runs linearizability and reports failures, data races and outcomes\n", c);
+        fmt::print(stderr, "atomcheck: --checker {} judges TSO executions; under --memory rc11 the others run "
+                           "(see `atomcheck checkers`)\n", c);
         return kExitBadInput;
       }
   apply_search_args(a, o, true);
@@ -895,7 +895,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--memory", a->memory,
                   "Memory model: sc (sequential consistency), tso (x86-TSO store buffers) or rc11 (the C++ "
                   "memory model, RC11: every memory order honoured, no load buffering, consume = acquire; "
-                  "one execution per graph under optimal; checkers: linearizability only); both = sc and tso, for .litmus "
+                  "one execution per graph under optimal; every checker but the TSO ones, docs/rc11.md); both = sc and tso, for .litmus "
                   "and .json files. "
                   "Default: sc for programs; a .litmus file's dialect (tso for X86/X86_64, rc11 for C, as "
                   "herd7); a .json spec's expectations")

@@ -422,7 +422,7 @@ TEST(LitmusCCli, RunsWithRc11ByDefaultBothAndJson) {
   EXPECT_EQ(doc["results"][1]["states"].size(), 4u);
 }
 
-// rc11 is for C tests, programs, not X86 tests or JSON specs; no checker runs under it.
+// rc11 is for C tests and programs, not X86 tests; the TSO checkers do not run under it.
 TEST(LitmusCCli, Rc11WhereItApplies) {
   std::string path = atomcheck::testing::data_path("litmus-c/LB+rlx.litmus");
   auto r = atomcheck::testing::run_cli({"run", path, "--memory", "rc11"});
@@ -431,9 +431,12 @@ TEST(LitmusCCli, Rc11WhereItApplies) {
   auto program = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11"});
   EXPECT_EQ(program.exit_code, 1) << program.err;
   EXPECT_NE(program.out.find("memory         rc11   strategy optimal"), std::string::npos) << program.out;
-  auto checker = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11", "--checker", "velodrome"});
+  auto checker = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11", "--checker", "tso-exec"});
   EXPECT_EQ(checker.exit_code, 2);
-  EXPECT_NE(checker.err.find("under --memory rc11"), std::string::npos) << checker.err;
+  EXPECT_NE(checker.err.find("judges TSO executions; under --memory rc11"), std::string::npos) << checker.err;
+  auto velodrome = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11", "--checker", "velodrome"});
+  EXPECT_EQ(velodrome.exit_code, 1) << velodrome.err;  // the lost update: not serializable
+  EXPECT_NE(velodrome.out.find("checker velodrome flagged"), std::string::npos) << velodrome.out;
   auto json = atomcheck::testing::run_cli({"run", "lost-update", "--memory", "rc11", "--strategy", "dfs", "--json"});
   EXPECT_EQ(json.exit_code, 1) << json.err;
   EXPECT_EQ(nlohmann::json::parse(json.out)["memory"], "rc11");

@@ -111,15 +111,13 @@ bool ExploreResult::any_checker_undecided() const {
 
 namespace {
 // RC11's choices are no thread's steps, which the DPOR strategies reduce over: TruSt
-// explores them under `optimal` (docs/rc11.md). The atomicity checkers read SC and TSO
-// traces.
+// explores them under `optimal` (docs/rc11.md). The TSO checkers judge TSO executions.
 ExploreOptions for_memory_model(const ExploreOptions& o) {
   if (o.memory != MemoryModelKind::rc11) return o;
   for (const std::string& name : o.checkers)
     if (!checker_judges_rc11(name))
       throw std::invalid_argument(fmt::format(
-          "checker '{}' judges SC and TSO executions; under rc11 the search runs linearizability "
-          "and reports failures, data races and outcomes",
+          "checker '{}' judges TSO executions; under rc11 the other checkers run (see `atomcheck checkers`)",
           name));
   ExploreOptions out = o;
   // `optimal` is TruSt (strategy_trust.cpp), whose work items are the units of a parallel

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -13,6 +14,8 @@
 #include <fmt/core.h>
 
 #include "checkers/registry.hpp"
+#include "trace/sc_order.hpp"
+#include "trace/transactions.hpp"
 #include "scheduler/search/equivalence.hpp"
 #include "scheduler/search/strategy.hpp"
 
@@ -181,6 +184,7 @@ void Judges::judge(const ExploreOptions& o, detail::Execution& exec, bool judged
       for (std::size_t k = 0; k < checkers.size(); ++k) checkers[k] = make_checker(o.checkers[k], options);
     }
   }
+  if (o.memory == MemoryModelKind::rc11) return judge_rc11(o, exec);
   // SC checkers read the trace tau: the execution without its commits; TSO checkers
   // read the execution eta.
   for (std::size_t k = 0; k < checkers.size(); ++k) {
@@ -189,6 +193,93 @@ void Judges::judge(const ExploreOptions& o, detail::Execution& exec, bool judged
     for (const Event& e : exec.trace().events)
       if (e.op != Op::commit || c.wants_commits()) c.on_event(e);
     verdicts[k] = c.verdict();
+  }
+}
+
+namespace {
+// A verdict on the SC trace, with its event indices put back into the run's (order[i] is
+// the run's index of the SC trace's i-th event).
+void to_run_indices(Verdict& v, const std::vector<EventIndex>& order) {
+  auto back = [&](EventIndex& e) {
+    if (e != kNoEvent && e < order.size()) e = order[e];
+  };
+  back(v.detected_at);
+  for (CycleEdge& c : v.cycle) {
+    back(c.from.first);
+    back(c.to.first);
+    back(c.from_event);
+    back(c.to_event);
+  }
+  for (Blame& b : v.blamed) {
+    back(b.txn.first);
+    back(b.interfering);
+    back(b.at);
+  }
+  for (EventIndex& e : v.witness_execution) back(e);
+}
+
+// A non-SC execution's verdict: not conflict serializable for the checkers that decide
+// it (an event cycle spans two transactions at least, as one thread's events follow po),
+// with the cycle's edges between transactions as the witness; undecided for the others.
+Verdict not_sc_verdict(Verdict v, std::string_view name, const Trace& trace, const ScOrder& order) {
+  v.cycle.clear();
+  v.blamed.clear();
+  const std::string why = fmt::format(
+      "the execution is not SC (po, rf, mo and fr have a cycle through {} events), so no trace orders it",
+      order.cycle.size());
+  if (!order.known || !checker_decides_conflict_serializability(name)) {
+    v.undecided = order.known ? why : "no SC trace: " + order.why;
+    return v;
+  }
+  const Transactions txns = assign_transactions(trace);
+  auto ref = [&](EventIndex e) {
+    const TxnInfo& t = txns.txns[txns.txn_of[e]];
+    return TxnRef{t.thread, t.first};
+  };
+  v.serializable = false;
+  for (std::size_t i = 0; i < order.cycle.size(); ++i) {
+    const EventIndex a = order.cycle[i], b = order.cycle[(i + 1) % order.cycle.size()];
+    if (txns.txn_of[a] != txns.txn_of[b]) v.cycle.push_back(CycleEdge{ref(a), ref(b), a, b});
+  }
+  v.detected_at = *std::max_element(order.cycle.begin(), order.cycle.end());
+  v.note = why + " (decided on the execution graph, not by the checker)";
+  return v;
+}
+}  // namespace
+
+// Under rc11 the linearizability checker reads the run's trace (its precedence is RC11's
+// happens-before); the others read the execution as an SC trace, which exists only for an
+// SC execution (trace/sc_order.hpp).
+void Judges::judge_rc11(const ExploreOptions&, detail::Execution& exec) {
+  const Trace& trace = exec.trace();
+  std::optional<ScOrder> order;
+  for (std::size_t k = 0; k < checkers.size(); ++k) {
+    Checker& c = *checkers[k];
+    c.reset();
+    if (checker_reads_rc11_trace(c.name())) {
+      for (const Event& e : trace.events) c.on_event(e);
+      verdicts[k] = c.verdict();
+      continue;
+    }
+    if (!order) {
+      order = sc_order(trace);
+      sc_trace.clear();
+      if (order->sc()) {
+        std::vector<EventIndex> at(trace.events.size());
+        for (EventIndex i = 0; i < order->order.size(); ++i) at[order->order[i]] = i;
+        for (EventIndex old : order->order) {
+          sc_trace.push_back(trace.events[old]);
+          if (sc_trace.back().issue != kNoEvent) sc_trace.back().issue = at[sc_trace.back().issue];
+        }
+      }
+    }
+    if (!order->sc()) {
+      verdicts[k] = not_sc_verdict(c.verdict(), c.name(), trace, *order);
+      continue;
+    }
+    for (const Event& e : sc_trace) c.on_event(e);
+    verdicts[k] = c.verdict();
+    to_run_indices(verdicts[k], order->order);
   }
 }
 

@@ -47,10 +47,13 @@ struct alignas(64) Judges {
   CheckerOptions options;
   std::vector<Verdict> verdicts;
   Prepare prepare;  // this thread's ExploreOptions::make_prepare
+  std::vector<Event> sc_trace;  // under rc11: the execution as an SC trace (sc_order)
 
   Judges(const ExploreOptions& o);
   // Judges the execution (verdicts), or clears the verdicts of one no checker may judge.
   void judge(const ExploreOptions& o, detail::Execution& exec, bool judged);
+  // Under rc11 (explore_internal.cpp): the execution as an SC trace, or its cycle.
+  void judge_rc11(const ExploreOptions& o, detail::Execution& exec);
   char pad_[64] = {};  // no neighbour shares its last cache line
 };
 
