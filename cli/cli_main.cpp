@@ -38,7 +38,7 @@ int cli_main(int argc, char** argv) {
       "failures, data races, atomicity and linearizability violations.\n"
       "Memory models (--memory): sc, sequential consistency (every order seq_cst); tso, "
       "x86-TSO store buffers (C++ orders mapped as compilers do); rc11, the C++ memory model "
-      "(RC11: every order honoured, no load buffering, consume = acquire; no checkers)."};
+      "(RC11: every order honoured, no load buffering, consume = acquire; every checker but the TSO ones)."};
   app.require_subcommand(1);
   int rc = kExitOk;
   add_trace_info_command(app, rc);

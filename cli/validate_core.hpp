@@ -142,6 +142,7 @@ struct MemoryRun {
   std::string execution_flags;
   ExploreResult result;
   std::uint64_t judged = 0;
+  std::uint64_t not_sc = 0;  // rc11: executions no trace orders, not judged
   bool complete = false;  // every execution (or class) of the program was explored
   std::vector<Instance> instances;
   std::vector<Row> rows;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "scheduler/runtime/api.hpp"
 #include "support/options.hpp"
 #include "support/random_program.hpp"
+#include "tests/support/cli_runner.hpp"
 #include "trace/sc_order.hpp"
 
 namespace atomcheck {
@@ -189,6 +191,26 @@ TEST(Rc11Checkers, ScOrderPutsAStaleReadBeforeTheWriteItMissed) {
   o = sc_order(t);
   EXPECT_FALSE(o.sc());
   EXPECT_EQ(o.cycle.size(), 4u);
+}
+
+// `validate --memory rc11`: each SC execution judged on its SC trace, the non-SC ones
+// counted apart; a TSO checker, or linearizability beside the others, refused in one line.
+TEST(Rc11Checkers, ValidateJudgesTheScExecutionsAndCountsTheOthers) {
+  const auto r = testing::run_cli({"validate", "2+2w", "--memory", "rc11", "--json", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& run = j["runs"][0];
+  EXPECT_EQ(run["memory"], "rc11");
+  EXPECT_GT(run["not_sc"].get<std::uint64_t>(), 0u);  // a cycle in mo and po
+  EXPECT_GT(run["judged"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(run["judged"].get<std::uint64_t>() + run["not_sc"].get<std::uint64_t>(),
+            run["executions"].get<std::uint64_t>());
+  const auto tso = testing::run_cli({"validate", "2+2w", "--memory", "rc11", "--checker", "tso-exec"});
+  EXPECT_EQ(tso.exit_code, 2);
+  EXPECT_NE(tso.err.find("judges TSO executions"), std::string::npos) << tso.err;
+  const auto mixed = testing::run_cli({"validate", "2+2w", "--memory", "rc11", "--checker", "velodrome,linearizability"});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("apart"), std::string::npos) << mixed.err;
 }
 
 }  // namespace

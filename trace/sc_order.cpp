@@ -137,4 +137,16 @@ ScOrder sc_order(const Trace& trace) {
   return out;
 }
 
+std::vector<Event> in_sc_order(const Trace& trace, const ScOrder& order) {
+  std::vector<EventIndex> at(trace.events.size(), kNoEvent);
+  for (EventIndex i = 0; i < order.order.size(); ++i) at[order.order[i]] = i;
+  std::vector<Event> out;
+  out.reserve(order.order.size());
+  for (EventIndex old : order.order) {
+    out.push_back(trace.events[old]);
+    if (out.back().issue != kNoEvent && out.back().issue < at.size()) out.back().issue = at[out.back().issue];
+  }
+  return out;
+}
+
 }  // namespace atomcheck

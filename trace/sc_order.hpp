@@ -27,4 +27,8 @@ struct ScOrder {
 
 ScOrder sc_order(const Trace& trace);
 
+// The SC trace of an SC order: trace's events in that order, each read's `issue` (the
+// write it read) renumbered to match.
+std::vector<Event> in_sc_order(const Trace& trace, const ScOrder& order);
+
 }  // namespace atomcheck

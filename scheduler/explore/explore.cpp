@@ -159,9 +159,10 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
     r.parallel.bytes = cluster->bytes;
     return r;
   }
-  // Units go to other processes under optimal DPOR (not rc11's, nor the tests' inline units).
-  if (cluster && (given.strategy != StrategyKind::optimal || given.memory == MemoryModelKind::rc11 ||
-                  given.units_inline))
+  // Units go to other processes under optimal (DPOR, or TruSt under rc11 when its revisits
+  // are on), not the tests' inline units.
+  if (cluster && (given.strategy != StrategyKind::optimal ||
+                  (given.memory == MemoryModelKind::rc11 && !given.rc11_revisits) || given.units_inline))
     cluster = nullptr;
   // Samples split across cores; optimal takes `jobs` below (Units).
   if (given.jobs > 1 && strategy_samples(given.strategy))

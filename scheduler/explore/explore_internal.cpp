@@ -264,14 +264,7 @@ void Judges::judge_rc11(const ExploreOptions&, detail::Execution& exec) {
     if (!order) {
       order = sc_order(trace);
       sc_trace.clear();
-      if (order->sc()) {
-        std::vector<EventIndex> at(trace.events.size());
-        for (EventIndex i = 0; i < order->order.size(); ++i) at[order->order[i]] = i;
-        for (EventIndex old : order->order) {
-          sc_trace.push_back(trace.events[old]);
-          if (sc_trace.back().issue != kNoEvent) sc_trace.back().issue = at[sc_trace.back().issue];
-        }
-      }
+      if (order->sc()) sc_trace = in_sc_order(trace, *order);
     }
     if (!order->sc()) {
       verdicts[k] = not_sc_verdict(c.verdict(), c.name(), trace, *order);

@@ -597,7 +597,8 @@ void serve_samples(const Program& program, const ExploreOptions& o, detail::Clus
 bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster& c, detail::Execution& x,
                 const std::vector<std::uint64_t>& msg, bool tso, Equivalence eq, bool again_all, Judges* judges) {
   const std::uint64_t serial = msg[0], id = msg[1], most = msg[2];
-  auto st = make_optimal_strategy(eq, tso);
+  // Under rc11 the units are TruSt's (the only rc11 search that reaches here).
+  auto st = o.memory == MemoryModelKind::rc11 ? make_trust_strategy() : make_optimal_strategy(eq, tso);
   std::string thrown;
   if (!st->load_unit(std::span<const std::uint64_t>(msg).subspan(3)))
     thrown = "a unit's words do not fit this process's search (do all ranks run the same build?)";

@@ -159,6 +159,9 @@ class TrustStrategy final : public Strategy {
     return nullptr;
   }
   int unit_reached() const override { return reached_; }
+  // A unit in another process (atomcheck-mpi): its work stack, as a checkpoint holds it.
+  bool save_unit(std::vector<std::uint64_t>& out) const override { return save_state(out, nullptr); }
+  bool load_unit(std::span<const std::uint64_t> in) override { return load(in); }
   void continue_unit(int, Strategy& unit, bool) override {
     auto& u = static_cast<TrustStrategy&>(unit);
     for (Item& item : u.stack_) stack_.push_back(std::move(item));

@@ -72,6 +72,10 @@ case $case in
     # Every rank with 2 threads: 5 unit threads beside rank 0's search.
     same "" run readers-8 --memory tso --jobs 2
     shared run lastzero-10 --jobs 2
+    # rc11: TruSt's work items travel as units.
+    same "--jobs 1" run lastzero-10 --memory rc11
+    same "--jobs 1" run hp-stack-unvalidated --memory rc11 --checker velodrome
+    shared run lastzero-12 --memory rc11
     ;;
   validate)
     same "--jobs 1" validate lastzero-8 --strategy optimal --memory both --checker "$poly"
