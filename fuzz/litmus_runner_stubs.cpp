@@ -24,6 +24,7 @@ namespace detail {
 Handle create_object(ObjKind, std::int64_t, std::string_view, const CallSite&, std::uintptr_t) { not_in_fuzzer("create_object"); }
 std::int64_t op_load(const Handle&, std::memory_order, const CallSite&) { not_in_fuzzer("op_load"); }
 void op_store(const Handle&, std::int64_t, std::memory_order, const CallSite&) { not_in_fuzzer("op_store"); }
+void op_unsynchronised(const Handle&) { not_in_fuzzer("op_unsynchronised"); }
 RmwResult op_rmw(const Handle&, RmwFn, std::memory_order, const CallSite&) { not_in_fuzzer("op_rmw"); }
 void op_fence(std::memory_order, const CallSite&) { not_in_fuzzer("op_fence"); }
 ThreadId op_spawn(void (*)(void*), void*, const CallSite&) { not_in_fuzzer("op_spawn"); }

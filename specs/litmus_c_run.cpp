@@ -286,6 +286,9 @@ Program c_program(const Test& test, std::vector<std::string> names, CRecord* rec
       if (test.var_atomic[v] || plain_as_relaxed) {
         mem.slot.emplace_back(true, mem.atomics.size());
         mem.atomics.emplace_back(test.var_init[v], test.vars[v]);
+        // A plain location reads what rc11.cat lets a racy plain read read, and a fence
+        // does not synchronise through it.
+        if (!test.var_atomic[v]) atomcheck::detail::AtomicInternals::unsynchronised(mem.atomics.back());
       } else {
         mem.slot.emplace_back(false, mem.plains.size());
         mem.plains.emplace_back(test.var_init[v], test.vars[v]);

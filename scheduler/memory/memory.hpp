@@ -114,6 +114,8 @@ class MemoryModel {
   // execution off the one interleaving kept per graph (docs/rc11.md).
   virtual std::size_t event_count() const { return 0; }
   virtual void set_forced(bool forced) { (void)forced; }
+  // Accesses to v choose as they would, and synchronise nothing (detail::op_unsynchronised).
+  virtual void set_unsynchronised(VarId v) { (void)v; }
   virtual bool redundant_step(ThreadId t, std::size_t from) const { (void)t, (void)from; return false; }
   virtual void sync_try_lock_failed(ThreadId t, LockId l) { (void)t, (void)l; }
   // For graph strategies (search/exec_graph.hpp): option i's graph_key after *_options,

@@ -76,11 +76,13 @@ class Rc11Memory final : public UnbufferedMemory {
     if (v == vars_.size()) vars_.emplace_back();
     vars_[v].mo.clear();
     vars_[v].made = 0;
+    vars_[v].unsynchronised = false;
     Write& w = new_write(v, initial, kNone);
     w.pos = 0;
     vars_[v].mo.push_back(static_cast<std::uint32_t>(&w - writes_.data()));
     for (std::size_t t = 0; t < nthreads_; ++t) threads_[t].seen_var(v);
   }
+  void set_unsynchronised(VarId v) override { vars_[v].unsynchronised = true; }
   void set_initial(VarId v, std::int64_t initial) override { writes_[vars_[v].mo.front()].value = initial; }
 
   // ---- the plain interface, for the final reads and reports ----
@@ -372,6 +374,7 @@ class Rc11Memory final : public UnbufferedMemory {
   struct Var {
     std::vector<std::uint32_t> mo;  // write ids in modification order
     std::uint32_t made = 0;         // writes made so far
+    bool unsynchronised = false;    // set_unsynchronised: no sw, no fence's either
   };
   struct Seen {
     std::uint32_t n;     // the event's index in its thread
@@ -531,8 +534,12 @@ class Rc11Memory final : public UnbufferedMemory {
 
   void add_read(ThreadId t, VarId v, std::memory_order mo, std::uint32_t w) {
     Thread& th = thread(t);
-    if (is_acquire(mo)) join_into(th.now, writes_[w].message);
-    else if (mo != kPlain) join_into(th.acquired, writes_[w].message);
+    if (vars_[v].unsynchronised) {
+    } else if (is_acquire(mo)) {
+      join_into(th.now, writes_[w].message);
+    } else if (mo != kPlain) {
+      join_into(th.acquired, writes_[w].message);
+    }
     Event& e = add_event(t, Kind::read, v, mo == std::memory_order_seq_cst, w);
     e.plain = mo == kPlain;
     note_seen(t, v, e.n, w);
@@ -552,8 +559,9 @@ class Rc11Memory final : public UnbufferedMemory {
       th.released_to[v] = e.clock;
       th.has_released_to[v] = 1;
     }
-    if (mo != kPlain && th.has_released) join_into(w.message, th.released);
-    if (mo != kPlain && th.has_released_to[v]) join_into(w.message, th.released_to[v]);
+    const bool syncs = mo != kPlain && !vars_[v].unsynchronised;
+    if (syncs && th.has_released) join_into(w.message, th.released);
+    if (syncs && th.has_released_to[v]) join_into(w.message, th.released_to[v]);
     if (read_from != kNone) join_into(w.message, writes_[read_from].message);
     std::vector<std::uint32_t>& order = vars_[v].mo;
     order.insert(order.begin() + position, id);

@@ -241,6 +241,18 @@ bool in_exploration();
 // value it expected, for reports); a succeeding one an `rmw`.
 // compare_exchange_weak never fails spuriously.
 template <class T>
+class atomic;
+namespace detail {
+// For the library's own front ends: a C litmus test's plain location is an atomic whose
+// accesses under rc11 choose like relaxed ones and synchronise nothing (as rc11.cat reads a
+// racy plain access; specs/litmus_c_run.cpp). No effect under sc and tso.
+void op_unsynchronised(const Handle& h);
+struct AtomicInternals {
+  template <class T>
+  static void unsynchronised(const atomic<T>& a) { op_unsynchronised(a.h_); }
+};
+}  // namespace detail
+template <class T>
 class atomic {
  public:
   using value_type = T;
@@ -366,6 +378,7 @@ class atomic {
   // The operations with a CallSite, for shared_mutex: called from std::shared_lock, its
   // site is the caller's return address beside a location in the library.
   friend class shared_mutex;
+  friend struct detail::AtomicInternals;
   T load_at(std::memory_order mo, const detail::CallSite& at) const {
     return detail::from_bits<T>(detail::op_load(h_, mo, at));
   }

@@ -598,6 +598,10 @@ std::int64_t op_load(const Handle& h, std::memory_order mo, const CallSite& at) 
   Execution& e = Execution::current_or_throw("load");
   return e.load(h, mo, e.site(at));
 }
+void op_unsynchronised(const Handle& h) {
+  Execution& e = Execution::current_or_throw("unsynchronised");
+  e.unsynchronised(h);
+}
 void op_store(const Handle& h, std::int64_t value, std::memory_order mo, const CallSite& at) {
   Execution& e = Execution::current_or_throw("store");
   e.store(h, value, mo, e.site(at));

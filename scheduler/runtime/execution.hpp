@@ -101,6 +101,10 @@ class Execution {
   void destroy_end(void* block, std::uint32_t site);
   void set_name(const Handle& h, ObjKind kind, std::string_view name);
   std::int64_t load(const Handle& h, std::memory_order mo, std::uint32_t site);
+  // detail::op_unsynchronised: the memory model's accesses to h synchronise nothing.
+  void unsynchronised(const Handle& h) {
+    if (h.serial == serial_ && h.id < nvars_) memory_->set_unsynchronised(h.id);
+  }
   void store(const Handle& h, std::int64_t value, std::memory_order mo, std::uint32_t site);
   RmwResult rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::uint32_t site);
   void fence(std::memory_order mo, std::uint32_t site);
