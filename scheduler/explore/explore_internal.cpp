@@ -198,24 +198,12 @@ void Judges::judge(const ExploreOptions& o, detail::Execution& exec, bool judged
 
 namespace {
 // A verdict on the SC trace, with its event indices put back into the run's (order[i] is
-// the run's index of the SC trace's i-th event).
+// the run's index of the SC trace's i-th event). (witness_execution is the TSO trace
+// checkers', which do not run under rc11.)
 void to_run_indices(Verdict& v, const std::vector<EventIndex>& order) {
-  auto back = [&](EventIndex& e) {
+  for_each_event_index(v, [&](EventIndex& e) {
     if (e != kNoEvent && e < order.size()) e = order[e];
-  };
-  back(v.detected_at);
-  for (CycleEdge& c : v.cycle) {
-    back(c.from.first);
-    back(c.to.first);
-    back(c.from_event);
-    back(c.to_event);
-  }
-  for (Blame& b : v.blamed) {
-    back(b.txn.first);
-    back(b.interfering);
-    back(b.at);
-  }
-  for (EventIndex& e : v.witness_execution) back(e);
+  });
 }
 
 // A non-SC execution's verdict: not conflict serializable for the checkers that decide
