@@ -108,7 +108,7 @@ void judge_program(const Program& p, Tally& tally, const std::string& what) {
   o.memory = MemoryModelKind::rc11;
   o.max_executions = 20000;
   o.checkers = {"oracle", "velodrome", "aerodrome-opt-fixed", "regiontrack-fixed"};
-  explore(p, o, [&](const ExecutionView& v) {
+  const ExploreResult r = explore(p, o, [&](const ExecutionView& v) {
     if (!v.verdicts || v.verdicts->empty() || !v.trace) return;
     const bool expected = naive_serializable(*v.trace);
     ++tally.executions;
@@ -121,6 +121,7 @@ void judge_program(const Program& p, Tally& tally, const std::string& what) {
           << what << ": " << verdict.checker << " on schedule " << v.schedule << " " << verdict.note;
     }
   });
+  ASSERT_TRUE(r.error.empty()) << what << ": " << r.error;
 }
 
 TEST(Rc11Checkers, ConflictSerializabilityAgreesWithTheGraphDefinitionOnRandomPrograms) {

@@ -363,6 +363,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
   program_ = &program;
   strategy_ = &strategy;
   memory_->set_graph_mode(strategy.wants_graph());
+  const bool graph_strategy = strategy.wants_graph();
   ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
   run_thread(main);
   EndKind end;
@@ -377,6 +378,10 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
     }
     if (waiting_ > 0 && settle()) continue;
     compute_enabled();
+    if (graph_strategy && strategy.refuses(enabled_, history_)) {
+      end = EndKind::redundant;
+      break;
+    }
     if (enabled_.empty()) {
       if (failed_) {
         // A failed thread stopped where it failed and the others ran on to their end,

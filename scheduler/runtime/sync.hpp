@@ -95,7 +95,9 @@ class latch {
     const std::ptrdiff_t old = count_.fetch_sub(n, std::memory_order_seq_cst, loc);
     check(n >= 0 && old >= n, "latch::count_down below zero", loc);
   }
-  bool try_wait(Loc loc = Loc::current()) const noexcept {
+  // Not noexcept, as std::latch's is: its load is a step, and a step of an execution that
+  // is abandoned (cut, or ended) unwinds the thread by an exception.
+  bool try_wait(Loc loc = Loc::current()) const {
     return count_.load(std::memory_order_seq_cst, loc) == 0;
   }
   void wait(Loc loc = Loc::current()) const {

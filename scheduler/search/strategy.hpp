@@ -165,6 +165,13 @@ class Strategy {
   static constexpr std::size_t kCut = ~std::size_t{0};
   // Graph strategies (RC11's TruSt): History::option_keys and History::graph are filled.
   virtual bool wants_graph() const { return false; }
+  // A graph strategy's replay whose next step's thread cannot step (a lock waiting on a
+  // mutex a kept acquire holds: two RMWs of the lock word read one write): the revisit's
+  // graph is inconsistent and the execution is cut there. Asked before every step.
+  virtual bool refuses(std::span<const Transition> enabled, const History& h) const {
+    (void)enabled, (void)h;
+    return false;
+  }
 
   // ---- checkpoints (ExploreOptions::checkpoint, docs/checkpoint.md) -------------------
   // Between two executions (after end_execution, before begin_execution): appends the

@@ -139,6 +139,13 @@ class TrustStrategy final : public Strategy {
     return i == in.size();
   }
   bool wants_graph() const override { return true; }
+  bool refuses(std::span<const Transition> enabled, const History& h) const override {
+    const std::size_t s = h.steps();
+    if (s >= plan_.size()) return false;
+    for (const Transition& t : enabled)
+      if (t.thread == plan_[s].thread) return false;
+    return true;
+  }
 
   // ---- units of a parallel search: a work item is a whole subtree, explored by the
   // one-job search in one stretch once popped (its descendants are pushed above it), so a
