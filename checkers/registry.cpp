@@ -94,10 +94,6 @@ std::vector<CheckerInfo> checker_catalog() {
   return out;
 }
 
-bool checker_judges_rc11(std::string_view name) {
-  return !name.starts_with("tso-") && !name.starts_with("trace-tso");
-}
-
 bool checker_reads_rc11_trace(std::string_view name) {
   return name == "linearizability" || name == "linearizability-oracle";
 }

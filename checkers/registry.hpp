@@ -38,7 +38,10 @@ bool checker_needs_issue_order(std::string_view name);
 // Does it judge RC11 executions? All but the TSO ones: the linearizability checker and
 // its judge with RC11's happens-before as precedence, the others on the execution read as
 // an SC trace (trace/sc_order.hpp; docs/rc11.md "Checkers under rc11").
-bool checker_judges_rc11(std::string_view name);
+// (Inline: the spec loader, which links no checker, asks it too.)
+inline bool checker_judges_rc11(std::string_view name) {
+  return !name.starts_with("tso-") && !name.starts_with("trace-tso");
+}
 // Does it read RC11's trace as it is (issue = the write a read read)? The linearizability
 // checker and its judge; the others read the SC trace sc_order gives.
 bool checker_reads_rc11_trace(std::string_view name);

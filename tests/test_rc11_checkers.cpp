@@ -16,6 +16,7 @@
 
 #include "scheduler/explore/explore.hpp"
 #include "scheduler/runtime/api.hpp"
+#include "specs/spec.hpp"
 #include "support/options.hpp"
 #include "support/random_program.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -212,6 +213,27 @@ TEST(Rc11Checkers, ValidateJudgesTheScExecutionsAndCountsTheOthers) {
   const auto mixed = testing::run_cli({"validate", "2+2w", "--memory", "rc11", "--checker", "velodrome,linearizability"});
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_NE(mixed.err.find("apart"), std::string::npos) << mixed.err;
+}
+
+// A JSON spec's rc11 expectations judge serializability too: store buffering in blocks is
+// not serializable in some executions (and the TSO checkers are refused at load).
+TEST(Rc11Checkers, SpecExpectationsOfSerializabilityUnderRc11) {
+  using namespace atomcheck::spec;
+  const Spec s = parse_spec(R"({"atomcheck": 1, "vars": {"x": 0, "y": 0}, "threads": [
+    {"name": "A", "ops": [{"op": "begin"}, {"op": "store", "var": "x", "value": 1},
+                          {"op": "load", "var": "y", "reg": "r"}, {"op": "end"}]},
+    {"name": "B", "ops": [{"op": "begin"}, {"op": "store", "var": "y", "value": 1},
+                          {"op": "load", "var": "x", "reg": "r"}, {"op": "end"}]}],
+  "expect": {"rc11": {"serializable": "some-not", "reachable": [{"A.r": 0, "B.r": 0}]}}})", "sb.json");
+  RunOptions only;
+  only.memories = {MemoryModelKind::rc11};
+  const RunReport r = run_spec(s, only);
+  ASSERT_EQ(r.models.size(), 1u);
+  EXPECT_EQ(r.exit_code(), 0) << format_report(s, r);
+  std::size_t held = 0;
+  for (const ExpectationResult& e : r.models[0].expectations) held += e.holds;
+  EXPECT_EQ(held, r.models[0].expectations.size()) << format_report(s, r);
+  EXPECT_GE(held, 2u);
 }
 
 }  // namespace

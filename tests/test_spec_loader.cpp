@@ -38,7 +38,7 @@ TEST(SpecLoaderErrors, UnknownField) {
 }
 
 // Memory orders: each operation takes the orders C++ allows it (a store no acquire, a fence
-// no relaxed), and an rc11 expectation names no conflict checker (none runs under rc11).
+// no relaxed), and an rc11 expectation names no TSO checker.
 TEST(SpecLoaderErrors, MemoryOrdersAndRc11Expectations) {
   EXPECT_EQ(error_of(R"({
   "atomcheck": 1,
@@ -54,9 +54,8 @@ TEST(SpecLoaderErrors, MemoryOrdersAndRc11Expectations) {
   EXPECT_EQ(error_of(R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [{"name": "A", "ops": [
       {"op": "load", "var": "x", "reg": "r", "order": "acquire"}, {"op": "fence", "order": "release"},
       {"op": "cas", "var": "x", "expected": 0, "desired": 1, "order": "acq_rel"}]}],
-  "expect": {"rc11": {"serializable": "all"}}})"),
-            "t.json:4:39: /expect/rc11/serializable: \"serializable\" is not an rc11 expectation (no conflict "
-            "checker runs under rc11: docs/rc11.md); reachable, unreachable, always, failures and executions are");
+  "expect": {"rc11": {"serializable": "all", "checkers": {"tso-exec": 0}}}})"),
+            "t.json:4:58: /expect/rc11/checkers: checker \"tso-exec\" judges TSO executions, not rc11's (docs/rc11.md)");
   const Spec s = parse_spec(R"({"atomcheck": 1, "vars": {"x": 0}, "threads": [{"name": "A", "ops": [
       {"op": "load", "var": "x", "reg": "r", "order": "acquire"}, {"op": "store", "var": "x", "value": 1}]}],
   "expect": {"rc11": {"failures": 0}}})", "t.json");
