@@ -60,7 +60,7 @@ const Trace* as_sc_trace(const Trace& run, Trace& out) {
   const ScOrder order = sc_order(run);
   if (!order.sc()) return nullptr;
   out = run;
-  out.events = in_sc_order(run, order);
+  in_sc_order(run, order, out.events);
   return &out;
 }
 

@@ -1,12 +1,14 @@
-// sc_order (sc_order.hpp): the graph's edges between consecutive events where that is
-// enough (po, each variable's mo, each mutex's operations), rf from each read's write and
-// fr from each read to the mo-successor of its write; then Kahn's algorithm taking the
-// smallest run index first, so that an SC execution keeps the run's order where it can.
+// sc_order (sc_order.hpp): the graph's edges, in one flat list and then compressed rows,
+// between consecutive events where that is enough (po, each variable's mo, each mutex's
+// operations), rf from each read's write and fr from each read to the mo-successor of its
+// write; then Kahn's algorithm taking the smallest run index first, so that an SC
+// execution keeps the run's order where it can.
 #include "trace/sc_order.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -14,27 +16,42 @@ namespace atomcheck {
 
 namespace {
 
+using Edge = std::pair<EventIndex, EventIndex>;
+
+// The edges as adjacency lists in one flat array (compressed rows): the targets of a
+// (or, `reverse`, the sources into a) are adj[at[a] .. at[a+1]).
+void adjacency(const std::vector<Edge>& edges, std::size_t n, bool reverse, std::vector<EventIndex>& at,
+               std::vector<EventIndex>& adj) {
+  at.assign(n + 1, 0);
+  for (const Edge& e : edges) ++at[(reverse ? e.second : e.first) + 1];
+  for (std::size_t i = 0; i < n; ++i) at[i + 1] += at[i];
+  adj.resize(edges.size());
+  std::vector<EventIndex> fill(at.begin(), at.end() - 1);
+  for (const Edge& e : edges) adj[fill[reverse ? e.second : e.first]++] = reverse ? e.first : e.second;
+}
+
 // A cycle among the events Kahn's algorithm could not place (each has a predecessor
 // among them): walk predecessors until one repeats.
-std::vector<EventIndex> find_cycle(const std::vector<std::vector<EventIndex>>& preds,
-                                   const std::vector<std::uint32_t>& indeg) {
-  EventIndex at = kNoEvent;
-  for (EventIndex e = 0; e < indeg.size() && at == kNoEvent; ++e)
-    if (indeg[e] > 0) at = e;
-  if (at == kNoEvent) return {};
-  std::vector<std::uint32_t> seen(indeg.size(), 0);
+std::vector<EventIndex> find_cycle(const std::vector<Edge>& edges, const std::vector<std::uint32_t>& indeg) {
+  EventIndex e = kNoEvent;
+  for (EventIndex i = 0; i < indeg.size() && e == kNoEvent; ++i)
+    if (indeg[i] > 0) e = i;
+  if (e == kNoEvent) return {};
+  std::vector<EventIndex> from, preds;
+  adjacency(edges, indeg.size(), true, from, preds);
+  std::vector<std::uint8_t> seen(indeg.size(), 0);
   std::vector<EventIndex> path;
-  while (!seen[at]) {
-    seen[at] = 1;
-    path.push_back(at);
-    for (EventIndex p : preds[at])
-      if (indeg[p] > 0) {
-        at = p;
+  while (!seen[e]) {
+    seen[e] = 1;
+    path.push_back(e);
+    for (EventIndex k = from[e]; k < from[e + 1]; ++k)
+      if (indeg[preds[k]] > 0) {
+        e = preds[k];
         break;
       }
   }
-  // path walks backwards; the cycle is its part from `at`, reversed into forward order.
-  std::vector<EventIndex> cycle(std::find(path.begin(), path.end(), at), path.end());
+  // path walks backwards; the cycle is its part from `e`, reversed into forward order.
+  std::vector<EventIndex> cycle(std::find(path.begin(), path.end(), e), path.end());
   std::reverse(cycle.begin(), cycle.end());
   return cycle;
 }
@@ -45,11 +62,10 @@ ScOrder sc_order(const Trace& trace) {
   const std::vector<Event>& ev = trace.events;
   const std::size_t n = ev.size();
   ScOrder out;
-  std::vector<std::vector<EventIndex>> succ(n), preds(n);
+  std::vector<Edge> edges;
+  edges.reserve(3 * n);
   auto edge = [&](EventIndex a, EventIndex b) {
-    if (a == b) return;
-    succ[a].push_back(b);
-    preds[b].push_back(a);
+    if (a != b) edges.emplace_back(a, b);
   };
   std::vector<EventIndex> last_of_thread, first_of_thread, last_of_lock;
   std::vector<std::vector<EventIndex>> mo;  // per variable: its writes in mo
@@ -117,8 +133,10 @@ ScOrder sc_order(const Trace& trace) {
     if (next < order->size() && (*order)[next] == i) ++next;  // an rmw's own write
     if (next < order->size()) edge(i, (*order)[next]);
   }
+  std::vector<EventIndex> from, succ;
+  adjacency(edges, n, false, from, succ);
   std::vector<std::uint32_t> indeg(n, 0);
-  for (EventIndex i = 0; i < n; ++i) indeg[i] = static_cast<std::uint32_t>(preds[i].size());
+  for (const Edge& e : edges) ++indeg[e.second];
   std::priority_queue<EventIndex, std::vector<EventIndex>, std::greater<>> ready;
   for (EventIndex i = 0; i < n; ++i)
     if (indeg[i] == 0) ready.push(i);
@@ -127,26 +145,24 @@ ScOrder sc_order(const Trace& trace) {
     const EventIndex i = ready.top();
     ready.pop();
     out.order.push_back(i);
-    for (EventIndex s : succ[i])
-      if (--indeg[s] == 0) ready.push(s);
+    for (EventIndex k = from[i]; k < from[i + 1]; ++k)
+      if (--indeg[succ[k]] == 0) ready.push(succ[k]);
   }
   if (out.order.size() != n) {
-    out.cycle = find_cycle(preds, indeg);
+    out.cycle = find_cycle(edges, indeg);
     out.order.clear();
   }
   return out;
 }
 
-std::vector<Event> in_sc_order(const Trace& trace, const ScOrder& order) {
+void in_sc_order(const Trace& trace, const ScOrder& order, std::vector<Event>& out) {
   std::vector<EventIndex> at(trace.events.size(), kNoEvent);
   for (EventIndex i = 0; i < order.order.size(); ++i) at[order.order[i]] = i;
-  std::vector<Event> out;
-  out.reserve(order.order.size());
+  out.clear();
   for (EventIndex old : order.order) {
     out.push_back(trace.events[old]);
     if (out.back().issue != kNoEvent && out.back().issue < at.size()) out.back().issue = at[out.back().issue];
   }
-  return out;
 }
 
 }  // namespace atomcheck

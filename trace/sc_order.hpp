@@ -27,8 +27,8 @@ struct ScOrder {
 
 ScOrder sc_order(const Trace& trace);
 
-// The SC trace of an SC order: trace's events in that order, each read's `issue` (the
-// write it read) renumbered to match.
-std::vector<Event> in_sc_order(const Trace& trace, const ScOrder& order);
+// The SC trace of an SC order, into `out` (its capacity kept): trace's events in that
+// order, each read's `issue` (the write it read) renumbered to match.
+void in_sc_order(const Trace& trace, const ScOrder& order, std::vector<Event>& out);
 
 }  // namespace atomcheck

@@ -252,7 +252,7 @@ void Judges::judge_rc11(const ExploreOptions&, detail::Execution& exec) {
     if (!order) {
       order = sc_order(trace);
       sc_trace.clear();
-      if (order->sc()) sc_trace = in_sc_order(trace, *order);
+      if (order->sc()) in_sc_order(trace, *order, sc_trace);
     }
     if (!order->sc()) {
       verdicts[k] = not_sc_verdict(c.verdict(), c.name(), trace, *order);

@@ -532,14 +532,15 @@ class Rc11Memory final : public UnbufferedMemory {
     log.push_back(Seen{n, best});
   }
 
+  // The order an access synchronises with: a plain access's and an unsynchronised
+  // variable's (set_unsynchronised) none, which is kPlain's.
+  std::memory_order sync_order(VarId v, std::memory_order mo) const { return vars_[v].unsynchronised ? kPlain : mo; }
+
   void add_read(ThreadId t, VarId v, std::memory_order mo, std::uint32_t w) {
     Thread& th = thread(t);
-    if (vars_[v].unsynchronised) {
-    } else if (is_acquire(mo)) {
-      join_into(th.now, writes_[w].message);
-    } else if (mo != kPlain) {
-      join_into(th.acquired, writes_[w].message);
-    }
+    const std::memory_order sync = sync_order(v, mo);
+    if (is_acquire(sync)) join_into(th.now, writes_[w].message);
+    else if (sync != kPlain) join_into(th.acquired, writes_[w].message);
     Event& e = add_event(t, Kind::read, v, mo == std::memory_order_seq_cst, w);
     e.plain = mo == kPlain;
     note_seen(t, v, e.n, w);
@@ -555,13 +556,13 @@ class Rc11Memory final : public UnbufferedMemory {
     e.plain = mo == kPlain;
     Thread& th = thread(t);
     th.seen_var(v);
-    if (is_release(mo)) {
+    const std::memory_order sync = sync_order(v, mo);
+    if (is_release(sync)) {
       th.released_to[v] = e.clock;
       th.has_released_to[v] = 1;
     }
-    const bool syncs = mo != kPlain && !vars_[v].unsynchronised;
-    if (syncs && th.has_released) join_into(w.message, th.released);
-    if (syncs && th.has_released_to[v]) join_into(w.message, th.released_to[v]);
+    if (sync != kPlain && th.has_released) join_into(w.message, th.released);
+    if (sync != kPlain && th.has_released_to[v]) join_into(w.message, th.released_to[v]);
     if (read_from != kNone) join_into(w.message, writes_[read_from].message);
     std::vector<std::uint32_t>& order = vars_[v].mo;
     order.insert(order.begin() + position, id);

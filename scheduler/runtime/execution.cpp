@@ -362,8 +362,8 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
   } idle{heartbeat_, beat};
   program_ = &program;
   strategy_ = &strategy;
-  memory_->set_graph_mode(strategy.wants_graph());
   const bool graph_strategy = strategy.wants_graph();
+  memory_->set_graph_mode(graph_strategy);
   ThreadId main = new_thread(&call_program, const_cast<Program*>(&program));
   run_thread(main);
   EndKind end;

@@ -350,8 +350,12 @@ class TrustStrategy final : public Strategy {
                      [](const Alternative& a) { return (a.key & kMootKey) != 0; }))
       return;
     const ExecGraph& real = *graph_;
-    const std::vector<PlanStep> steps = steps_;
-    const std::vector<std::uint32_t> first = step_first_;
+    // index_graph below re-indexes steps_ and step_first_ for each moot graph: keep the
+    // run's (in scratch that keeps its capacity from run to run).
+    std::vector<PlanStep>& steps = moot_steps_;
+    std::vector<std::uint32_t>& first = moot_first_;
+    steps = steps_;
+    first = step_first_;
     for (const Alternative& a : alternatives_) {
       if (!(a.key & kMootKey)) continue;
       const std::uint32_t f = first[a.step];
@@ -560,7 +564,9 @@ class TrustStrategy final : public Strategy {
   std::size_t live_units_ = 0;  // carved and not joined
   // The indexed graph of the run just ended.
   const ExecGraph* graph_ = nullptr;
-  ExecGraph moot_graph_;  // moot_revisits()' graph
+  ExecGraph moot_graph_;  // moot_revisits()' graph, and the run's steps it starts from
+  std::vector<PlanStep> moot_steps_;
+  std::vector<std::uint32_t> moot_first_;
   std::vector<std::uint32_t> co_, order_, rank_;  // backward_revisits' and push_backward's scratch
   std::vector<std::uint8_t> prefix_, kept_;
   std::vector<PlanStep> steps_;
