@@ -50,12 +50,12 @@ void treiber() {
     cas_loop loop;
     do {
       next[static_cast<std::size_t>(node)].store(h, rlx);
-    } while (!head.compare_exchange_weak(h, node, rel, rlx) && loop.retry());
+    } while (!loop.compare_exchange_weak(head, h, node, rel, rlx));
   };
   auto pop = [&]() -> int {
     int h = head.load(acq);
-    for (cas_loop loop; h != kNull && !head.compare_exchange_weak(h, next[static_cast<std::size_t>(h)].load(rlx), acq, acq);
-         loop.retry()) {
+    for (cas_loop loop;
+         h != kNull && !loop.compare_exchange_weak(head, h, next[static_cast<std::size_t>(h)].load(rlx), acq, acq);) {
     }
     return h == kNull ? kNull : static_cast<int>(value[static_cast<std::size_t>(h)]);
   };
@@ -88,12 +88,12 @@ void ms_queue() {
       int t = tail.load(acq);
       int n = next[static_cast<std::size_t>(t)].load(acq);
       if (n == kNull) {
-        if (next[static_cast<std::size_t>(t)].compare_exchange_strong(n, node, rel, rlx)) {
+        if (loop.compare_exchange_strong(next[static_cast<std::size_t>(t)], n, node, rel, rlx)) {
           tail.compare_exchange_strong(t, node, rel, rlx);
           return;
         }
       } else {
-        tail.compare_exchange_strong(t, n, rel, rlx);  // help a lagging tail along
+        loop.compare_exchange_strong(tail, t, n, rel, rlx);  // help a lagging tail along
       }
     }
   };
@@ -105,12 +105,12 @@ void ms_queue() {
       if (h != head.load(acq)) continue;
       if (h == t) {
         if (n == kNull) return kNull;
-        tail.compare_exchange_strong(t, n, rel, rlx);
+        loop.compare_exchange_strong(tail, t, n, rel, rlx);
         continue;
       }
       if (n == kNull) return kNull;
       const int v = value[static_cast<std::size_t>(n)];
-      if (head.compare_exchange_strong(h, n, std::memory_order_acq_rel, rlx)) return v;
+      if (loop.compare_exchange_strong(head, h, n, std::memory_order_acq_rel, rlx)) return v;
     }
   };
   std::array<int, kThreads> got{};

@@ -72,7 +72,7 @@ void treiber(Push kind) {
       cas_loop loop;
       do {
         next[node].store(h, rlx);
-      } while (!head.compare_exchange_weak(h, node, push_order, rlx) && loop.retry());
+      } while (!loop.compare_exchange_weak(head, h, node, push_order, rlx));
     } else {
       next[node].store(h, rlx);
       head.store(node, rel);  // a lost push when another thread moved head meanwhile
@@ -81,7 +81,7 @@ void treiber(Push kind) {
   auto pop = [&]() -> int {
     operation op("stack", "pop");
     int h = head.load(acq);
-    for (cas_loop loop; h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq); loop.retry()) {
+    for (cas_loop loop; h != kNull && !loop.compare_exchange_weak(head, h, next[h].load(rlx), acq, acq);) {
     }
     const int v = h == kNull ? kNull : read_payload(value[h]);
     op.returns(v == kNull ? atomcheck::lin::kNone : v);
@@ -127,7 +127,7 @@ void treiber_aba() {
   auto pop = [&]() -> int {
     operation op("stack", "pop");
     int h = head.load(acq);
-    for (cas_loop loop; h != kNull && !head.compare_exchange_weak(h, next[h].load(rlx), acq, acq); loop.retry()) {
+    for (cas_loop loop; h != kNull && !loop.compare_exchange_weak(head, h, next[h].load(rlx), acq, acq);) {
     }
     const int v = h == kNull ? kNull : value[h].get();
     op.returns(h == kNull ? atomcheck::lin::kNone : v);
@@ -139,7 +139,7 @@ void treiber_aba() {
     cas_loop loop;
     do {
       next[node].store(h, rlx);
-    } while (!head.compare_exchange_weak(h, node, rel, rlx) && loop.retry());
+    } while (!loop.compare_exchange_weak(head, h, node, rel, rlx));
   };
   thread t1([&] { pop(); });
   thread t2([&] {

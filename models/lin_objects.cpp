@@ -26,12 +26,15 @@ class TreiberStack {
     atomcheck::cas_loop loop;
     do {
       next_[n].store(h);
-    } while (!head_.compare_exchange_weak(h, n) && loop.retry());
+    } while (!loop.compare_exchange_weak(head_, h, n));
   }
   std::int64_t pop() {
     int h = head_.load();
     for (atomcheck::cas_loop loop; h >= 0; loop.retry()) {
-      if (head_.compare_exchange_weak(h, next_[h].load())) return value_[h].load();
+      // The broken variant gives up after a failure: a plain compare-exchange, whose
+      // failure does not end the attempt (cas_loop::compare_exchange_weak's would).
+      const int nx = next_[h].load();
+      if (kRetry ? loop.compare_exchange_weak(head_, h, nx) : head_.compare_exchange_weak(h, nx)) return value_[h].load();
       if (!kRetry) return kNone;  // gives up although the stack may still hold elements
     }
     return kNone;

@@ -59,7 +59,7 @@ class VyukovQueue {
       const std::int64_t seq = cell->sequence.load(acq);
       const std::int64_t dif = seq - pos;
       if (dif == 0) {
-        if (enqueue_pos_.compare_exchange_weak(pos, pos + 1, rlx, rlx)) break;  // pos reloaded on failure
+        if (loop.compare_exchange_weak(enqueue_pos_, pos, pos + 1, rlx, rlx)) break;  // pos reloaded on failure
       } else if (dif < 0) {
         return false;  // the cell still holds the value of the previous lap: full
       } else {
@@ -79,7 +79,7 @@ class VyukovQueue {
       const std::int64_t seq = cell->sequence.load(acq);
       const std::int64_t dif = seq - (pos + 1);
       if (dif == 0) {
-        if (dequeue_pos_.compare_exchange_weak(pos, pos + 1, rlx, rlx)) break;
+        if (loop.compare_exchange_weak(dequeue_pos_, pos, pos + 1, rlx, rlx)) break;
       } else if (dif < 0) {
         return atomcheck::lin::kNone;  // the cell at pos is not published (yet): empty
       } else {

@@ -165,11 +165,16 @@ TEST(CasLoop, IsAPlainLoopOutsideAnExploration) {
 // 4 helping (a CAS on the other variable in every attempt, which may win: a failed
 //   attempt that wrote must not be reduced),
 // 5 counting (counts its attempts in a shared counter: must not be reduced),
-// 6 plain store, 7 plain load.
+// 6 plain store, 7 plain load,
+// 8 once (a plain CAS whose failure leaves the loop with the value it read: not a
+//   confirmation, so the search may not let it fail on the latest write only).
+// `confirm`: the loop's CAS is cas_loop::compare_exchange_strong (its failure ends the
+// attempt) in shapes 0-5.
 struct LoopOp {
   int shape;
   int obj;
   int value;
+  bool confirm = false;
 };
 struct LoopProgram {
   std::vector<std::vector<LoopOp>> threads;
@@ -186,9 +191,9 @@ LoopProgram make_loop_program(std::mt19937_64& rng) {
   for (auto& ops : p.threads) {
     const int n = 1 + static_cast<int>(rng() % (nthreads == 3 ? 2 : 3));
     for (int i = 0; i < n; ++i) {
-      int shape = static_cast<int>(rng() % 8);
-      if (shape < 6 && ++loops > 4) shape = 6 + static_cast<int>(rng() % 2);
-      ops.push_back({shape, static_cast<int>(rng() % 2), 1 + static_cast<int>(rng() % 3)});
+      int shape = static_cast<int>(rng() % 9);
+      if ((shape < 6 || shape == 8) && ++loops > 4) shape = 6 + static_cast<int>(rng() % 2);
+      ops.push_back({shape, static_cast<int>(rng() % 2), 1 + static_cast<int>(rng() % 3), rng() % 2 == 0});
     }
   }
   p.forbidden = static_cast<int>(rng() % 6);
@@ -196,11 +201,12 @@ LoopProgram make_loop_program(std::mt19937_64& rng) {
 }
 
 std::string describe(const LoopProgram& p) {
-  static const char* names[] = {"confirm", "carried", "give-up", "extra", "help", "count", "store", "load"};
+  static const char* names[] = {"confirm", "carried", "give-up", "extra", "help", "count", "store", "load", "once"};
   std::string out;
   for (std::size_t t = 0; t < p.threads.size(); ++t) {
     out += fmt::format("T{}:", t + 1);
-    for (const LoopOp& op : p.threads[t]) out += fmt::format(" {}(x{},{})", names[op.shape], op.obj, op.value);
+    for (const LoopOp& op : p.threads[t])
+      out += fmt::format(" {}{}(x{},{})", names[op.shape], op.confirm && op.shape < 6 ? "!" : "", op.obj, op.value);
     out += "; ";
   }
   return out + fmt::format("forbidden x0+x1 = {}", p.forbidden);
@@ -220,16 +226,20 @@ Program program_of(const LoopProgram& p, bool mutant = false) {
         for (const LoopOp& op : p.threads[t]) {
           atomic<int>& x = *xs[op.obj];
           atomic<int>& other = *xs[1 - op.obj];
+          // The loop's CAS: cas_loop's own (a failure ends the attempt) or x's.
+          auto cas = [&](cas_loop& loop, int& v, int desired) {
+            return op.confirm ? loop.compare_exchange_strong(x, v, desired) : x.compare_exchange_strong(v, desired);
+          };
           switch (op.shape) {
             case 0:
               for (cas_loop loop;; loop.retry()) {
                 int v = x.load();
-                if (x.compare_exchange_strong(v, v + op.value)) break;
+                if (cas(loop, v, v + op.value)) break;
               }
               break;
             case 1: {
               int v = x.load();
-              for (cas_loop loop; !x.compare_exchange_weak(v, v + op.value); loop.retry()) {
+              for (cas_loop loop; !cas(loop, v, v + op.value); loop.retry()) {
               }
               out(v);
               break;
@@ -241,7 +251,7 @@ Program program_of(const LoopProgram& p, bool mutant = false) {
                   out(-1);
                   break;
                 }
-                if (x.compare_exchange_strong(v, v + 1)) break;
+                if (cas(loop, v, v + 1)) break;
               }
               break;
             case 3: {
@@ -249,7 +259,7 @@ Program program_of(const LoopProgram& p, bool mutant = false) {
               for (cas_loop loop;; loop.retry()) {
                 int v = x.load();
                 seen_other = other.load();
-                if (x.compare_exchange_strong(v, v + op.value)) break;
+                if (cas(loop, v, v + op.value)) break;
               }
               out(seen_other);
               break;
@@ -259,15 +269,22 @@ Program program_of(const LoopProgram& p, bool mutant = false) {
                 int v = x.load();
                 int o = other.load();
                 if (o == 0) other.compare_exchange_strong(o, 1);  // a help that may win, once
-                if (x.compare_exchange_strong(v, v + op.value)) break;
+                if (cas(loop, v, v + op.value)) break;
               }
               break;
             case 5:
               for (cas_loop loop;; loop.retry()) {
                 int v = x.load();
                 attempts.fetch_add(1);
-                if (x.compare_exchange_strong(v, v + op.value)) break;
+                if (cas(loop, v, v + op.value)) break;
                 assume(!mutant);
+              }
+              break;
+            case 8:
+              for (cas_loop loop;; loop.retry()) {
+                int v = x.load();
+                if (!x.compare_exchange_strong(v, v + op.value)) out(v);
+                break;
               }
               break;
             case 6: x.store(op.value); break;
@@ -298,16 +315,24 @@ struct Judged {
   std::string first;    // the first mismatch, described
 };
 
-Judged judge(MemoryModelKind m, std::uint64_t seed, int n, bool mutant) {
+// The mutants: `blocks_writers` blocks failed attempts that wrote (program_of's mutant);
+// `every_cas_confirms` takes every CAS of an unwritten attempt for cas_loop's own, whose
+// failure ends the attempt, so that under rc11 it fails only on the latest write.
+enum class Mutant { none, blocks_writers, every_cas_confirms };
+
+Judged judge(MemoryModelKind m, std::uint64_t seed, int n, Mutant mutant) {
   std::mt19937_64 rng(seed);
   Judged j;
+  const int needs = mutant == Mutant::blocks_writers ? 5 : 8;  // the shape a mutant shows on
   for (int i = 0; i < n; ++i) {
     const LoopProgram p = make_loop_program(rng);
-    if (mutant && !std::any_of(p.threads.begin(), p.threads.end(), [](const auto& ops) {
-          return std::any_of(ops.begin(), ops.end(), [](const LoopOp& op) { return op.shape == 5; });
+    if (mutant != Mutant::none && !std::any_of(p.threads.begin(), p.threads.end(), [&](const auto& ops) {
+          return std::any_of(ops.begin(), ops.end(), [&](const LoopOp& op) { return op.shape == needs; });
         }))
       continue;
-    const ExploreResult on = explore(program_of(p, mutant), options(m, true));
+    detail::every_cas_confirms(mutant == Mutant::every_cas_confirms);
+    const ExploreResult on = explore(program_of(p, mutant == Mutant::blocks_writers), options(m, true));
+    detail::every_cas_confirms(false);
     const ExploreResult off = explore(program_of(p), options(m, false));
     ++j.programs;
     j.reduced += on.pruned > 0;
@@ -335,7 +360,7 @@ class LoopReductionProperties : public ::testing::TestWithParam<MemoryModelKind>
 
 TEST_P(LoopReductionProperties, SameOutcomesAndFailuresAsEveryAttempt) {
   const MemoryModelKind m = GetParam();
-  const Judged j = judge(m, 5800 + static_cast<std::uint64_t>(m), scaled(200), false);
+  const Judged j = judge(m, 5800 + static_cast<std::uint64_t>(m), scaled(200), Mutant::none);
   EXPECT_EQ(j.mismatched, 0) << j.first;
   EXPECT_GT(j.reduced, j.programs / 4) << "the reduction blocked too few programs to be judged";
   EXPECT_LE(j.undecided, j.programs / 100 + 1) << "too many programs outgrew the budget";
@@ -346,8 +371,15 @@ TEST_P(LoopReductionProperties, SameOutcomesAndFailuresAsEveryAttempt) {
 // The judge can fail: a reduction that also blocked attempts that store is caught.
 TEST_P(LoopReductionProperties, MutantIsCaught) {
   const MemoryModelKind m = GetParam();
-  const Judged j = judge(m, 5900 + static_cast<std::uint64_t>(m), scaled(100), true);
+  const Judged j = judge(m, 5900 + static_cast<std::uint64_t>(m), scaled(100), Mutant::blocks_writers);
   EXPECT_GT(j.mismatched, 0) << j.programs << " programs with counting loops, none told apart";
+}
+
+// And one that takes a CAS whose failure leaves the loop for cas_loop's own: under rc11 it
+// then fails only on the latest write, and the values a stale failure reads are lost.
+TEST(LoopReductionRc11, MutantConfirmingEveryCasIsCaught) {
+  const Judged j = judge(MemoryModelKind::rc11, 5950, scaled(100), Mutant::every_cas_confirms);
+  EXPECT_GT(j.mismatched, 0) << j.programs << " programs with a CAS that gives up, none told apart";
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, LoopReductionProperties,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/memory/memory.hpp"
 #include "tests/support/rc11_naive.hpp"
 #include "tests/support/rc11_program.hpp"
 
@@ -402,6 +403,41 @@ TEST(Rc11Explorer, OneExecutionPerGraphOnRandomPrograms) {
               "(revisits the memory model refused), the interleavings' cut %llu more\n",
               programs, static_cast<unsigned long long>(graphs), static_cast<unsigned long long>(cut),
               static_cast<unsigned long long>(old_cut));
+}
+
+
+// The SC axiom's check when every access is seq_cst and there is no fence (memory_rc11.cpp,
+// sc_graph_acyclic: acyclicity of po ∪ rf ∪ mo ∪ rb ∪ hb through the new events) against
+// its general form (psc over the whole graph), on random all-seq_cst programs: the same
+// graphs, the judge's count, the same runs and outcomes.
+TEST(Rc11Explorer, FastScCheckAgreesWithTheGeneralOne) {
+  std::mt19937_64 rng(4323);
+  atomcheck::testing_support::Rc11Shape shape;
+  shape.all_sc = true;
+  const std::size_t programs = scaled(1500);
+  std::size_t unfenced = 0;
+  for (std::size_t i = 0; i < programs; ++i) {
+    const Program p = atomcheck::testing_support::random_rc11_program(rng, shape);
+    bool fenced = false;
+    for (const Thread& th : p.threads)
+      for (const Instr& in : th.code) fenced = fenced || in.kind == Kind::fence;
+    unfenced += !fenced;
+    Stats stats;
+    outcomes_rc11(p, Axioms{}, &stats);
+    atomcheck::ExploreOptions o;
+    o.memory = atomcheck::MemoryModelKind::rc11;
+    o.count_classes = true;
+    const atomcheck::ExploreResult fast = atomcheck::explore(atomcheck::testing_support::scheduler_program(p), o);
+    atomcheck::detail::rc11_general_psc_check(true);
+    const atomcheck::ExploreResult general = atomcheck::explore(atomcheck::testing_support::scheduler_program(p), o);
+    atomcheck::detail::rc11_general_psc_check(false);
+    ASSERT_TRUE(fast.ok() && fast.exhausted() && general.ok() && general.exhausted()) << describe(p);
+    ASSERT_EQ(fast.classes, stats.consistent) << describe(p);
+    ASSERT_EQ(general.classes, stats.consistent) << describe(p);
+    ASSERT_EQ(fast.executions, general.executions) << describe(p);
+    ASSERT_EQ(fast.outcomes, general.outcomes) << describe(p);
+  }
+  EXPECT_GT(unfenced, programs / 4) << "too few programs without a fence take the fast check";
 }
 
 }  // namespace

@@ -377,6 +377,7 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   x->set_race_check(o.race_check);
   x->set_loop_reduction(o.loop_reduction);
   x->set_lock_words(o.memory == MemoryModelKind::rc11 && o.rc11_revisits);
+  x->set_cas_waits(o.memory == MemoryModelKind::rc11 && o.rc11_revisits && o.strategy == StrategyKind::optimal);
   x->set_heap_options(o.leak_check, o.reuse_freed);
   if (o.object_ids) x->set_object_ids(o.object_ids);
   x->set_depth_bound(o.depth_bound);

@@ -121,6 +121,13 @@ class MemoryModel {
   // For graph strategies (search/exec_graph.hpp): option i's graph_key after *_options,
   // and the execution's graph.
   virtual std::uint64_t option_key(std::size_t i) const { (void)i; return 0; }
+  // Option i's value written (an RMW's new value), for a graph that takes it unrun.
+  virtual std::int64_t option_value(std::size_t i) const { (void)i; return 0; }
+  // Option i makes a confirming compare-exchange (RmwFn::confirming) fail on a write that
+  // is not the latest: its attempt would only block, and a graph strategy need not take it
+  // as a new branch (GenMC's SAVER, filterValuesFromAnnotSAVER). It stays an option, so
+  // that a revisit's replay, which adds the events in another order, still finds it.
+  virtual bool option_blocks(std::size_t i) const { (void)i; return false; }
   // Graph strategies also get an RMW's atomicity-breaking options (kMootKey).
   virtual void set_graph_mode(bool on) { (void)on; }
   // Of the n options just listed, how many are consistent (the rest: atomicity-breaking
@@ -147,5 +154,9 @@ std::unique_ptr<MemoryModel> make_memory_model(MemoryModelKind kind);  // memory
 std::unique_ptr<MemoryModel> make_sc_memory();    // memory_sc.cpp
 std::unique_ptr<MemoryModel> make_tso_memory();   // memory_tso.cpp
 std::unique_ptr<MemoryModel> make_rc11_memory();  // memory_rc11.cpp
+// Tests: RC11's SC axiom checked in its general form even where every access is seq_cst
+// and the faster check applies (memory_rc11.cpp, sc_graph_acyclic). Not thread-safe: set
+// it before a search starts.
+void rc11_general_psc_check(bool on);
 
 }  // namespace atomcheck::detail

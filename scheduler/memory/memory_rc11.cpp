@@ -27,6 +27,7 @@ namespace {
 
 using Clock = std::vector<std::uint32_t>;
 constexpr std::uint32_t kNone = ~std::uint32_t{0};
+bool g_general_psc = false;  // rc11_general_psc_check
 // A non-atomic access: in no release sequence, synchronising with nothing, never SC.
 // (memory_order has no such value; an out-of-range one stands for it here only.)
 constexpr auto kPlain = static_cast<std::memory_order>(100);
@@ -64,6 +65,7 @@ class Rc11Memory final : public UnbufferedMemory {
     nvars_ = 0;
     nthreads_ = 0;  // each thread is cleared when it first appears (thread())
     sc_fences_ = 0;
+    weak_ = 0;
     for (Clock& c : lock_clocks_) c.clear();
     std::fill(lock_last_.begin(), lock_last_.end(), kNone);
     forced_ = true;
@@ -192,7 +194,10 @@ class Rc11Memory final : public UnbufferedMemory {
     const Option& o = options_[pick];
     const std::size_t added =
         add_rmw(pending_.t, pending_.v, o.wrote ? pending_.mo : pending_.fn.failure, o.write, o.wrote, o.value);
-    events_[nevents_ - added].lock = pending_.fn.must_write;
+    Event& r = events_[nevents_ - added];
+    r.lock = pending_.fn.must_write;
+    r.confirming = pending_.fn.confirming;
+    r.expected = pending_.fn.expected;
     last_read_ = o.write;
     return RmwTaken{writes_[o.write].value, o.value, o.wrote};
   }
@@ -277,6 +282,11 @@ class Rc11Memory final : public UnbufferedMemory {
   // ---- graph strategies (TruSt) ----
   void set_graph_mode(bool on) override { graph_mode_ = on; }
   std::size_t consistent_options(std::size_t n) const override { return std::min(n, moot_from_); }
+  std::int64_t option_value(std::size_t i) const override { return options_[i].value; }
+  bool option_blocks(std::size_t i) const override {
+    const Option& o = options_[i];
+    return pending_.fn.confirming && o.write != kNone && !o.wrote && o.write != vars_[pending_.v].mo.back();
+  }
   std::uint64_t option_key(std::size_t i) const override {
     const Option& o = options_[i];
     if (i >= moot_from_) return key_of(o.write) | kMootKey;
@@ -298,7 +308,9 @@ class Rc11Memory final : public UnbufferedMemory {
       g.rmw_write = e.rmw_write;
       g.plain = e.plain;
       g.lock = e.lock;
+      g.confirming = e.confirming;
       g.var = e.var;
+      g.value = e.kind == Kind::write ? writes_[e.write].value : e.expected;
       g.rf = e.kind == Kind::read ? writes_[e.write].event : kNone;
       g.pred = e.pred;
       g.step = e.step;
@@ -356,6 +368,8 @@ class Rc11Memory final : public UnbufferedMemory {
     bool forced = false;          // made outside a chosen step (redundant_step)
     bool plain = false;           // a non-atomic access
     bool lock = false;            // read: a lock's compare-exchange (RmwFn::must_write)
+    bool confirming = false;      // read: RmwFn::confirming, expecting `expected`
+    std::int64_t expected = 0;
     std::uint32_t step = kNone;   // the History step that made it (kNone: forced)
     std::uint32_t block = 0;      // the step or forced run that made it
     std::uint32_t pred = kNone;   // join: the child's last event; lock ops: the lock's last
@@ -483,6 +497,7 @@ class Rc11Memory final : public UnbufferedMemory {
     e.write = write;
     e.rmw_write = false;
     e.lock = false;
+    e.confirming = false;
     e.forced = forced_;
     e.plain = false;
     e.step = forced_ ? kNone : static_cast<std::uint32_t>(steps_ - 1);
@@ -490,6 +505,7 @@ class Rc11Memory final : public UnbufferedMemory {
     block_end_.back() = static_cast<std::uint32_t>(nevents_ + 1);
     e.pred = kNone;
     e.clock = th.now;
+    if (weakens(e)) ++weak_;
     th.events.push_back(static_cast<std::uint32_t>(nevents_++));
     return e;
   }
@@ -588,6 +604,7 @@ class Rc11Memory final : public UnbufferedMemory {
   void pop_events(std::size_t k) {
     for (; k > 0; --k) {
       Event& e = events_[--nevents_];
+      if (weakens(e)) --weak_;
       block_end_.back() = static_cast<std::uint32_t>(nevents_);
       Thread& th = threads_[e.t];
       th.events.pop_back();
@@ -689,6 +706,7 @@ class Rc11Memory final : public UnbufferedMemory {
   // nor the b' (hb-before an SC fence) of psc_base, and they put no hb edge between older
   // events: psc is unchanged. (A new SC fence has no outgoing edge: no check.)
   bool psc_acyclic(std::size_t added) {
+    if (weak_ == 0 && !g_general_psc) return sc_graph_acyclic(added);
     sc_.clear();
     for (std::uint32_t i = 0; i < nevents_; ++i)
       if (events_[i].sc) sc_.push_back(i);
@@ -803,6 +821,86 @@ class Rc11Memory final : public UnbufferedMemory {
     }
     return removed == k;
   }
+  // An event that makes psc more than po ∪ rf ∪ mo ∪ rb ∪ hb: a fence, an access that is
+  // not seq_cst (plain ones included), or one whose variable synchronises nothing.
+  bool weakens(const Event& e) const {
+    if (e.kind == Kind::fence) return true;
+    if (e.kind != Kind::read && e.kind != Kind::write) return false;
+    return !e.sc || vars_[e.var].unsynchronised;
+  }
+
+  // psc_acyclic when every access is seq_cst and there is no fence (weak_ == 0), as in any
+  // program under `sc`. Then rf ⊆ hb, psc relates every two accesses that po ∪ rf ∪ mo ∪ rb
+  // ∪ hb does, and psc is acyclic iff that union is (RC11's guarantee that programs with
+  // only SC accesses are SC; test_rc11_naive holds it against the general check). The graph
+  // without the last `added` events (one access, or an RMW's two, at the end of one thread)
+  // is acyclic, so a new cycle passes through them: it leaves them by mo or rb (nothing is
+  // po- or hb-after them) and comes back through an event hb-before them or, for a new
+  // write, an access of its variable mo-before it. Reachability within a thread is a suffix
+  // (po), so the search keeps, per thread, the first event reached: O(events × threads ×
+  // log) instead of the general check's relations over every pair of events.
+  bool sc_graph_acyclic(std::size_t added) {
+    const std::size_t first_new = nevents_ - added;
+    const Event& last = events_[nevents_ - 1];
+    // The new write (at most one) and its position.
+    VarId wvar = kNoId;
+    std::uint32_t wpos = 0;
+    for (std::size_t e = first_new; e < nevents_; ++e)
+      if (events_[e].kind == Kind::write) {
+        wvar = events_[e].var;
+        wpos = writes_[events_[e].write].pos;
+      }
+    low_.resize(nthreads_);
+    for (std::size_t u = 0; u < nthreads_; ++u) {
+      const std::size_t size = threads_[u].events.size();
+      low_[u] = static_cast<std::uint32_t>(u == last.t ? size - added : size);
+    }
+    work_.clear();
+    // Reaching event i (0-based) of thread u reaches its po-suffix; true if that closes a
+    // cycle through hb (the prefix of u hb-before the new events).
+    auto reach = [&](std::uint32_t ev) {
+      const Event& x = events_[ev];
+      const std::uint32_t i = x.n - 1;
+      if (i >= low_[x.t]) return false;
+      if (x.n <= at(last.clock, x.t)) return true;
+      for (std::uint32_t j = i; j < low_[x.t]; ++j) work_.push_back(threads_[x.t].events[j]);
+      low_[x.t] = i;
+      return false;
+    };
+    // mo successor of a write, rb successor of a read: the next write in mo, if old.
+    auto next_write = [&](const Event& x) {
+      const std::vector<std::uint32_t>& order = vars_[x.var].mo;
+      const std::uint32_t p = pos_of(x) + 1;
+      if (p >= order.size()) return kNone;
+      const std::uint32_t ev = writes_[order[p]].event;
+      return ev < first_new ? ev : kNone;
+    };
+    for (std::size_t e = first_new; e < nevents_; ++e) {
+      const std::uint32_t s = next_write(events_[e]);
+      if (s != kNone && reach(s)) return false;
+    }
+    while (!work_.empty()) {
+      const std::uint32_t ev = work_.back();
+      work_.pop_back();
+      const Event& x = events_[ev];
+      if (access(x)) {
+        if (x.var == wvar && pos_of(x) < wpos) return false;  // mo or rb into the new write
+        const std::uint32_t s = next_write(x);
+        if (s != kNone && reach(s)) return false;
+      }
+      // hb: the first event of each other thread that x happens before.
+      for (std::size_t u = 0; u < nthreads_; ++u) {
+        if (u == x.t || low_[u] == 0) continue;
+        const std::vector<std::uint32_t>& list = threads_[u].events;
+        const auto end = list.begin() + low_[u];
+        const auto it = std::partition_point(list.begin(), end, [&](std::uint32_t y) {
+          return at(events_[y].clock, x.t) < x.n;
+        });
+        if (it != end && reach(*it)) return false;
+      }
+    }
+    return true;
+  }
   std::vector<Event> events_;
   std::size_t nevents_ = 0;
   std::vector<Write> writes_;
@@ -817,6 +915,7 @@ class Rc11Memory final : public UnbufferedMemory {
   std::size_t steps_ = 0;  // chosen steps begun so far (set_forced(false) calls)
   std::vector<std::uint32_t> block_end_;  // per block (a step or a forced run): its end
   std::size_t sc_fences_ = 0;
+  std::size_t weak_ = 0;  // events for which weakens() holds
   Pending pending_;
   std::uint32_t last_read_ = 0;
   std::vector<Option> options_;
@@ -832,9 +931,12 @@ class Rc11Memory final : public UnbufferedMemory {
   std::vector<std::uint8_t> adj_, source_;
   std::vector<std::uint64_t> scb_, eco_, before_, mark_, fmark_;  // psc_acyclic's bit sets
   std::vector<std::uint32_t> indeg_;
+  std::vector<std::uint32_t> low_, work_;  // sc_graph_acyclic's scratch
 };
 
 }  // namespace
+
+void rc11_general_psc_check(bool on) { g_general_psc = on; }
 
 std::unique_ptr<MemoryModel> make_rc11_memory() { return std::make_unique<Rc11Memory>(); }
 

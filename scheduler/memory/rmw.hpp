@@ -20,6 +20,10 @@ struct RmwFn {
   // A lock's compare-exchange (lock words, execution_sync.cpp): an option that would not
   // write is no option, as the thread waits for the lock instead of reading "held".
   bool must_write = false;
+  // A compare-exchange that confirms a cas_loop attempt (Execution::rmw): failing, it ends
+  // an attempt that wrote nothing, which then blocks. Only the mo-latest write is worth
+  // reading to fail; older ones would only block too (GenMC's SAVER, filterValuesFromAnnot).
+  bool confirming = false;
 };
 
 }  // namespace atomcheck::detail

@@ -206,6 +206,11 @@ void op_spin_passed();
 void op_loop_head(const CallSite& at);
 void op_loop_retry(const CallSite& at);
 void op_loop_exit();
+// cas_loop's compare-exchange failed: its attempt ends (as op_loop_retry).
+void op_loop_confirm_failed(const CallSite& at);
+// Tests only: every compare-exchange in a cas_loop attempt is taken for cas_loop's own,
+// whose failure ends the attempt: the mutant the loop reduction's judge must catch.
+void every_cas_confirms(bool on);
 // ExploreOptions::spurious_wakeups of the running exploration.
 bool op_spurious_wakeups();
 ThreadId op_current_thread();
@@ -378,6 +383,7 @@ class atomic {
   // The operations with a CallSite, for shared_mutex: called from std::shared_lock, its
   // site is the caller's return address beside a location in the library.
   friend class shared_mutex;
+  friend class cas_loop;
   friend struct detail::AtomicInternals;
   T load_at(std::memory_order mo, const detail::CallSite& at) const {
     return detail::from_bits<T>(detail::op_load(h_, mo, at));
@@ -385,8 +391,9 @@ class atomic {
   T exchange_at(T v, const detail::CallSite& at) {
     return rmw([v](T) { return v; }, std::memory_order_seq_cst, at);
   }
+  // `confirming`: cas_loop's compare-exchange, whose failure ends its attempt.
   bool cas_at(T& expected, T desired, std::memory_order success, const detail::CallSite& loc,
-              std::memory_order failure = std::memory_order_seq_cst) {
+              std::memory_order failure = std::memory_order_seq_cst, bool confirming = false) {
     struct Ctx {
       std::int64_t expected, desired;
     } ctx{detail::to_bits(expected), detail::to_bits(desired)};
@@ -397,6 +404,7 @@ class atomic {
                        return true;
                      },
                      &ctx, true, ctx.expected, failure};
+    fn.confirming = confirming;
     detail::RmwResult r = detail::op_rmw(h_, fn, success, loc);
     if (!r.wrote) expected = detail::from_bits<T>(r.old_value);
     return r.wrote;
@@ -658,6 +666,42 @@ class cas_loop {
   bool retry() {
     if (detail::in_exploration()) detail::op_loop_retry(at_);
     return true;
+  }
+
+  // x.compare_exchange_strong(expected, desired, ...) that, failing, ends the attempt as
+  // retry() does (a retry() right after it is then a no-op): the attempt's confirmation,
+  // GenMC's confirmation-CAS. Its failure is known to end the attempt, so under rc11
+  // (TruSt) the search also lets it fail only on x's latest write, and runs other threads
+  // first while it would fail there, or when a revisit would make it fail: an attempt that
+  // wrote nothing would only block (docs/waits.md).
+  //   do { n->next.store(h); } while (!loop.compare_exchange_weak(head, h, n));
+  template <class T>
+  bool compare_exchange_strong(atomic<T>& x, T& expected, T desired, std::memory_order success,
+                               std::memory_order failure,
+                               std::source_location loc = std::source_location::current()) {
+    if (!detail::in_exploration()) return x.compare_exchange_strong(expected, desired, success, failure, loc);
+    if (x.cas_at(expected, desired, success, loc, failure, true)) return true;
+    detail::op_loop_confirm_failed(at_);
+    return false;
+  }
+  template <class T>
+  bool compare_exchange_strong(atomic<T>& x, T& expected, T desired,
+                               std::memory_order mo = std::memory_order_seq_cst,
+                               std::source_location loc = std::source_location::current()) {
+    return compare_exchange_strong(x, expected, desired, mo, detail::cas_failure_order(mo), loc);
+  }
+  // Never fails spuriously, as atomic<T>::compare_exchange_weak.
+  template <class T>
+  bool compare_exchange_weak(atomic<T>& x, T& expected, T desired, std::memory_order success,
+                             std::memory_order failure,
+                             std::source_location loc = std::source_location::current()) {
+    return compare_exchange_strong(x, expected, desired, success, failure, loc);
+  }
+  template <class T>
+  bool compare_exchange_weak(atomic<T>& x, T& expected, T desired,
+                             std::memory_order mo = std::memory_order_seq_cst,
+                             std::source_location loc = std::source_location::current()) {
+    return compare_exchange_strong(x, expected, desired, mo, detail::cas_failure_order(mo), loc);
   }
 
  private:

@@ -139,6 +139,8 @@ ThreadId Execution::new_thread(void (*entry)(void*), void* arg) {
   ts.iter_begin = trace_.events.size();
   ts.prev_iter.clear();
   ts.loop_attempts.clear();
+  ts.pending_confirming = false;
+  ts.confirm_end = ~std::size_t{0};
   ts.spin_how = "";
   ts.waits_on.clear();
   ts.repeats = 0;
@@ -327,6 +329,10 @@ void Execution::compute_enabled() {
     // (GenMC's removeCASReadIfBlocks), so no execution blocks on a mutex it could take later.
     if (ts.pending.action == Action::acquire && locks_[ts.pending.target].owner != kNoId) continue;
     enabled_.push_back(ts.pending);
+    if (ts.pending_confirming) {
+      std::int64_t next = 0;
+      enabled_.back().waits = !ts.pending_rmw.call(ts.pending_rmw.ctx, memory_->read_memory(ts.pending.target), next);
+    }
     enabled_.back().drains = ts.pending_drains;
     enabled_.back().local = ts.pending.action == Action::read && memory_->buffer_has(t, ts.pending.target);
     if (ts.pending.action == Action::write && !ts.pending_drains) enabled_.back().seq = memory_->next_store_seq(t);
@@ -667,6 +673,10 @@ void op_loop_head(const CallSite&) { Execution::current_or_throw("cas_loop").loo
 void op_loop_retry(const CallSite& at) {
   Execution& e = Execution::current_or_throw("cas_loop");
   e.loop_retry(e.site(at));
+}
+void op_loop_confirm_failed(const CallSite& at) {
+  Execution& e = Execution::current_or_throw("cas_loop");
+  e.loop_confirm_failed(e.site(at));
 }
 void op_loop_exit() {
   if (Execution* e = Execution::current()) e->loop_exit();

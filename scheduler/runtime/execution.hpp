@@ -127,6 +127,11 @@ class Execution {
   void spin_failed(std::uint32_t site, std::string_view waits_on = {}, const char* without = "notifier");
   void loop_head();
   void loop_retry(std::uint32_t site);
+  // cas_loop::compare_exchange_* failed: a retry(), and the next retry() with nothing in
+  // between is none.
+  void loop_confirm_failed(std::uint32_t site);
+  // Is the running thread in a cas_loop attempt that has written nothing so far?
+  bool attempt_unwritten() const;
   void loop_exit();
   // cas_loop's reduction (ExploreOptions::loop_reduction): off, every attempt runs.
   void set_loop_reduction(bool on) { loop_reduction_ = on; }
@@ -135,6 +140,13 @@ class Execution {
   // release store of 0, so that the order of a mutex's critical sections is reads-from,
   // which TruSt revisits, not an interleaving (GenMC models locks the same way).
   void set_lock_words(bool on) { lock_words_ = on; }
+  // Graph strategies (TruSt): a compare-exchange that confirms a cas_loop attempt which
+  // wrote nothing is offered with Transition::waits while it would fail on its variable's
+  // latest write, and the strategy runs another thread first, as a lock waits for its
+  // mutex (GenMC's removeCASReadIfBlocks): failing, the attempt would only block, and the
+  // execution where it ran after the write it needs is this one. When nothing else can
+  // run, it runs and fails (a livelock is still found).
+  void set_cas_waits(bool on) { cas_waits_ = on; }
   // Shares one search's object ids (object_ids.hpp); without, the Execution keeps its own.
   void set_object_ids(std::shared_ptr<ObjectIds> ids) {
     ids_ = std::move(ids);
@@ -214,6 +226,11 @@ class Execution {
     // cas_loop: where the current attempt of each open loop (innermost last) begins in
     // the trace.
     std::vector<std::size_t> loop_attempts;
+    // Its announced compare-exchange confirms a cas_loop attempt that wrote nothing
+    // (set_cas_waits): while it would fail on the latest write, the thread waits.
+    bool pending_confirming = false;
+    std::size_t confirm_end = ~std::size_t{0};  // the trace's size at loop_confirm_failed
+    detail::RmwFn pending_rmw{};
     // The thread's last read (call site, variable, value) and how many times in a row it
     // read just that, with no other operation of its own in between (spin_threshold).
     std::uint32_t repeat_site = 0;
@@ -364,7 +381,8 @@ class Execution {
   bool spurious_wakeups_ = true;
   std::vector<Event> iter_scratch_;
   bool loop_reduction_ = true;  // cas_loop (execution_spin.cpp)
-  bool lock_words_ = false;     // set_lock_words (execution_sync.cpp)
+  bool lock_words_ = false;
+  bool cas_waits_ = false;       // set_cas_waits     // set_lock_words (execution_sync.cpp)
   bool lock_word_acquire(LockInfo& l, bool block);
   void lock_word_release(LockInfo& l);
 

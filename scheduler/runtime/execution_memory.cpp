@@ -11,6 +11,13 @@
 namespace atomcheck::detail {
 
 namespace {
+bool g_every_cas_confirms = false;  // every_cas_confirms
+}  // namespace
+
+void every_cas_confirms(bool on) { g_every_cas_confirms = on; }
+
+
+namespace {
 // Event::mo_pos of a write the memory model placed at `position` (kNoMoPos past its range).
 std::uint16_t mo_pos(std::uint32_t position) {
   return position < kNoMoPos ? static_cast<std::uint16_t>(position) : kNoMoPos;
@@ -154,7 +161,13 @@ std::size_t Execution::choose_option(std::size_t n, Action a, VarId var) {
   }
   if (strategy_->wants_graph()) {
     history_.option_keys.clear();
-    for (std::size_t i = 0; i < n; ++i) history_.option_keys.push_back(memory_->option_key(i));
+    history_.option_values.clear();
+    history_.option_blocks.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      history_.option_keys.push_back(memory_->option_key(i));
+      history_.option_values.push_back(memory_->option_value(i));
+      history_.option_blocks.push_back(memory_->option_blocks(i));
+    }
   }
   const std::size_t pick = strategy_->choose(options_scratch_, history_);
   if (pick == Strategy::kCut) {  // a graph strategy's inconsistent revisit
@@ -259,11 +272,19 @@ RmwResult Execution::rmw(const Handle& h, RmwFn fn, std::memory_order mo, std::u
     unwinding_skip();
     return {0, false};
   }
-  if (!announce(Action::rmw, h.id, memory_->drains(Action::rmw, mo))) return {0, false};
+  // Set before the announce, which is where the thread waits (compute_enabled).
+  const bool confirming =
+      (fn.confirming || (fn.cas && g_every_cas_confirms)) && memory_->chooses() && loop_reduction_ && attempt_unwritten();
+  self().pending_confirming = confirming && cas_waits_;
+  self().pending_rmw = fn;
+  const bool announced = announce(Action::rmw, h.id, memory_->drains(Action::rmw, mo));
+  self().pending_confirming = false;
+  if (!announced) return {0, false};
   if (vars_[h.id].freed) return used_after_free(h.id, "updates", site), unwinding_skip(), RmwResult{0, false};
   std::int64_t old = 0, next = 0;
   bool wrote = false;
   if (memory_->chooses()) {
+    fn.confirming = confirming;
     const std::size_t n = memory_->rmw_options(running_, h.id, fn, mo);
     if (n == 0) return no_choice(h.id), RmwResult{0, false};
     const MemoryModel::RmwTaken taken = memory_->take_rmw(choose_option(n, Action::rmw, h.id));

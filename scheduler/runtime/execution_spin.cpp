@@ -220,18 +220,29 @@ void Execution::loop_retry(std::uint32_t site) {
   }
   ThreadState& ts = self();
   if (ts.loop_attempts.empty()) return;
-  const std::size_t begin = ts.loop_attempts.back();
-  const std::size_t end = trace_.events.size();
-  ts.loop_attempts.back() = end;
-  if (!loop_reduction_) return;
-  for (std::size_t i = begin; i < end; ++i) {
+  if (std::exchange(ts.confirm_end, ~std::size_t{0}) == trace_.events.size()) return;  // ended already
+  const bool unwritten = attempt_unwritten();
+  ts.loop_attempts.back() = trace_.events.size();
+  if (loop_reduction_ && unwritten) block_spinning(site, "a cas_loop");
+}
+
+void Execution::loop_confirm_failed(std::uint32_t site) {
+  loop_retry(site);
+  // Not blocked: the attempt wrote (or the reduction is off), and the next one begins here.
+  if (!unwinding_) self().confirm_end = trace_.events.size();
+}
+
+bool Execution::attempt_unwritten() const {
+  const ThreadState& ts = *threads_[running_];
+  if (ts.loop_attempts.empty()) return false;
+  for (std::size_t i = ts.loop_attempts.back(); i < trace_.events.size(); ++i) {
     const Event& e = trace_.events[i];
     // A failed CAS is a read; a fence orders nothing of this thread once it is blocked; a
     // commit flushes a store made before the attempt. Anything else writes, forks, takes
     // a lock or opens a block.
-    if (e.thread == running_ && e.op != Op::read && e.op != Op::fence && e.op != Op::commit) return;
+    if (e.thread == running_ && e.op != Op::read && e.op != Op::fence && e.op != Op::commit) return false;
   }
-  block_spinning(site, "a cas_loop");
+  return true;
 }
 
 // If what the attempt read never changes again, the thread would spin forever (checked

@@ -38,6 +38,26 @@ struct std_types {
   // A CAS-retry loop marker that atomcheck explores once per order of its successes.
   struct cas_loop {
     static constexpr bool retry() noexcept { return true; }
+    template <class T>
+    static bool compare_exchange_weak(std::atomic<T>& x, T& expected, T desired,
+                                      std::memory_order mo = std::memory_order_seq_cst) noexcept {
+      return x.compare_exchange_weak(expected, desired, mo);
+    }
+    template <class T>
+    static bool compare_exchange_weak(std::atomic<T>& x, T& expected, T desired, std::memory_order success,
+                                      std::memory_order failure) noexcept {
+      return x.compare_exchange_weak(expected, desired, success, failure);
+    }
+    template <class T>
+    static bool compare_exchange_strong(std::atomic<T>& x, T& expected, T desired,
+                                        std::memory_order mo = std::memory_order_seq_cst) noexcept {
+      return x.compare_exchange_strong(expected, desired, mo);
+    }
+    template <class T>
+    static bool compare_exchange_strong(std::atomic<T>& x, T& expected, T desired, std::memory_order success,
+                                        std::memory_order failure) noexcept {
+      return x.compare_exchange_strong(expected, desired, success, failure);
+    }
   };
   static void fence(std::memory_order mo) { std::atomic_thread_fence(mo); }
   // new and delete; model_types tracks the blocks (use after free, double free, leaks).

@@ -31,7 +31,11 @@ struct GraphEvent {
   // read: a mutex's acquire (lock words). It reads only a free lock: a revisit that would
   // make it read an RMW's write (an acquire's "held") makes its thread wait instead.
   bool lock = false;
+  // read: a compare-exchange confirming a cas_loop attempt that wrote nothing (RmwFn::
+  // confirming). A revisit that would make it fail makes its thread wait instead.
+  bool confirming = false;
   VarId var = kNoId;
+  std::int64_t value = 0;    // write: the value written; confirming read: the one expected
   std::uint32_t rf = ~0u;    // read: the event it reads (~0u: the initial write)
   std::uint32_t pred = ~0u;  // join: the child's last event; lock ops: the lock's last
   std::uint32_t step = ~0u;  // the History step that made it (~0u: a forced run)
@@ -42,10 +46,12 @@ struct ExecGraph {
   std::vector<GraphEvent> events;
   std::vector<std::uint32_t> spawned_at;      // per thread: the parent's spawn event (~0u: none)
   std::vector<std::vector<std::uint32_t>> mo; // per variable: write events in mo (~0u: initial)
+  // Keeps every vector's capacity, the inner ones' too: a graph is exported per execution.
   void clear() {
     events.clear();
     spawned_at.clear();
-    mo.clear();
+    for (std::vector<std::uint32_t>& m : mo) m.clear();
+    mo.resize(0);
   }
 };
 

@@ -59,6 +59,10 @@ struct Transition {
   // A memory model's choice (RC11), not a thread's step: option `seq` of the running
   // thread's operation (which write a load reads, where a store goes in mo).
   bool choice = false;
+  // A compare-exchange that would fail on its variable's latest write and end a cas_loop
+  // attempt that wrote nothing (Execution::set_cas_waits): a graph strategy runs it only
+  // when nothing else can run, or when a revisit's plan says so. A label of the state.
+  bool waits = false;
   bool operator==(const Transition& o) const {
     return thread == o.thread && action == o.action && target == o.target && drains == o.drains;
   }
@@ -117,6 +121,10 @@ struct History {
   // graph_key (the write a load reads, the write a store goes after in mo); at the end of
   // the execution, its graph.
   std::vector<std::uint64_t> option_keys;
+  // And each option's value written (an RMW's new value; 0 for the others).
+  std::vector<std::int64_t> option_values;
+  // And whether it would only block (MemoryModel::option_blocks).
+  std::vector<std::uint8_t> option_blocks;
   const ExecGraph* graph = nullptr;
   std::size_t steps() const { return chosen.size(); }
   std::span<const Transition> enabled_at(std::size_t step) const {
@@ -137,6 +145,8 @@ struct History {
     wait_construct = "";
     unmarked_spin.clear();
     option_keys.clear();
+    option_values.clear();
+    option_blocks.clear();
     graph = nullptr;
   }
 };
@@ -172,6 +182,7 @@ class Strategy {
     (void)enabled, (void)h;
     return false;
   }
+
 
   // ---- checkpoints (ExploreOptions::checkpoint, docs/checkpoint.md) -------------------
   // Between two executions (after end_execution, before begin_execution): appends the

@@ -80,6 +80,10 @@ class TrustStrategy final : public Strategy {
                            plan_[s].thread, s);
       return enabled.size();
     }
+    // A compare-exchange that would fail waits while another thread can step
+    // (Execution::set_cas_waits).
+    for (std::size_t i = 0; i < enabled.size(); ++i)
+      if (!enabled[i].waits) return i;
     return 0;
   }
 
@@ -195,6 +199,7 @@ class TrustStrategy final : public Strategy {
   struct Alternative {
     std::uint32_t step;
     std::uint64_t key;
+    std::int64_t value;  // an atomicity-breaking RMW's value written (moot_revisits)
   };
 
   static constexpr std::uint64_t kMagic = 0x7472757374ull;  // "trust"
@@ -223,7 +228,7 @@ class TrustStrategy final : public Strategy {
       return kCut;
     }
     for (std::size_t i = 1; i < enabled.size(); ++i)
-      alternatives_.push_back(Alternative{static_cast<std::uint32_t>(s), h.option_keys[i]});
+      if (!h.option_blocks[i]) alternatives_.push_back(Alternative{static_cast<std::uint32_t>(s), h.option_keys[i], h.option_values[i]});
     return 0;
   }
 
@@ -377,6 +382,7 @@ class TrustStrategy final : public Strategy {
       w.rmw_write = true;
       w.rf = kNone;
       w.n = r.n + 1;
+      w.value = a.value;
       const auto wi = static_cast<std::uint32_t>(f + 1);
       gm.events.push_back(r);
       gm.events.push_back(w);
@@ -509,9 +515,11 @@ class TrustStrategy final : public Strategy {
   void push_backward(std::uint32_t r, std::uint32_t w, const std::vector<std::uint32_t>& co,
                      const std::vector<std::uint8_t>& kept) {
     const std::uint32_t rs = events()[r].step;
-    // A lock revisited by an acquire's write would read "held": it is dropped, and its
-    // thread waits in the replay until the lock is free.
-    const bool waits = events()[r].lock && events()[w].rmw_write;
+    // A lock revisited by an acquire's write would read "held", a confirming compare-exchange
+    // revisited by a write of another value would fail: it is dropped, and its thread waits
+    // in the replay until the lock is free or the compare-exchange can succeed.
+    const GraphEvent& rg = events()[r];
+    const bool waits = (rg.lock && events()[w].rmw_write) || (rg.confirming && events()[w].value != rg.value);
     std::vector<std::uint32_t>& order = order_;
     order.clear();
     for (std::uint32_t s = 0; s < steps_.size(); ++s)
