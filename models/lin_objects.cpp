@@ -5,6 +5,7 @@
 // scenarios have one producer and one consumer (Op::group). lincheck
 // generates scenarios of their operations, explores each exhaustively and shrinks the
 // first that fails: the command-line form of EXPECT_LINEARIZABLE.
+#include <cstddef>
 #include <cstdint>
 
 #include "scheduler/runtime/api.hpp"
@@ -15,12 +16,16 @@ namespace {
 
 using atomcheck::lin::kNone;
 
-// Nodes from a bump allocator (never reused: no ABA), linked by index; -1 is null.
+// Nodes from a bump allocator per thread (never reused: no ABA), linked by index; -1 is
+// null. Per thread, as malloc's arenas are: a shared allocation counter would order every
+// two pushes and multiply the executions by orders that are not the stack's.
 template <bool kRetry>
 class TreiberStack {
  public:
   void push(int v) {
-    const int n = free_.fetch_add(1);
+    const std::size_t t = atomcheck::this_thread::get_id();
+    atomcheck::check(t < kThreads && used_[t] < kPerThread, "treiber-stack: more pushes than its node pool holds");
+    const int n = static_cast<int>(t * kPerThread + used_[t]++);
     value_[n].store(v);
     int h = head_.load();
     atomcheck::cas_loop loop;
@@ -41,9 +46,10 @@ class TreiberStack {
   }
 
  private:
-  static constexpr int kNodes = 16;
-  atomcheck::atomic<int> head_{-1, "head"}, free_{0, "free"};
+  static constexpr std::size_t kThreads = 5, kPerThread = 4, kNodes = kThreads * kPerThread;
+  atomcheck::atomic<int> head_{-1, "head"};
   atomcheck::atomic<int> value_[kNodes]{}, next_[kNodes]{};
+  std::size_t used_[kThreads]{};  // each thread's own: no shared memory
 };
 
 template <bool kAtomic>
@@ -59,6 +65,56 @@ class Counter {
 
  private:
   atomcheck::atomic<int> value_{0, "value"};
+};
+
+// Michael and Scott's queue (PODC 1996): nodes by index from per-thread pools (never
+// reused: no ABA), node 0 the first dummy, -1 null; tail may lag one node behind, and
+// both operations help it along.
+class MsQueue {
+ public:
+  void enqueue(int v) {
+    const std::size_t th = atomcheck::this_thread::get_id();
+    atomcheck::check(th < kThreads && used_[th] < kPerThread, "ms-queue: more enqueues than its node pool holds");
+    const int node = static_cast<int>(1 + th * kPerThread + used_[th]++);
+    value_[node].store(v);
+    for (atomcheck::cas_loop loop;; loop.retry()) {
+      int t = tail_.load();
+      int n = next_[t].load();
+      if (t != tail_.load()) continue;
+      if (n != -1) {
+        loop.compare_exchange_strong(tail_, t, n);  // help a lagging tail along
+        continue;
+      }
+      if (loop.compare_exchange_strong(next_[t], n, node)) {
+        tail_.compare_exchange_strong(t, node);  // may fail: another thread helped
+        return;
+      }
+    }
+  }
+  std::int64_t dequeue() {
+    for (atomcheck::cas_loop loop;; loop.retry()) {
+      int h = head_.load();
+      int t = tail_.load();
+      int n = next_[h].load();
+      if (h != head_.load()) continue;
+      if (h == t) {
+        if (n == -1) return kNone;
+        loop.compare_exchange_strong(tail_, t, n);
+        continue;
+      }
+      const int v = value_[n].load();
+      if (loop.compare_exchange_strong(head_, h, n)) return v;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kThreads = 5, kPerThread = 4, kNodes = 1 + kThreads * kPerThread;
+  atomcheck::atomic<int> head_{0, "head"}, tail_{0, "tail"};
+  atomcheck::atomic<int> value_[kNodes]{};
+  // Null links; stored as value - 1 would hide the null from reports, so each is spelled.
+  atomcheck::atomic<int> next_[kNodes]{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  std::size_t used_[kThreads]{};  // each thread's own: no shared memory
 };
 
 using Stack = TreiberStack<true>;
@@ -103,6 +159,11 @@ ATOMCHECK_LIN_OBJECT(vyukov_queue, "vyukov-queue", "queue",
                        },
                        1, 3},
                       {"dequeue", [](Vyukov& q, std::int64_t) { return q.dequeue(); }}});
+
+ATOMCHECK_LIN_OBJECT(ms_queue, "ms-queue", "queue", "Michael-Scott queue: enqueue and dequeue retry their CAS",
+                     MsQueue,
+                     {{"enqueue", [](MsQueue& q, std::int64_t v) { return q.enqueue(static_cast<int>(v)), kNone; }, 1, 3},
+                      {"dequeue", [](MsQueue& q, std::int64_t) { return q.dequeue(); }}});
 
 // An SPSC ring is correct only with one producer and one consumer: the groups give
 // enqueue to one thread of the parallel part and dequeue to another (before and after,
