@@ -150,6 +150,10 @@ struct Options {
   // linearizable stops the others. 0: every core.
   unsigned jobs = 1;
   bool report_parts = false;  // fill Answer::parts
+  // A built-in queue's or stack's history whose pushed values are distinct is first
+  // decided by its bad patterns, in O(n log n) (checkers/lin_collections.hpp); what they
+  // leave undecided goes to the search. false: the search alone.
+  bool collections = true;
 };
 
 // Throws std::invalid_argument when an operation returns before it is called, a method

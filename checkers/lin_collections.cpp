@@ -1,0 +1,371 @@
+// Queue and stack histories of distinct values decided by their bad patterns (see
+// lin_collections.hpp). Every time below is a position of the history; kNever (a return
+// or call that never happens) is larger than all of them.
+#include "checkers/lin_collections.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace atomcheck::lin {
+
+namespace {
+
+constexpr std::uint64_t kNever = kPending;
+constexpr std::uint32_t kNoOp = ~0u;
+using Verdict = CollectionAnswer::Verdict;
+
+CollectionAnswer undecided(std::string why) {
+  CollectionAnswer a;
+  a.pattern = std::move(why);
+  return a;
+}
+
+CollectionAnswer bad(std::string pattern, std::vector<std::uint32_t> witness) {
+  CollectionAnswer a;
+  a.verdict = Verdict::not_linearizable;
+  a.pattern = std::move(pattern);
+  a.witness = std::move(witness);
+  return a;
+}
+
+// The history by value: each pushed value's push and the completed removal that returned
+// it, with their times; the removals that found the collection empty.
+struct Values {
+  std::vector<std::uint32_t> push, pop;  // op indices; pop kNoOp: never removed
+  std::vector<std::uint64_t> in_call, in_ret, out_call, out_ret;  // out_*: kNever when never removed
+  std::vector<std::uint32_t> empties;
+  // A removal that never returned could have taken any value, so a pattern that needs a
+  // value to stay in the collection proves nothing; only the others are looked for.
+  bool pending_removal = false;
+  std::size_t size() const { return push.size(); }
+  bool removed(std::size_t v) const { return pop[v] != kNoOp; }
+};
+
+// Values indexed and the patterns every history of distinct values shares: a removal of a
+// value never pushed, or one that returned before its push was called ("fresh"), and a
+// value removed twice ("repeated").
+std::optional<CollectionAnswer> index_values(const History& h, Values& vs) {
+  std::unordered_map<std::int64_t, std::uint32_t> value_of;
+  value_of.reserve(h.size());
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    const Operation& op = h[i];
+    if (op.method > 1) return undecided("an operation other than a push and a pop");
+    if (op.method == 1) {
+      if (op.pending()) vs.pending_removal = true;
+      continue;
+    }
+    if (op.arg == kNone) return undecided("a pushed value is the empty result");
+    if (!value_of.emplace(op.arg, static_cast<std::uint32_t>(vs.size())).second)
+      return undecided("a value is pushed twice");
+    vs.push.push_back(i);
+    vs.pop.push_back(kNoOp);
+    vs.in_call.push_back(op.call);
+    vs.in_ret.push_back(op.ret);  // kNever when pending: it then precedes nothing
+  }
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    const Operation& op = h[i];
+    if (op.method != 1 || op.pending()) continue;
+    if (op.result == kNone) {
+      vs.empties.push_back(i);
+      continue;
+    }
+    auto it = value_of.find(op.result);
+    if (it == value_of.end()) return bad("fresh", {i});
+    const std::uint32_t v = it->second;
+    if (vs.pop[v] != kNoOp) return bad("repeated", {vs.push[v], vs.pop[v], i});
+    if (op.ret < h[vs.push[v]].call) return bad("fresh", {vs.push[v], i});
+    vs.pop[v] = i;
+  }
+  vs.out_call.resize(vs.size());
+  vs.out_ret.resize(vs.size());
+  for (std::size_t v = 0; v < vs.size(); ++v) {
+    vs.out_call[v] = vs.removed(v) ? h[vs.pop[v]].call : kNever;
+    vs.out_ret[v] = vs.removed(v) ? h[vs.pop[v]].ret : kNever;
+  }
+  return std::nullopt;
+}
+
+// A push that never returned and whose value nobody removed may be left out: a
+// linearization with it stays one without it (the value sits in the collection, never
+// at a removal's end, and no removal answers empty while it is there). One whose value
+// was removed must be in, and precedes nothing, as its kNever return says.
+bool kept(const Values& vs, std::size_t v) { return vs.in_ret[v] != kNever || vs.removed(v); }
+
+std::vector<std::uint32_t> witness_of(const Values& vs, std::initializer_list<std::size_t> values) {
+  std::vector<std::uint32_t> w;
+  for (std::size_t v : values) {
+    w.push_back(vs.push[v]);
+    if (vs.removed(v)) w.push_back(vs.pop[v]);
+  }
+  std::sort(w.begin(), w.end());
+  return w;
+}
+
+// "empty": a removal answered empty while some value is surely in the collection at every
+// moment of its interval. Value x is surely in from its push's return to its removal's
+// call (taking effect inside their intervals, the push before and the removal after);
+// when those intervals, merged, cover the empty removal's, there is no moment for it.
+std::optional<CollectionAnswer> empty_covered(const Values& vs, const History& h) {
+  if (vs.empties.empty()) return std::nullopt;
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t v = 0; v < vs.size(); ++v)
+    if (kept(vs, v) && vs.in_ret[v] < vs.out_call[v]) order.push_back(v);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return vs.in_ret[a] < vs.in_ret[b]; });
+  std::vector<std::uint64_t> from, to;  // merged, disjoint, in time order
+  for (std::uint32_t v : order) {
+    if (!from.empty() && vs.in_ret[v] < to.back()) {
+      to.back() = std::max(to.back(), vs.out_call[v]);
+    } else {
+      from.push_back(vs.in_ret[v]);
+      to.push_back(vs.out_call[v]);
+    }
+  }
+  for (std::uint32_t e : vs.empties) {
+    auto it = std::upper_bound(from.begin(), from.end(), h[e].call);
+    if (it == from.begin()) continue;
+    const std::size_t k = static_cast<std::size_t>(it - from.begin()) - 1;
+    if (to[k] <= h[e].ret) continue;
+    // The values whose sure intervals meet the removal's.
+    std::vector<std::uint32_t> w{e};
+    for (std::uint32_t v : order)
+      if (vs.in_ret[v] < h[e].ret && vs.out_call[v] > h[e].call) {
+        w.push_back(vs.push[v]);
+        if (vs.removed(v)) w.push_back(vs.pop[v]);
+      }
+    std::sort(w.begin(), w.end());
+    return bad("empty", std::move(w));
+  }
+  return std::nullopt;
+}
+
+// Queue "order": enqueue(x) returned before enqueue(y) was called, y was dequeued, and x
+// was dequeued only after y's dequeue returned, or never.
+std::optional<CollectionAnswer> queue_order(const Values& vs) {
+  std::vector<std::uint32_t> by_ret, by_call;
+  for (std::uint32_t v = 0; v < vs.size(); ++v)
+    if (kept(vs, v) && (vs.removed(v) || !vs.pending_removal)) by_ret.push_back(v);
+  by_call = by_ret;
+  std::sort(by_ret.begin(), by_ret.end(), [&](std::uint32_t a, std::uint32_t b) { return vs.in_ret[a] < vs.in_ret[b]; });
+  std::sort(by_call.begin(), by_call.end(), [&](std::uint32_t a, std::uint32_t b) { return vs.in_call[a] < vs.in_call[b]; });
+  std::size_t i = 0;
+  std::uint32_t latest = kNoOp;  // of the enqueues returned so far, the one dequeued last (or never)
+  for (std::uint32_t y : by_call) {
+    while (i < by_ret.size() && vs.in_ret[by_ret[i]] < vs.in_call[y]) {
+      if (latest == kNoOp || vs.out_call[by_ret[i]] > vs.out_call[latest]) latest = by_ret[i];
+      ++i;
+    }
+    if (latest != kNoOp && vs.removed(y) && vs.out_call[latest] > vs.out_ret[y]) return bad("order", witness_of(vs, {latest, y}));
+  }
+  return std::nullopt;
+}
+
+// Stack "lifo": push(a) returned before push(b) was called, push(b) returned before
+// pop(a) was called, so b is above a when a is popped; yet b was popped only after pop(a)
+// returned, or never. For each a, the b pushed in the window (a's push's return, a's
+// pop's call) popped last: a sweep over pop(a)'s calls, the pushes added by return,
+// queried by call in a segment tree.
+std::optional<CollectionAnswer> stack_lifo(const Values& vs) {
+  std::vector<std::uint32_t> bs, as;
+  for (std::uint32_t v = 0; v < vs.size(); ++v) {
+    if (!kept(vs, v)) continue;
+    if (vs.removed(v) || !vs.pending_removal) bs.push_back(v);
+    if (vs.removed(v)) as.push_back(v);
+  }
+  if (as.empty() || bs.empty()) return std::nullopt;
+  std::vector<std::uint64_t> calls;
+  for (std::uint32_t b : bs) calls.push_back(vs.in_call[b]);
+  std::sort(calls.begin(), calls.end());
+  std::size_t size = 1;
+  while (size < calls.size()) size *= 2;
+  std::vector<std::uint32_t> tree(2 * size, kNoOp);  // the b popped last in each range
+  auto later = [&](std::uint32_t x, std::uint32_t y) {
+    if (x == kNoOp) return y;
+    if (y == kNoOp) return x;
+    return vs.out_call[y] > vs.out_call[x] ? y : x;
+  };
+  auto insert = [&](std::uint32_t b) {
+    std::size_t k = static_cast<std::size_t>(std::lower_bound(calls.begin(), calls.end(), vs.in_call[b]) - calls.begin()) + size;
+    tree[k] = later(tree[k], b);
+    for (k /= 2; k >= 1; k /= 2) tree[k] = later(tree[2 * k], tree[2 * k + 1]);
+  };
+  auto query = [&](std::size_t lo) {  // ranks lo.. end
+    std::uint32_t best = kNoOp;
+    std::size_t l = lo + size, r = 2 * size;
+    while (l < r) {
+      if (l & 1) best = later(best, tree[l++]);
+      if (r & 1) best = later(best, tree[--r]);
+      l /= 2;
+      r /= 2;
+    }
+    return best;
+  };
+  std::sort(bs.begin(), bs.end(), [&](std::uint32_t x, std::uint32_t y) { return vs.in_ret[x] < vs.in_ret[y]; });
+  std::sort(as.begin(), as.end(), [&](std::uint32_t x, std::uint32_t y) { return vs.out_call[x] < vs.out_call[y]; });
+  std::size_t i = 0;
+  for (std::uint32_t a : as) {
+    while (i < bs.size() && vs.in_ret[bs[i]] < vs.out_call[a]) insert(bs[i++]);
+    const std::size_t lo = static_cast<std::size_t>(std::upper_bound(calls.begin(), calls.end(), vs.in_ret[a]) - calls.begin());
+    const std::uint32_t b = query(lo);
+    if (b != kNoOp && vs.out_call[b] > vs.out_ret[a]) return bad("lifo", witness_of(vs, {a, b}));
+  }
+  return std::nullopt;
+}
+
+// A linearization of a stack history, built in one sweep of its calls and returns and
+// then replayed, so that "linearizable" rests on an order checked here, not on a theorem.
+// Each operation is placed when it returns at the latest, earlier only where that loses
+// nothing: a pop whose value is on top as soon as it is called (what lies above is pushed
+// later and popped before, and runs as well without it), a push and the pop of its value
+// side by side as soon as both are called, an empty pop as soon as it is called with the
+// stack empty. A push is placed when it returns, and may go below the top: below any
+// value placed after it was called, as if it had taken effect just before that value's
+// push (that value has stayed since, so nothing placed after it is disturbed, and all of
+// it returned after this push was called). It goes below those whose pop is called
+// first. Where that guess is wrong the replay refuses the order and the search decides.
+std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Values& vs) {
+  std::vector<std::uint32_t> value_of(h.size(), kNoOp);
+  for (std::uint32_t v = 0; v < vs.size(); ++v) {
+    value_of[vs.push[v]] = v;
+    if (vs.removed(v)) value_of[vs.pop[v]] = v;
+  }
+  struct Event {
+    std::uint64_t at;
+    std::uint32_t op;
+    bool ret;
+  };
+  std::vector<Event> events;
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    if (h[i].method == 0 && !kept(vs, value_of[i])) continue;
+    events.push_back({h[i].call, i, false});
+    if (!h[i].pending()) events.push_back({h[i].ret, i, true});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
+  // The order as a list, so that a push can go in before an operation already placed.
+  const std::uint32_t head = static_cast<std::uint32_t>(h.size());
+  std::vector<std::uint32_t> next(h.size() + 1, kNoOp), prev(h.size() + 1, kNoOp);
+  std::uint32_t tail = head;
+  auto append = [&](std::uint32_t op) {
+    next[tail] = op;
+    prev[op] = tail;
+    tail = op;
+  };
+  auto insert_before = [&](std::uint32_t op, std::uint32_t at) {
+    const std::uint32_t p = prev[at];
+    next[p] = op;
+    prev[op] = p;
+    next[op] = at;
+    prev[at] = op;
+  };
+  struct Entry {
+    std::uint32_t value;
+    std::uint64_t since;  // the sweep's time at the place this push holds in the order
+  };
+  std::vector<std::uint8_t> open(h.size(), 0), placed(h.size(), 0);
+  std::vector<Entry> stack;
+  std::vector<std::uint32_t> open_empties;
+  auto eager = [&] {
+    while (!stack.empty() && vs.removed(stack.back().value) && open[vs.pop[stack.back().value]]) {
+      const std::uint32_t p = vs.pop[stack.back().value];
+      placed[p] = 1;
+      open[p] = 0;
+      append(p);
+      stack.pop_back();
+    }
+    if (stack.empty()) {
+      for (std::uint32_t e : open_empties) {
+        placed[e] = 1;
+        open[e] = 0;
+        append(e);
+      }
+      open_empties.clear();
+    }
+  };
+  for (const Event& ev : events) {
+    const std::uint32_t op = ev.op;
+    const std::uint32_t v = value_of[op];
+    if (!ev.ret) {
+      open[op] = 1;
+      if (v == kNoOp) open_empties.push_back(op);
+      if (v != kNoOp && vs.removed(v) && open[vs.push[v]] && open[vs.pop[v]]) {
+        for (std::uint32_t o : {vs.push[v], vs.pop[v]}) {
+          placed[o] = 1;
+          open[o] = 0;
+          append(o);
+        }
+      }
+      eager();
+      continue;
+    }
+    if (placed[op]) continue;
+    if (h[op].method == 1) return std::nullopt;  // its value is not on top, or the stack is not empty
+    // The values it may go below: those placed after its call, at the top of the stack.
+    std::size_t low = stack.size();
+    while (low > 0 && stack[low - 1].since > h[op].call) --low;
+    // Below every one of them whose pop returns before its pop is called, then below
+    // those whose pop returns first.
+    std::size_t k = stack.size();
+    for (std::size_t j = low; j < stack.size(); ++j)
+      if (vs.out_ret[stack[j].value] < vs.out_call[v]) k = std::min(k, j);
+    while (k > low && vs.out_ret[stack[k - 1].value] < vs.out_ret[v]) --k;
+    placed[op] = 1;
+    open[op] = 0;
+    if (k == stack.size()) {
+      append(op);
+      stack.push_back({v, ev.at});
+    } else {
+      insert_before(op, vs.push[stack[k].value]);
+      stack.insert(stack.begin() + static_cast<std::ptrdiff_t>(k), Entry{v, stack[k].since});
+    }
+    eager();
+  }
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t o = next[head]; o != kNoOp; o = next[o]) order.push_back(o);
+  return order;
+}
+
+// Does `order` linearize h as a stack: every completed operation in it once, none placed
+// before one that returned before it was called, and each pop's result the top?
+bool linearizes(const History& h, const std::vector<std::uint32_t>& order) {
+  std::vector<std::uint8_t> seen(h.size(), 0);
+  std::uint64_t latest_call = 0;
+  std::vector<std::int64_t> stack;
+  for (std::uint32_t op : order) {
+    if (seen[op]) return false;
+    seen[op] = 1;
+    const Operation& o = h[op];
+    if (!o.pending() && o.ret < latest_call) return false;
+    latest_call = std::max(latest_call, o.call);
+    if (o.method == 0) {
+      stack.push_back(o.arg);
+      continue;
+    }
+    const std::int64_t top = stack.empty() ? kNone : stack.back();
+    if (!stack.empty()) stack.pop_back();
+    if (!o.pending() && top != o.result) return false;
+  }
+  for (std::uint32_t i = 0; i < h.size(); ++i)
+    if (!seen[i] && !h[i].pending()) return false;
+  return true;
+}
+
+}  // namespace
+
+CollectionAnswer check_collection(const History& h, Collection kind) {
+  Values vs;
+  if (std::optional<CollectionAnswer> a = index_values(h, vs)) return *a;
+  if (std::optional<CollectionAnswer> a = kind == Collection::queue ? queue_order(vs) : stack_lifo(vs)) return *a;
+  if (vs.pending_removal) return undecided("a removal never returned");
+  if (std::optional<CollectionAnswer> a = empty_covered(vs, h)) return *a;
+  CollectionAnswer yes;
+  yes.verdict = Verdict::linearizable;
+  if (kind == Collection::queue) return yes;
+  const std::optional<std::vector<std::uint32_t>> order = stack_order(h, vs);
+  if (order && linearizes(h, *order)) return yes;
+  return undecided("no stack pattern found and no linearization built");
+}
+
+}  // namespace atomcheck::lin
