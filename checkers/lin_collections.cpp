@@ -266,22 +266,37 @@ std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Va
   };
   std::vector<std::uint8_t> open(h.size(), 0), placed(h.size(), 0);
   std::vector<Entry> stack;
-  std::vector<std::uint32_t> open_empties;
+  std::vector<std::uint32_t> open_empties, open_pending;
   auto eager = [&] {
-    while (!stack.empty() && vs.removed(stack.back().value) && open[vs.pop[stack.back().value]]) {
-      const std::uint32_t p = vs.pop[stack.back().value];
-      placed[p] = 1;
-      open[p] = 0;
-      append(p);
-      stack.pop_back();
-    }
-    if (stack.empty()) {
-      for (std::uint32_t e : open_empties) {
-        placed[e] = 1;
-        open[e] = 0;
-        append(e);
+    for (;;) {
+      while (!stack.empty() && vs.removed(stack.back().value) && open[vs.pop[stack.back().value]]) {
+        const std::uint32_t p = vs.pop[stack.back().value];
+        placed[p] = 1;
+        open[p] = 0;
+        append(p);
+        stack.pop_back();
       }
-      open_empties.clear();
+      if (stack.empty()) {
+        for (std::uint32_t e : open_empties) {
+          placed[e] = 1;
+          open[e] = 0;
+          append(e);
+        }
+        open_empties.clear();
+      }
+      // A pop that never returned may take off the top a value no other pop takes; one is
+      // spent where that lets a called pop (or an empty one) go, and nowhere else.
+      std::size_t k = stack.size();
+      while (k > 0 && stack.size() - k < open_pending.size() && !vs.removed(stack[k - 1].value)) --k;
+      const bool frees_pop = k > 0 && k < stack.size() && vs.removed(stack[k - 1].value) && open[vs.pop[stack[k - 1].value]];
+      const bool frees_empty = k == 0 && !stack.empty() && !open_empties.empty();
+      if (!frees_pop && !frees_empty) return;
+      while (stack.size() > k) {
+        placed[open_pending.back()] = 1;
+        append(open_pending.back());
+        open_pending.pop_back();
+        stack.pop_back();
+      }
     }
   };
   for (const Event& ev : events) {
@@ -289,7 +304,7 @@ std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Va
     const std::uint32_t v = value_of[op];
     if (!ev.ret) {
       open[op] = 1;
-      if (v == kNoOp) open_empties.push_back(op);
+      if (v == kNoOp) (h[op].pending() ? open_pending : open_empties).push_back(op);
       if (v != kNoOp && vs.removed(v) && open[vs.push[v]] && open[vs.pop[v]]) {
         for (std::uint32_t o : {vs.push[v], vs.pop[v]}) {
           placed[o] = 1;
@@ -352,20 +367,62 @@ bool linearizes(const History& h, const std::vector<std::uint32_t>& order) {
   return true;
 }
 
+// A dequeue that never returned may be left out, or take effect after its call with the
+// result its place gives. Each history below fixes one such choice for every one of them
+// (a result, returned after every other event, or left out), so a linearization of it is
+// one of the history: enough to prove "linearizable", never "not". Two choices: each
+// takes, in call order, the earliest enqueued value no completed dequeue took (while
+// there is one), else is left out; and all left out.
+std::vector<History> queue_completions(const History& h, const Values& vs) {
+  std::vector<std::uint32_t> pending;
+  std::uint64_t end = 0;
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    if (h[i].method == 1 && h[i].pending()) pending.push_back(i);
+    end = std::max(end, h[i].call);
+    if (!h[i].pending()) end = std::max(end, h[i].ret);
+  }
+  std::sort(pending.begin(), pending.end(), [&](std::uint32_t a, std::uint32_t b) { return h[a].call < h[b].call; });
+  std::vector<std::uint32_t> free;  // values pushed (and returned) that no completed removal took
+  for (std::uint32_t v = 0; v < vs.size(); ++v)
+    if (!vs.removed(v) && vs.in_ret[v] != kNever) free.push_back(v);
+  std::sort(free.begin(), free.end(), [&](std::uint32_t a, std::uint32_t b) { return vs.in_ret[a] < vs.in_ret[b]; });
+  std::vector<std::int64_t> result(h.size(), kNone);
+  for (std::size_t k = 0; k < pending.size() && k < free.size(); ++k) result[pending[k]] = h[vs.push[free[k]]].arg;
+  std::vector<History> out(2);
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    const bool open_removal = h[i].method == 1 && h[i].pending();
+    if (!open_removal) {
+      out[0].push_back(h[i]);
+      out[1].push_back(h[i]);
+    } else if (result[i] != kNone) {
+      Operation o = h[i];
+      o.result = result[i];
+      o.ret = ++end;
+      out[0].push_back(o);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 CollectionAnswer check_collection(const History& h, Collection kind) {
   Values vs;
   if (std::optional<CollectionAnswer> a = index_values(h, vs)) return *a;
   if (std::optional<CollectionAnswer> a = kind == Collection::queue ? queue_order(vs) : stack_lifo(vs)) return *a;
-  if (vs.pending_removal) return undecided("a removal never returned");
-  if (std::optional<CollectionAnswer> a = empty_covered(vs, h)) return *a;
   CollectionAnswer yes;
   yes.verdict = Verdict::linearizable;
+  if (vs.pending_removal && kind == Collection::queue) {
+    for (const History& c : queue_completions(h, vs))
+      if (check_collection(c, kind).verdict == Verdict::linearizable) return yes;
+    return undecided("a removal never returned");
+  }
+  if (!vs.pending_removal)
+    if (std::optional<CollectionAnswer> a = empty_covered(vs, h)) return *a;
   if (kind == Collection::queue) return yes;
   const std::optional<std::vector<std::uint32_t>> order = stack_order(h, vs);
   if (order && linearizes(h, *order)) return yes;
-  return undecided("no stack pattern found and no linearization built");
+  return undecided(vs.pending_removal ? "a removal never returned" : "no stack pattern found and no linearization built");
 }
 
 }  // namespace atomcheck::lin

@@ -29,9 +29,10 @@ struct CollectionAnswer {
 };
 
 // `h` holds operations of lin::make_spec("queue") (enqueue = 0, dequeue = 1) or "stack"
-// (push = 0, pop = 1). Undecided, never a guess, when a value is pushed twice or is kNone,
-// when a removal never returned (its result is unknown), or, for a stack, when neither a
-// bad pattern nor a linearization is found.
+// (push = 0, pop = 1). Undecided, never a guess, when a value is pushed twice or is kNone;
+// with a removal that never returned (any result, or none), when neither a pattern that
+// holds whatever it did nor a linearization is found; for a stack, when neither a bad
+// pattern nor a linearization is found.
 CollectionAnswer check_collection(const History& h, Collection kind);
 
 }  // namespace atomcheck::lin
