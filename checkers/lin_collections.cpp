@@ -224,8 +224,10 @@ std::optional<CollectionAnswer> stack_lifo(const Values& vs) {
 // stack empty. A push is placed when it returns, and may go below the top: below any
 // value placed after it was called, as if it had taken effect just before that value's
 // push (that value has stayed since, so nothing placed after it is disturbed, and all of
-// it returned after this push was called). It goes below those whose pop is called
-// first. Where that guess is wrong the replay refuses the order and the search decides.
+// it returned after this push was called). Of those it goes below every one whose pop
+// returns before its own pop is called, and below those whose pop returns first (a pop
+// nested in another's interval is the likelier to have gone first); where that guess is
+// wrong the replay refuses the order and the search decides.
 std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Values& vs) {
   std::vector<std::uint32_t> value_of(h.size(), kNoOp);
   for (std::uint32_t v = 0; v < vs.size(); ++v) {
