@@ -118,6 +118,13 @@ TEST(LinCollections, StackPatterns) {
   EXPECT_EQ(verdict(s, {in(0, 1, 0, 2), in(1, 2, 1, 4), out(2, kNone, 3, 8), out(0, 1, 5, 7), out(1, 2, 6, 10)}),
             "linearizable");
   EXPECT_EQ(verdict(s, {in(0, 1, 0, 2), out(1, kNone, 1, 3)}), "linearizable");
+  // A chain no pattern here shows (docs/linearizability.md): 2 above 1 puts pop 2 before
+  // pop 1, so push(3) also precedes pop 1, and 3 is popped after it. Left to the search.
+  const History chain = {in(0, 1, 0, 1),  in(0, 2, 2, 3),  in(0, 3, 4, 6),
+                         out(1, 1, 5, 8), out(0, 2, 7, 10), out(1, 3, 9, 11)};
+  EXPECT_EQ(verdict(s, chain), "undecided");
+  EXPECT_FALSE(judge(s, chain));
+  EXPECT_FALSE(atomcheck::lin::check(chain, *atomcheck::lin::make_spec("stack")).linearizable);
 }
 
 // What the checks leave to the search: repeated values, other methods, and a history with
