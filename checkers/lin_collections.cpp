@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -215,20 +216,23 @@ std::optional<CollectionAnswer> stack_lifo(const Values& vs) {
   return std::nullopt;
 }
 
-// A linearization of a stack history, built in one sweep of its calls and returns and
-// then replayed, so that "linearizable" rests on an order checked here, not on a theorem.
-// Each operation is placed when it returns at the latest, earlier only where that loses
-// nothing: a pop whose value is on top as soon as it is called (what lies above is pushed
-// later and popped before, and runs as well without it), a push and the pop of its value
-// side by side as soon as both are called, an empty pop as soon as it is called with the
-// stack empty. A push is placed when it returns, and may go below the top: below any
-// value placed after it was called, as if it had taken effect just before that value's
-// push (that value has stayed since, so nothing placed after it is disturbed, and all of
-// it returned after this push was called). Of those it goes below every one whose pop
-// returns before its own pop is called, and below those whose pop returns first (a pop
-// nested in another's interval is the likelier to have gone first); where that guess is
-// wrong the replay refuses the order and the search decides.
-std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Values& vs) {
+// A linearization, built in one sweep of the calls and returns and then replayed, so that
+// "linearizable" rests on an order checked here. The collection is a sequence whose
+// removal end is the top of a stack, the head of a queue. Each operation is placed when it
+// returns at the latest, earlier only where that loses nothing: a removal whose value is
+// at the removal end as soon as it is called (nothing can leave before it, and what was
+// added meanwhile stays as it is), a push and the pop of its value side by side as soon
+// as both are called (a queue's only when it is empty), an empty removal as soon as it is
+// called with the collection empty. A push is placed when it returns, and may go in
+// before any value placed after it was called, as if it had taken effect just before
+// that value's push (that value has stayed since, so nothing placed after it is
+// disturbed, and all of it returned after this push was called). Among those it takes the
+// place their removals' times ask: behind (for a stack, below) every one whose removal
+// returns before its own is called, then by removal return, the earlier nearer the
+// removal end (a removal nested in another's interval is the likelier to have gone
+// first). Where that guess is wrong the replay refuses the order and the search decides.
+std::optional<std::vector<std::uint32_t>> sweep_order(const History& h, const Values& vs, Collection kind) {
+  const bool stack_kind = kind == Collection::stack;
   std::vector<std::uint32_t> value_of(h.size(), kNoOp);
   for (std::uint32_t v = 0; v < vs.size(); ++v) {
     value_of[vs.push[v]] = v;
@@ -250,10 +254,12 @@ std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Va
   const std::uint32_t head = static_cast<std::uint32_t>(h.size());
   std::vector<std::uint32_t> next(h.size() + 1, kNoOp), prev(h.size() + 1, kNoOp);
   std::uint32_t tail = head;
+  std::vector<std::uint8_t> open(h.size(), 0), placed(h.size(), 0);
   auto append = [&](std::uint32_t op) {
     next[tail] = op;
     prev[op] = tail;
     tail = op;
+    placed[op] = 1;
   };
   auto insert_before = [&](std::uint32_t op, std::uint32_t at) {
     const std::uint32_t p = prev[at];
@@ -261,45 +267,86 @@ std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Va
     prev[op] = p;
     next[op] = at;
     prev[at] = op;
+    placed[op] = 1;
   };
   struct Entry {
     std::uint32_t value;
     std::uint64_t since;  // the sweep's time at the place this push holds in the order
   };
-  std::vector<std::uint8_t> open(h.size(), 0), placed(h.size(), 0);
-  std::vector<Entry> stack;
-  std::vector<std::uint32_t> open_empties, open_pending;
+  // Index 0 is the far end (a stack's bottom, a queue's tail is the back for both).
+  std::deque<Entry> items;
+  std::vector<std::uint32_t> open_empties, open_pending, open_pairs;
+  auto at_end = [&]() -> const Entry& { return stack_kind ? items.back() : items.front(); };
+  auto take = [&] {
+    if (stack_kind) {
+      items.pop_back();
+    } else {
+      items.pop_front();
+    }
+  };
   auto eager = [&] {
     for (;;) {
-      while (!stack.empty() && vs.removed(stack.back().value) && open[vs.pop[stack.back().value]]) {
-        const std::uint32_t p = vs.pop[stack.back().value];
-        placed[p] = 1;
-        open[p] = 0;
-        append(p);
-        stack.pop_back();
+      while (!items.empty() && vs.removed(at_end().value) && open[vs.pop[at_end().value]]) {
+        append(vs.pop[at_end().value]);
+        take();
       }
-      if (stack.empty()) {
-        for (std::uint32_t e : open_empties) {
-          placed[e] = 1;
-          open[e] = 0;
-          append(e);
-        }
+      if (items.empty()) {
+        for (std::uint32_t e : open_empties) append(e);
         open_empties.clear();
+        for (std::uint32_t v : open_pairs)
+          if (!placed[vs.push[v]]) {
+            append(vs.push[v]);
+            append(vs.pop[v]);
+          }
+        open_pairs.clear();
       }
+      if (!stack_kind) return;
       // A pop that never returned may take off the top a value no other pop takes; one is
       // spent where that lets a called pop (or an empty one) go, and nowhere else.
-      std::size_t k = stack.size();
-      while (k > 0 && stack.size() - k < open_pending.size() && !vs.removed(stack[k - 1].value)) --k;
-      const bool frees_pop = k > 0 && k < stack.size() && vs.removed(stack[k - 1].value) && open[vs.pop[stack[k - 1].value]];
-      const bool frees_empty = k == 0 && !stack.empty() && !open_empties.empty();
+      std::size_t k = items.size();
+      while (k > 0 && items.size() - k < open_pending.size() && !vs.removed(items[k - 1].value)) --k;
+      const bool frees_pop = k > 0 && k < items.size() && vs.removed(items[k - 1].value) && open[vs.pop[items[k - 1].value]];
+      const bool frees_empty = k == 0 && !items.empty() && !open_empties.empty();
       if (!frees_pop && !frees_empty) return;
-      while (stack.size() > k) {
-        placed[open_pending.back()] = 1;
+      while (items.size() > k) {
         append(open_pending.back());
         open_pending.pop_back();
-        stack.pop_back();
+        items.pop_back();
       }
     }
+  };
+  // A dequeue returning a value that is not at the head: its enqueue moves to the head,
+  // as if it had taken effect before every value there, which is allowed when all of them
+  // were placed after it was called (see above).
+  auto bring_to_head = [&](std::uint32_t v, std::uint64_t now) {
+    const std::uint32_t push = vs.push[v];
+    if (!placed[push] && !open[push]) return false;
+    std::size_t i = items.size();
+    if (placed[push]) {
+      i = 0;
+      while (i < items.size() && items[i].value != v) ++i;
+      if (i == items.size()) return false;
+    }
+    if (i == 0) return true;
+    if (items[0].since <= h[push].call) return false;
+    if (placed[push]) {
+      next[prev[push]] = next[push];
+      if (next[push] != kNoOp) {
+        prev[next[push]] = prev[push];
+      } else {
+        tail = prev[push];
+      }
+      items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (items.empty()) {
+      append(push);
+      items.push_back({v, now});
+    } else {
+      insert_before(push, vs.push[items[0].value]);
+      items.push_front({v, items[0].since});
+    }
+    open[push] = 0;
+    return true;
   };
   for (const Event& ev : events) {
     const std::uint32_t op = ev.op;
@@ -308,35 +355,49 @@ std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Va
       open[op] = 1;
       if (v == kNoOp) (h[op].pending() ? open_pending : open_empties).push_back(op);
       if (v != kNoOp && vs.removed(v) && open[vs.push[v]] && open[vs.pop[v]]) {
-        for (std::uint32_t o : {vs.push[v], vs.pop[v]}) {
-          placed[o] = 1;
-          open[o] = 0;
-          append(o);
+        if (stack_kind) {
+          append(vs.push[v]);
+          append(vs.pop[v]);
+        } else {
+          open_pairs.push_back(v);
         }
       }
       eager();
       continue;
     }
     if (placed[op]) continue;
-    if (h[op].method == 1) return std::nullopt;  // its value is not on top, or the stack is not empty
-    // The values it may go below: those placed after its call, at the top of the stack.
-    std::size_t low = stack.size();
-    while (low > 0 && stack[low - 1].since > h[op].call) --low;
-    // Below every one of them whose pop returns before its pop is called, then below
-    // those whose pop returns first.
-    std::size_t k = stack.size();
-    for (std::size_t j = low; j < stack.size(); ++j)
-      if (vs.out_ret[stack[j].value] < vs.out_call[v]) k = std::min(k, j);
-    while (k > low && vs.out_ret[stack[k - 1].value] < vs.out_ret[v]) --k;
-    placed[op] = 1;
-    open[op] = 0;
-    if (k == stack.size()) {
-      append(op);
-      stack.push_back({v, ev.at});
-    } else {
-      insert_before(op, vs.push[stack[k].value]);
-      stack.insert(stack.begin() + static_cast<std::ptrdiff_t>(k), Entry{v, stack[k].since});
+    if (h[op].method == 1) {  // its value is not at the end, or the collection is not empty
+      if (stack_kind || v == kNoOp || !bring_to_head(v, ev.at)) return std::nullopt;
+      eager();
+      if (!placed[op]) return std::nullopt;
+      continue;
     }
+    // Where it may go: before any of the values at the back placed after its call.
+    std::size_t low = items.size();
+    while (low > 0 && items[low - 1].since > h[op].call) --low;
+    const auto out_first = [&](std::size_t j) { return vs.out_ret[items[j].value] < vs.out_call[v]; };
+    std::size_t k = items.size();
+    if (stack_kind) {
+      // Below every one popped surely before it, then below those whose pop returns first.
+      for (std::size_t j = low; j < items.size(); ++j)
+        if (out_first(j)) k = std::min(k, j);
+      while (k > low && vs.out_ret[items[k - 1].value] < vs.out_ret[v]) --k;
+    } else {
+      // Behind every one dequeued surely before it, then ahead of those whose dequeue
+      // returns later.
+      std::size_t floor = low;
+      for (std::size_t j = low; j < items.size(); ++j)
+        if (out_first(j)) floor = j + 1;
+      while (k > floor && vs.out_call[items[k - 1].value] > vs.out_call[v]) --k;
+    }
+    if (k == items.size()) {
+      append(op);
+      items.push_back({v, ev.at});
+    } else {
+      insert_before(op, vs.push[items[k].value]);
+      items.insert(items.begin() + static_cast<std::ptrdiff_t>(k), Entry{v, items[k].since});
+    }
+    open[op] = 0;
     eager();
   }
   std::vector<std::uint32_t> order;
@@ -344,12 +405,13 @@ std::optional<std::vector<std::uint32_t>> stack_order(const History& h, const Va
   return order;
 }
 
-// Does `order` linearize h as a stack: every completed operation in it once, none placed
-// before one that returned before it was called, and each pop's result the top?
-bool linearizes(const History& h, const std::vector<std::uint32_t>& order) {
+// Does `order` linearize h: every completed operation in it once, none placed before one
+// that returned before it was called, and each removal's result the one the collection
+// gives? Pending operations may be in it, with any result.
+bool linearizes(const History& h, const std::vector<std::uint32_t>& order, Collection kind) {
   std::vector<std::uint8_t> seen(h.size(), 0);
   std::uint64_t latest_call = 0;
-  std::vector<std::int64_t> stack;
+  std::deque<std::int64_t> items;
   for (std::uint32_t op : order) {
     if (seen[op]) return false;
     seen[op] = 1;
@@ -357,12 +419,19 @@ bool linearizes(const History& h, const std::vector<std::uint32_t>& order) {
     if (!o.pending() && o.ret < latest_call) return false;
     latest_call = std::max(latest_call, o.call);
     if (o.method == 0) {
-      stack.push_back(o.arg);
+      items.push_back(o.arg);
       continue;
     }
-    const std::int64_t top = stack.empty() ? kNone : stack.back();
-    if (!stack.empty()) stack.pop_back();
-    if (!o.pending() && top != o.result) return false;
+    std::int64_t got = kNone;
+    if (!items.empty()) {
+      got = kind == Collection::stack ? items.back() : items.front();
+      if (kind == Collection::stack) {
+        items.pop_back();
+      } else {
+        items.pop_front();
+      }
+    }
+    if (!o.pending() && got != o.result) return false;
   }
   for (std::uint32_t i = 0; i < h.size(); ++i)
     if (!seen[i] && !h[i].pending()) return false;
@@ -421,10 +490,9 @@ CollectionAnswer check_collection(const History& h, Collection kind) {
   }
   if (!vs.pending_removal)
     if (std::optional<CollectionAnswer> a = empty_covered(vs, h)) return *a;
-  if (kind == Collection::queue) return yes;
-  const std::optional<std::vector<std::uint32_t>> order = stack_order(h, vs);
-  if (order && linearizes(h, *order)) return yes;
-  return undecided(vs.pending_removal ? "a removal never returned" : "no stack pattern found and no linearization built");
+  const std::optional<std::vector<std::uint32_t>> order = sweep_order(h, vs, kind);
+  if (order && linearizes(h, *order, kind)) return yes;
+  return undecided(vs.pending_removal ? "a removal never returned" : "no pattern found and no linearization built");
 }
 
 }  // namespace atomcheck::lin

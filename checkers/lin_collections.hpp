@@ -3,8 +3,10 @@
 // and Vafeiadis's characterisation of queues ("Aspect-oriented linearizability proofs",
 // CONCUR 2013) and the stack patterns of Emmi and Enea ("Sound, complete, and tractable
 // linearizability monitoring for concurrent collections", POPL 2018). lin::check runs it
-// before its searches (Options::collections); a history outside its preconditions, or a
-// stack it cannot settle, is left to them. docs/linearizability.md "Queues and stacks of
+// before its searches (Options::collections); a history outside its preconditions, or one
+// it cannot settle, is left to them. "Not linearizable" comes from a pattern found,
+// "linearizable" from an order built and replayed, never from the absence of patterns
+// alone. docs/linearizability.md "Queues and stacks of
 // distinct values" says what each verdict rests on.
 #pragma once
 
@@ -29,10 +31,9 @@ struct CollectionAnswer {
 };
 
 // `h` holds operations of lin::make_spec("queue") (enqueue = 0, dequeue = 1) or "stack"
-// (push = 0, pop = 1). Undecided, never a guess, when a value is pushed twice or is kNone;
-// with a removal that never returned (any result, or none), when neither a pattern that
-// holds whatever it did nor a linearization is found; for a stack, when neither a bad
-// pattern nor a linearization is found.
+// (push = 0, pop = 1). Undecided, never a guess, when a value is pushed twice or is kNone,
+// or when neither a bad pattern nor a linearization is found (with a removal that never
+// returned, any result or none: a pattern that holds whatever it did).
 CollectionAnswer check_collection(const History& h, Collection kind);
 
 }  // namespace atomcheck::lin

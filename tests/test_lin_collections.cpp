@@ -276,6 +276,15 @@ TEST(LinCollections, AgreeWithTheNaiveJudge) {
     EXPECT_LT(n - judged_yes, n / 2);
     EXPECT_GT(empties, n / 10);
     EXPECT_GT(decided, n - n / 10);
+    // Without a removal that never returned: every linearizable history gets an order, and
+    // a queue's patterns are exact (a pattern dropped leaves histories undecided here);
+    // a stack's leave only the rare chains.
+    EXPECT_EQ(left_yes, 0u);
+    if (c == Collection::queue) {
+      EXPECT_EQ(left_no, 0u);
+    } else {
+      EXPECT_LT(left_no, n / 1000);
+    }
   }
 }
 
