@@ -16,6 +16,7 @@
 
 #include <fmt/core.h>
 
+#include "checkers/lin_collections.hpp"
 #include "checkers/lin_search.hpp"
 
 namespace atomcheck::lin {
@@ -41,6 +42,7 @@ class TableSpec final : public Spec {
   const std::vector<std::string>& methods() const override { return methods_; }
   State initial() const override { return initial_; }
   bool step(State& s, const Operation& op, bool check) const override { return step_(s, op, check); }
+  Step step_function() const { return step_; }
   std::optional<std::int64_t> key(const Operation& op) const override {
     if (keyed_) return op.arg;
     return std::nullopt;
@@ -549,6 +551,16 @@ class OneShot final : public detail::PartSearch {
   std::function<Answer(const Budget&)> decide_;
 };
 
+// The built-in queue and stack, which lin_collections.cpp decides without a search; a
+// specification of one's own that merely shares their name is not.
+std::optional<Collection> collection_of(const Spec& spec) {
+  const auto* t = dynamic_cast<const TableSpec*>(&spec);
+  if (!t) return std::nullopt;
+  if (t->step_function() == &queue_step) return Collection::queue;
+  if (t->step_function() == &stack_step) return Collection::stack;
+  return std::nullopt;
+}
+
 // Each part (a key's operations, or the whole history) decided by the search `make(part)`
 // gives, interleaved: a part runs for a slice of steps, then waits behind the others, so a
 // hard key does not hide an easy failing one. Free threads (Options::jobs) take the next
@@ -659,6 +671,18 @@ Answer check_parts(const History& history, const Spec& spec, const Options& opti
 
 Answer check(const History& history, const Spec& spec, const Options& options) {
   validate_history(history, spec);
+  if (options.collections)
+    if (std::optional<Collection> kind = collection_of(spec)) {
+      const CollectionAnswer c = check_collection(history, *kind);
+      if (c.verdict != CollectionAnswer::Verdict::undecided) {
+        Answer a;
+        a.linearizable = c.verdict == CollectionAnswer::Verdict::linearizable;
+        if (options.report_parts)
+          a.parts.push_back({std::nullopt, static_cast<std::uint32_t>(history.size()), 0, 0,
+                             a.linearizable ? "linearizable" : "not linearizable"});
+        return a;
+      }
+    }
   return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part) -> std::unique_ptr<detail::PartSearch> {
     if (options.algorithm == Algorithm::wing_gong) return detail::make_wing_gong(history, part, spec);
     return std::make_unique<OneShot>([&history, &part, &spec](const Budget& b) { return check_part_jit(history, part, spec, b); });

@@ -14,7 +14,9 @@
 // search with Lowe's memoisation of (operations linearized, state), as Porcupine and
 // Lincheck run it, which can backtrack over the whole history. Both apply
 // P-compositionality: a set's or a map's keys are checked apart (linearizable iff every
-// key's operations are). checkers/lin_naive.cpp is a third judge, from the definition.
+// key's operations are). Before either, check() decides a queue's or a stack's history of
+// distinct values without a search where it can (checkers/lin_collections.hpp).
+// checkers/lin_naive.cpp is a third judge, from the definition.
 #pragma once
 
 #include <cstdint>
@@ -150,6 +152,11 @@ struct Options {
   // linearizable stops the others. 0: every core.
   unsigned jobs = 1;
   bool report_parts = false;  // fill Answer::parts
+  // A built-in queue's or stack's history whose pushed values are distinct is first
+  // decided in O(n log n) by its bad patterns and an order built and replayed
+  // (checkers/lin_collections.hpp); what that leaves undecided goes to the search.
+  // false: the search alone.
+  bool collections = true;
 };
 
 // Throws std::invalid_argument when an operation returns before it is called, a method

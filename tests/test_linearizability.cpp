@@ -263,8 +263,15 @@ TEST(LinearizabilityProperties, AgreesWithTheNaiveJudge) {
     }
     auto spec = atomcheck::lin::make_spec(r.spec);
     const bool want = atomcheck::naive::linearizable(r.spec, naive, kNone);
+    // The searches alone, then as lin::check runs by default (a queue's or a stack's history
+    // of distinct values decided by lin_collections.cpp first).
     for (auto algorithm : {atomcheck::lin::Algorithm::just_in_time, atomcheck::lin::Algorithm::wing_gong}) {
-      atomcheck::lin::Answer a = atomcheck::lin::check(r.h, *spec, {.algorithm = algorithm});
+      atomcheck::lin::Answer a = atomcheck::lin::check(r.h, *spec, {.algorithm = algorithm, .collections = false});
+      ASSERT_EQ(a.undecided, "");
+      ASSERT_EQ(a.linearizable, want) << "history " << k << " of a " << r.spec << " (algorithm "
+                                      << static_cast<int>(algorithm) << "):\n"
+                                      << atomcheck::lin::format_history(r.h, *spec);
+      a = atomcheck::lin::check(r.h, *spec, {.algorithm = algorithm});
       ASSERT_EQ(a.undecided, "");
       ASSERT_EQ(a.linearizable, want) << "history " << k << " of a " << r.spec << " (algorithm "
                                       << static_cast<int>(algorithm) << "):\n"

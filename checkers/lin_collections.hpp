@@ -1,0 +1,39 @@
+// Linearizability of queue and stack histories whose pushed (enqueued) values are
+// distinct, decided in O(n log n) from bad patterns instead of a search: Henzinger, Sezgin
+// and Vafeiadis's characterisation of queues ("Aspect-oriented linearizability proofs",
+// CONCUR 2013) and the stack patterns of Emmi and Enea ("Sound, complete, and tractable
+// linearizability monitoring for concurrent collections", POPL 2018). lin::check runs it
+// before its searches (Options::collections); a history outside its preconditions, or one
+// it cannot settle, is left to them. "Not linearizable" comes from a pattern found,
+// "linearizable" from an order built and replayed, never from the absence of patterns
+// alone. docs/linearizability.md "Queues and stacks of
+// distinct values" says what each verdict rests on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "linearizability.hpp"
+
+namespace atomcheck::lin {
+
+enum class Collection : std::uint8_t { queue, stack };
+
+struct CollectionAnswer {
+  enum class Verdict : std::uint8_t { undecided, linearizable, not_linearizable };
+  Verdict verdict = Verdict::undecided;
+  // The bad pattern found ("fresh", "repeated", "order", "empty", "lifo") or, undecided,
+  // why the history is left to the search ("" when decided linearizable).
+  std::string pattern;
+  // The operations that make up the pattern, as indices into the history.
+  std::vector<std::uint32_t> witness;
+};
+
+// `h` holds operations of lin::make_spec("queue") (enqueue = 0, dequeue = 1) or "stack"
+// (push = 0, pop = 1). Undecided, never a guess, when a value is pushed twice or is kNone,
+// or when neither a bad pattern nor a linearization is found (with a removal that never
+// returned, any result or none: a pattern that holds whatever it did).
+CollectionAnswer check_collection(const History& h, Collection kind);
+
+}  // namespace atomcheck::lin
