@@ -43,6 +43,11 @@ struct StreamLimits {
   // Events of tau kept to print the witness (its cycle and commit placement); past
   // this a violation is still found, reported without them. check-trace keeps as many.
   std::uint64_t witness_events = 1u << 16;
+  // Keep, per thread and variable, only the oldest and the newest pending write; a write
+  // between them leaves the buffer without a commit (docs/trace-tso-fpt.md, "Bounded
+  // buffers": every cycle through its commit also runs through one of those two). Off,
+  // a buffer keeps every pending write (the exact search the tests compare it with).
+  bool bounded_buffers = true;
 };
 
 class TraceStream {
