@@ -616,21 +616,6 @@ struct TraceStream::Impl {
   }
   EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
 
-  // Could the thread of the last commit commit again later in this run, after another
-  // thread's (the canonical order lets it follow a smaller thread, or a commit of the
-  // variable of its next write)? Then the last commit must stay before that one.
-  bool may_resume(const State& s) const {
-    const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
-    if (s.buf[ot].empty()) return false;
-    const std::uint32_t next = s.buf[ot].front().var;
-    for (std::uint32_t u = 0; u < threads; ++u) {
-      if (u == ot || s.buf[u].empty()) continue;
-      if (u < ot) return true;
-      for (const Pend& p : s.buf[u])
-        if (p.var == next) return true;
-    }
-    return false;
-  }
   // Can the last commit of s move to right after e? Not past a drain or join of its
   // thread; and an event of its own thread may depend on it (a read it would serve).
   bool may_follow(const State& s, const Event& e) const {
@@ -735,16 +720,17 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
       const State& s = work_list[k];
       if (s.buf[v].empty()) continue;
       // Two adjacent commits that are not ordered (other thread, other variable) commute:
-      // keep the order with the smaller thread first.
-      if (s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var)
-        continue;
+      // keep the order with the smaller thread first, unless the second leaves no trace
+      // (then it is glued to its own thread's next commit, below, and cannot move first).
+      const bool unsorted =
+          s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var;
+      if (unsorted && e == nullptr) continue;
       if (e != nullptr && !leads_to_goal(s, v, *e)) continue;
       // After a commit that left no trace, another thread's commits and then e are
-      // dominated by the same moves with that commit placed right after e, a summary
-      // the pruning after e compares with; only the same thread's next commit (which
-      // needs this one first) is worth placing.
-      if (e != nullptr && s.oblig_idle && v != static_cast<std::uint32_t>(s.oblig_thread) && may_follow(s, *e) &&
-          !may_resume(s))
+      // dominated by the same moves with that commit placed later, right before its
+      // thread's next commit or right after e; only the same thread's next commit
+      // (which needs this one first) is worth placing.
+      if (e != nullptr && s.oblig_idle && v != static_cast<std::uint32_t>(s.oblig_thread) && may_follow(s, *e))
         continue;
       State n = s;
       // A summary after a commit that is no goal, from which only the next commit of
@@ -766,8 +752,13 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
           return false;
         }
         ++run;
+        const bool glued = e != nullptr && n.oblig_idle && may_follow(n, *e);
+        if (unsorted && run == 1 && !glued) {
+          keep = false;
+          break;
+        }
         if (e == nullptr || goal(*e, v, p, n.buf[v].empty(), older_of_two(n.buf[v], p)) ||
-            (!(n.oblig_idle && may_follow(n, *e) && !may_resume(n)) && !mid_run(n, v, p.var, *e)))
+            (!glued && !mid_run(n, v, p.var, *e)))
           break;
         if (n.buf[v].empty() || !leads_to_goal(n, v, *e)) {
           keep = false;
@@ -821,7 +812,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     if (!undecided.empty()) return;
   }
   if (violated) {
-    continue_witness(in);
+    if (!witness.empty()) continue_witness(in);  // else past the window: no witness to extend
     ++i;
     return;
   }

@@ -41,8 +41,12 @@ struct StreamLimits {
   // cap of its own: a summary keeps one bit per live transaction in a slot set.
   std::size_t max_bytes = std::size_t{1} << 30;
   // Events of tau kept to print the witness (its cycle and commit placement); past
-  // this a violation is still found, reported without them. check-trace keeps as many.
-  std::uint64_t witness_events = 1u << 16;
+  // this a violation is still found, reported without them. The execution checker that
+  // reads the cycle off the witness compares every pair of its events, and an unfenced
+  // witness commits most writes together at the cycle, each against every earlier read
+  // of its variable: 2^16 events took minutes and gigabytes there, 2^12 a fraction of
+  // a second.
+  std::uint64_t witness_events = 1u << 12;
   // Keep, per thread and variable, only the oldest and the newest pending write; a write
   // between them leaves the buffer without a commit (docs/trace-tso-fpt.md, "Bounded
   // buffers": every cycle through its commit also runs through one of those two). Off,
