@@ -438,6 +438,20 @@ TEST(TraceTsoStream, LongUnfencedTracesBoundedAgreesWithExact) {
               static_cast<unsigned long long>(n), static_cast<unsigned long long>(violations));
 }
 
+// Reads of x served by T0's pending write, in a block with a later access (a read of
+// y, a write of z) that T1's block conflicts with: not serializable, whether the write
+// commits before the reads (then they read memory) or after them (then each conflicts
+// with T1's commit of x once T0's has passed). The second trace has two readers of the
+// write, the older in the block: with bounded buffers only the newer waits.
+TEST(TraceTsoStream, ReadsServedByAPendingWriteInABlock) {
+  Build b;
+  b.w(0, 0).begin(0).r(0, 0).begin(1).w(1, 0).w(1, 1).end(1).r(0, 1).end(0);
+  expect_naive_verdict(b.ev, false);
+  Build two;
+  two.w(0, 0).begin(0).r(0, 0).w(0, 2).end(0).r(0, 0).begin(1).r(1, 2).w(1, 0).end(1);
+  expect_naive_verdict(two.ev, false);
+}
+
 // Every transaction unary: no cycle in any execution, whatever the buffers hold
 // (docs/trace-tso-fpt.md, "Unary traces"). The naive judge enumerates every commit
 // placement, fences and rmws included; the one-pass decider agrees.
