@@ -520,10 +520,6 @@ struct TraceStream::Impl {
         if (served) {
           for (auto it = s.buf[t].rbegin(); it != s.buf[t].rend(); ++it)
             if (it->w == source) {
-              // An earlier reader of this write reaches this one (two reads of x by t),
-              // so what the earlier one would gain at the commit, joining kMr, comes
-              // through this one: with bounded buffers only the newest reader waits.
-              if (limits.bounded_buffers) it->readers = Mask{};
               it->readers.set(static_cast<std::size_t>(y));
               break;
             }

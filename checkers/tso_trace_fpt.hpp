@@ -16,12 +16,13 @@
 //
 // Cost: O(n * S * (L + classes)) word operations for n events, S summaries alive at
 // once and L live transactions (one bit each, no cap), and memory O(S * L * (L +
-// classes) / 64), independent of n. S and L depend on the threads, the variables and
-// how many writes a thread keeps in its buffer between drains, not on n; the dominance
-// keeps S small on the measured traces, but no bound by the variables alone is proved.
-// A prefix whose transactions all have one event has no cycle in any placement: it is
-// only held, and summarised when the first event inside a block arrives
-// (docs/trace-tso-fpt.md has the argument and the measurements).
+// classes) / 64), independent of n. A buffer keeps, per variable, its oldest and newest
+// pending write (bounded buffers), so S and L are bounded by the threads, the
+// variables and the reads of a thread's own pending write, whatever the depth of the
+// buffers; the dominance and the glue of commits
+// that leave no trace keep S small on the measured traces. A prefix whose transactions
+// all have one event has no cycle in any placement: it is kept as one summary
+// (docs/trace-tso-fpt.md has the arguments and the measurements).
 #pragma once
 
 #include <cstdint>

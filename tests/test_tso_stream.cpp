@@ -442,7 +442,7 @@ TEST(TraceTsoStream, LongUnfencedTracesBoundedAgreesWithExact) {
 // y, a write of z) that T1's block conflicts with: not serializable, whether the write
 // commits before the reads (then they read memory) or after them (then each conflicts
 // with T1's commit of x once T0's has passed). The second trace has two readers of the
-// write, the older in the block: with bounded buffers only the newer waits.
+// write, the older in the block.
 TEST(TraceTsoStream, ReadsServedByAPendingWriteInABlock) {
   Build b;
   b.w(0, 0).begin(0).r(0, 0).begin(1).w(1, 0).w(1, 1).end(1).r(0, 1).end(0);
