@@ -7,9 +7,10 @@
 // --block per mille it opens a begin/end block of 2-4 operations instead, so
 // transactions of several events occur; otherwise every event is its own transaction.
 //
-// --unfenced: no fence, no rmw, no block: reads and writes only, every event its own
-// transaction, so buffers are never drained (such a trace is always TSO-serializable:
-// docs/trace-tso-fpt.md, "Unary traces"). --sb=K then inserts K store-buffering pairs
+// --unfenced: no fence, no rmw: reads and writes only, so buffers are never drained;
+// without --block every event is its own transaction (such a trace is always
+// TSO-serializable: docs/trace-tso-fpt.md, "Unary traces"), with --block some
+// transactions have 2-4 operations. --sb=K then inserts K store-buffering pairs
 // at evenly spaced points: T0 runs begin, write s0, read s1, end and T1 begin, write s1,
 // read s0, end, interleaved so both writes are issued before both reads (variables s0
 // and s1 are used by nothing else, so neither read is served by its own buffer): with
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     }
   }
   if (threads == 0 || vars == 0 || (sb > 0 && threads < 2) || sb * 8 > events) return 2;
-  if (unfenced) fence = rmw = block = 0;
+  if (unfenced) fence = rmw = 0;
   Rng rng{seed * 0x9E3779B97F4A7C15ULL + 1};
   std::vector<std::uint32_t> left(threads, 0);  // operations left in the thread's open block
   std::string line;

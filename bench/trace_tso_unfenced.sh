@@ -6,8 +6,11 @@
 # unary) and once with one store-buffering pair of two-event blocks (--sb=1: not
 # serializable). Sizes 200 .. 10^5 events; for each: the verdict, CPU seconds (user +
 # system, from /usr/bin/time -v: what to read on a shared machine), CPU time(n)/time(n/10)
-# (target: at most 12), peak RSS (target: flat from 10^4 on). Then trace-tso-z3 on the
-# 200- and 1,000-event traces (target: within 10 s, the same answers).
+# (target: at most 12), peak RSS (target: flat from 10^4 on) and, beside it, the peak
+# RSS of check-trace with aerodrome-opt-fixed on the same file: what check-trace itself
+# keeps (its reader, the report's copy of a short trace), so the difference is the
+# decider's. Then trace-tso-z3 on the 200- and 1,000-event traces (target: within 10 s,
+# the same answers).
 # Ratios are what to read; nothing here is asserted. Rerun:
 #   ninja -C build atomcheck gen_tso_trace && bench/trace_tso_unfenced.sh [build]
 # Environment: SIZES="200 1000 10000 100000" Z3SIZES="200 1000" TIMEOUT=300 (seconds per
@@ -36,18 +39,20 @@ run() {
 }
 
 echo "# $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(date -u +%Y-%m-%dT%H:%MZ)"
-printf '%-12s %8s %10s %12s %12s %5s  %s\n' trace events "CPU s" "t(n)/t(n/10)" "peak RSS MB" exit verdict
+printf '%-12s %8s %10s %12s %12s %12s %5s  %s\n' trace events "CPU s" "t(n)/t(n/10)" "peak RSS MB" "aerodrome MB" exit verdict
 for sb in 0 1; do
   kind=$([ "$sb" = 0 ] && echo unary || echo "unary+SB")
   prev="" prevn=""
   for n in $SIZES; do
     "$gen" --events="$n" --unfenced --threads=4 --vars=10 --sb="$sb" --seed="$SEED" >"$tmp/t.jsonl" || exit 2
     read -r cpu kb rc verdict <<<"$(run trace-tso "$tmp/t.jsonl")"
+    read -r _ akb _ _ <<<"$(run aerodrome-opt-fixed "$tmp/t.jsonl")"
     ratio="-"
     # CPU times under 0.05 s are below what /usr/bin/time resolves: no ratio.
     [ -n "$prev" ] && [ $((n)) -eq $((prevn * 10)) ] &&
       ratio=$(awk -v a="$cpu" -v b="$prev" 'BEGIN { if (b >= 0.05) printf "%.1f", a / b; else print "-" }')
-    printf '%-12s %8s %10s %12s %12s %5s  %s\n' "$kind" "$n" "$cpu" "$ratio" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$rc" "$verdict"
+    printf '%-12s %8s %10s %12s %12s %12s %5s  %s\n' "$kind" "$n" "$cpu" "$ratio" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
+      "$(awk -v k="$akb" 'BEGIN { printf "%.1f", k / 1024 }')" "$rc" "$verdict"
     prev=$cpu prevn=$n
     [ "$rc" = 124 ] && break
   done
@@ -59,7 +64,7 @@ for sb in 0 1; do
   for n in $Z3SIZES; do
     "$gen" --events="$n" --unfenced --threads=4 --vars=10 --sb="$sb" --seed="$SEED" >"$tmp/t.jsonl" || exit 2
     read -r cpu kb rc verdict <<<"$(run trace-tso-z3 "$tmp/t.jsonl")"
-    printf '%-12s %8s %10s %12s %12s %5s  %s\n' "$kind" "$n" "$cpu" "-" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" "$rc" "$verdict"
+    printf '%-12s %8s %10s %12s %12s %12s %5s  %s\n' "$kind" "$n" "$cpu" "-" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')" "-" "$rc" "$verdict"
     [ "$rc" = 124 ] && break
   done
 done

@@ -73,6 +73,10 @@ class Bufs {
     all_.erase(all_.begin() + begin(t));
     for (std::size_t u = t; u < end_.size(); ++u) --end_[u];
   }
+  void erase(std::size_t t, std::size_t k) {
+    all_.erase(all_.begin() + static_cast<std::ptrdiff_t>(begin(t) + k));
+    for (std::size_t u = t; u < end_.size(); ++u) --end_[u];
+  }
   void push_back(std::size_t t, const Pend& p) {
     all_.insert(all_.begin() + end_[t], p);
     for (std::size_t u = t; u < end_.size(); ++u) ++end_[u];
@@ -247,6 +251,19 @@ void collect(State& s, const std::vector<EventIndex>& open_blocks) {
     p.slot = to[p.slot];
     compress(p.readers);
   }
+}
+
+// Is p the older of two pending writes of its variable in buffer b (or, when p has just
+// left b's front, was it)?
+bool older_of_two(std::span<const Pend> b, const Pend& p) {
+  bool in_b = false, first = true;
+  std::size_t others = 0;
+  for (const Pend& q : b)
+    if (q.var == p.var) {
+      if (q.w == p.w) in_b = true;
+      else first = first && in_b, ++others;
+    }
+  return others > 0 && (!in_b || first);
 }
 
 // What a summary holds in memory, about: its slot sets, classes and buffers (the
@@ -512,6 +529,15 @@ struct TraceStream::Impl {
         break;
       case Op::write: {
         join_class(s, y, cls(kPoW, t, 0, x));
+        if (limits.bounded_buffers) {
+          // The newest pending write of x stops being the newest: unless it is also the
+          // oldest, it leaves the buffer uncommitted ("Bounded buffers").
+          std::size_t count = 0, newest = 0;
+          const std::span<const Pend> b = s.buf[t];
+          for (std::size_t k = 0; k < b.size(); ++k)
+            if (b[k].var == x) ++count, newest = k;
+          if (count >= 2) s.buf.erase(t, newest);
+        }
         s.buf.push_back(t, Pend{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), i, {}});
         // kMwo(t, u, x) becomes kMwa(u, x) as it is now.
         std::vector<Entry> snap;
@@ -539,9 +565,14 @@ struct TraceStream::Impl {
   // Could a commit of t's pending write p be the last commit before e (the one that
   // must be ordered with e for e to be allowed after it)? Over-approximates allowed().
   // `last`: p is the newest pending write of t (a drain or join needs t's buffer empty).
-  bool goal(const Event& e, std::uint32_t t, const Pend& p, bool last) const {
+  // `two_of_var`: p is the older of two pending writes of its variable in t's buffer
+  // (possible only with bounded buffers).
+  bool goal(const Event& e, std::uint32_t t, const Pend& p, bool last, bool two_of_var) const {
     if (is_drain(e.op) && t == e.thread) return last;
     if (e.op == Op::join && t == e.target) return last;
+    // The oldest of two pending writes of x, committed before another write of x, keeps
+    // the newest in the buffer, which the write would otherwise drop ("Bounded buffers").
+    if (e.op == Op::write && t == e.thread && p.var == e.target) return two_of_var;
     if (!is_access(e.op) || e.op == Op::write || p.var != e.target) return false;
     if (t != e.thread) return true;
     return e.op == Op::read && p.w == source_;
@@ -559,7 +590,7 @@ struct TraceStream::Impl {
       todo &= todo - 1;
       seen |= 1u << a;
       for (const Pend& p : s.buf[a])
-        if (goal(e, a, p, &p == &s.buf[a].back())) return true;
+        if (goal(e, a, p, &p == &s.buf[a].back(), older_of_two(s.buf[a], p))) return true;
       for (std::uint32_t w = 0; w < threads; ++w) {
         if ((seen | todo) & (1u << w) || s.buf[w].empty()) continue;
         bool link = false;
@@ -585,21 +616,6 @@ struct TraceStream::Impl {
   }
   EventIndex source_ = kNoEvent;  // the own write that may serve the read being placed
 
-  // Could the thread of the last commit commit again later in this run, after another
-  // thread's (the canonical order lets it follow a smaller thread, or a commit of the
-  // variable of its next write)? Then the last commit must stay before that one.
-  bool may_resume(const State& s) const {
-    const auto ot = static_cast<std::uint32_t>(s.oblig_thread);
-    if (s.buf[ot].empty()) return false;
-    const std::uint32_t next = s.buf[ot].front().var;
-    for (std::uint32_t u = 0; u < threads; ++u) {
-      if (u == ot || s.buf[u].empty()) continue;
-      if (u < ot) return true;
-      for (const Pend& p : s.buf[u])
-        if (p.var == next) return true;
-    }
-    return false;
-  }
   // Can the last commit of s move to right after e? Not past a drain or join of its
   // thread; and an event of its own thread may depend on it (a read it would serve).
   bool may_follow(const State& s, const Event& e) const {
@@ -641,14 +657,16 @@ struct TraceStream::Impl {
   void on_event(const Event& in, const Deadline& deadline);
   void violation(const State& s, bool at_event, std::uint32_t commit_thread, const Event* e);
   void continue_witness(const Event& e);
+  void commit_dropped_writes(std::span<const Event> prefix);
   TraceVerdict finish(const Deadline& deadline);
   const Deadline* deadline_ = nullptr;
   // While the prefix has no event inside a begin/end block, every transaction is one
   // event and complete ("Unary traces" in docs/trace-tso-fpt.md): no execution of it has
   // a cycle and every commit in it leaves no trace, so the summary that keeps every write
-  // pending dominates all others. The events are only held; they are replayed into that
-  // summary (forced_commits instead of the closure) before the first event inside a
-  // block (its transaction may grow), and a trace that ends first is serializable.
+  // pending dominates all others. That summary is built by forced_commits instead of
+  // the closure, as the events come when buffers are bounded, else from the held events
+  // before the first event inside a block (its transaction may grow); a trace that ends
+  // first is serializable.
   bool unary = true, replaying = false;
   std::vector<Event> held;
   std::vector<std::uint32_t> held_depth;  // per thread: block nesting in the held prefix
@@ -702,16 +720,17 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
       const State& s = work_list[k];
       if (s.buf[v].empty()) continue;
       // Two adjacent commits that are not ordered (other thread, other variable) commute:
-      // keep the order with the smaller thread first.
-      if (s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var)
-        continue;
+      // keep the order with the smaller thread first, unless the second leaves no trace
+      // (then it is glued to its own thread's next commit, below, and cannot move first).
+      const bool unsorted =
+          s.oblig_thread >= 0 && v < static_cast<std::uint32_t>(s.oblig_thread) && s.buf[v].front().var != s.oblig_var;
+      if (unsorted && e == nullptr) continue;
       if (e != nullptr && !leads_to_goal(s, v, *e)) continue;
       // After a commit that left no trace, another thread's commits and then e are
-      // dominated by the same moves with that commit placed right after e, a summary
-      // the pruning after e compares with; only the same thread's next commit (which
-      // needs this one first) is worth placing.
-      if (e != nullptr && s.oblig_idle && v != static_cast<std::uint32_t>(s.oblig_thread) && may_follow(s, *e) &&
-          !may_resume(s))
+      // dominated by the same moves with that commit placed later, right before its
+      // thread's next commit or right after e; only the same thread's next commit
+      // (which needs this one first) is worth placing.
+      if (e != nullptr && s.oblig_idle && v != static_cast<std::uint32_t>(s.oblig_thread) && may_follow(s, *e))
         continue;
       State n = s;
       // A summary after a commit that is no goal, from which only the next commit of
@@ -733,8 +752,13 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
           return false;
         }
         ++run;
-        if (e == nullptr || goal(*e, v, p, n.buf[v].empty()) ||
-            (!(n.oblig_idle && may_follow(n, *e) && !may_resume(n)) && !mid_run(n, v, p.var, *e)))
+        const bool glued = e != nullptr && n.oblig_idle && may_follow(n, *e);
+        if (unsorted && run == 1 && !glued) {
+          keep = false;
+          break;
+        }
+        if (e == nullptr || goal(*e, v, p, n.buf[v].empty(), older_of_two(n.buf[v], p)) ||
+            (!glued && !mid_run(n, v, p.var, *e)))
           break;
         if (n.buf[v].empty() || !leads_to_goal(n, v, *e)) {
           keep = false;
@@ -758,14 +782,22 @@ bool TraceStream::Impl::closure(std::vector<State> work_list, const Event* e, St
 void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
   if (in.op == Op::commit || !undecided.empty()) return;
   if (unary && !replaying) {
-    if ((held.size() & 63) == 0) {
+    if (((held.size() + i) & 63) == 0) {
       if (const char* why = deadline.expired(); *why != '\0') {
-        undecided = fmt::format("{} at trace event {}", why, held.size());
+        undecided = fmt::format("{} at trace event {}", why, held.size() + i);
         return;
       }
     }
     if (!inside_a_block(in)) {
-      held.push_back(in);
+      if (!limits.bounded_buffers) {
+        held.push_back(in);
+        return;
+      }
+      // Bounded buffers keep the replay's one summary bounded: replay as the events
+      // come, and hold nothing.
+      replaying = true;
+      on_event(in, deadline);
+      replaying = false;
       return;
     }
     // The first event inside a block: build the summary of the prefix (every
@@ -780,7 +812,7 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     if (!undecided.empty()) return;
   }
   if (violated) {
-    continue_witness(in);
+    if (!witness.empty()) continue_witness(in);  // else past the window: no witness to extend
     ++i;
     return;
   }
@@ -835,7 +867,9 @@ void TraceStream::Impl::on_event(const Event& in, const Deadline& deadline) {
     // that write serves; after it, c -> its commit -> the read by program order), a
     // read of another thread served by its buffer (in the window both ways: no edge),
     // or a read of its own thread that a later write serves.
-    if (e.op == Op::write) return false;
+    // An own write of x after the commit of the older of two pending writes of x: the
+    // commit keeps the newer one in its bounded buffer.
+    if (e.op == Op::write) return limits.bounded_buffers && t == ot;
     if (e.op == Op::read && t != ot) return !(source != kNoEvent && !s.buf[t].empty() && s.buf[t].front().w <= source);
     // An own read is served by its latest write; whether an older one has committed
     // changes nothing (a commit conflicts with none of its thread's reads).
@@ -906,8 +940,9 @@ void TraceStream::Impl::violation(const State& s, bool at_event, std::uint32_t c
     if (e->op == Op::write) buf.push_back(e->thread, Pend{e->target, 0, i, {}});
   }
   for (const Pend& p : buf.all()) witness.push_back(p.w);
-  // The cycle, from the execution of the prefix.
   std::vector<Event> prefix(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(at_event ? i + 1 : i));
+  commit_dropped_writes(prefix);
+  // The cycle, from the execution of the prefix.
   std::vector<Event> eta = execution_of(prefix, witness);
   ExecVerdict ev = check_execution(eta);
   for (CycleEdge c : ev.cycle) {
@@ -921,6 +956,35 @@ void TraceStream::Impl::violation(const State& s, bool at_event, std::uint32_t c
   if (!at_event && e != nullptr) continue_witness(*e);
   kept.clear();
   kept.shrink_to_fit();
+}
+
+// A write that left its buffer uncommitted ("Bounded buffers") commits in the witness
+// right before the next commit of its thread, or at the end: a legal place (FIFO), and
+// one that only adds edges to the execution the summary followed.
+void TraceStream::Impl::commit_dropped_writes(std::span<const Event> prefix) {
+  std::vector<std::uint8_t> seen(prefix.size(), 0);
+  for (EventIndex j : witness) ++seen[j];
+  std::vector<std::vector<EventIndex>> missing;  // per thread, in issue order
+  for (EventIndex j = 0; j < prefix.size(); ++j)
+    if (prefix[j].op == Op::write && seen[j] < 2) {
+      if (prefix[j].thread >= missing.size()) missing.resize(prefix[j].thread + 1);
+      missing[prefix[j].thread].push_back(j);
+    }
+  if (missing.empty()) return;
+  std::vector<std::size_t> next(missing.size(), 0);
+  std::fill(seen.begin(), seen.end(), 0);
+  std::vector<EventIndex> out;
+  out.reserve(witness.size() + prefix.size());
+  auto flush = [&](std::uint32_t t, EventIndex upto) {
+    if (t >= missing.size()) return;
+    while (next[t] < missing[t].size() && missing[t][next[t]] < upto) out.push_back(missing[t][next[t]++]);
+  };
+  for (EventIndex j : witness) {
+    if (++seen[j] == 2) flush(prefix[j].thread, j);  // j's commit
+    out.push_back(j);
+  }
+  for (std::uint32_t t = 0; t < missing.size(); ++t) flush(t, kNoEvent);
+  witness = std::move(out);
 }
 
 void TraceStream::Impl::continue_witness(const Event& e) {

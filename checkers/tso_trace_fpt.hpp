@@ -16,12 +16,13 @@
 //
 // Cost: O(n * S * (L + classes)) word operations for n events, S summaries alive at
 // once and L live transactions (one bit each, no cap), and memory O(S * L * (L +
-// classes) / 64), independent of n. S and L depend on the threads, the variables and
-// how many writes a thread keeps in its buffer between drains, not on n; the dominance
-// keeps S small on the measured traces, but no bound by the variables alone is proved.
-// A prefix whose transactions all have one event has no cycle in any placement: it is
-// only held, and summarised when the first event inside a block arrives
-// (docs/trace-tso-fpt.md has the argument and the measurements).
+// classes) / 64), independent of n. A buffer keeps, per variable, its oldest and newest
+// pending write (bounded buffers), so S and L are bounded by the threads, the
+// variables and the reads of a thread's own pending write, whatever the depth of the
+// buffers; the dominance and the glue of commits
+// that leave no trace keep S small on the measured traces. A prefix whose transactions
+// all have one event has no cycle in any placement: it is kept as one summary
+// (docs/trace-tso-fpt.md has the arguments and the measurements).
 #pragma once
 
 #include <cstdint>
@@ -41,8 +42,17 @@ struct StreamLimits {
   // cap of its own: a summary keeps one bit per live transaction in a slot set.
   std::size_t max_bytes = std::size_t{1} << 30;
   // Events of tau kept to print the witness (its cycle and commit placement); past
-  // this a violation is still found, reported without them. check-trace keeps as many.
-  std::uint64_t witness_events = 1u << 16;
+  // this a violation is still found, reported without them. The execution checker that
+  // reads the cycle off the witness compares every pair of its events, and an unfenced
+  // witness commits most writes together at the cycle, each against every earlier read
+  // of its variable: 2^16 events took minutes and gigabytes there, 2^12 a fraction of
+  // a second.
+  std::uint64_t witness_events = 1u << 12;
+  // Keep, per thread and variable, only the oldest and the newest pending write; a write
+  // between them leaves the buffer without a commit (docs/trace-tso-fpt.md, "Bounded
+  // buffers": every cycle through its commit also runs through one of those two). Off,
+  // a buffer keeps every pending write (the exact search the tests compare it with).
+  bool bounded_buffers = true;
 };
 
 class TraceStream {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -344,6 +345,113 @@ TEST(TraceTsoStream, UnfencedFourThreadTracesAgree) {
               static_cast<unsigned long long>(skipped));
 }
 
+// Deep buffers on few variables: thread 0 takes about half of the events, writes are
+// two thirds of the accesses, two variables, so one thread often holds three or more
+// pending writes of one variable (the case where bounded buffers drop one); blocks of
+// two operations as in random_unfenced, one in `block_one_in` chances per operation
+// from operation `blocks_from` on (before it, a prefix of one-event transactions). No
+// drain.
+std::vector<Event> random_deep(std::uint64_t seed, std::uint32_t events, std::uint32_t vars,
+                               std::uint32_t block_one_in = 4, std::uint32_t blocks_from = 0) {
+  Rng rng{seed * 0x9E3779B97F4A7C15ULL + 23};
+  Build b;
+  std::vector<std::uint32_t> left(4, 0);
+  for (std::uint32_t k = 0; k < events; ++k) {
+    const ThreadId t = rng.below(2) == 0 ? 0 : 1 + rng.below(3);
+    if (left[t] == 0 && k >= blocks_from && rng.below(block_one_in) == 0) {
+      b.begin(t);
+      left[t] = 2;
+    }
+    const VarId x = rng.below(vars);
+    if (rng.below(3) != 0) b.w(t, x);
+    else b.r(t, x);
+    if (left[t] > 0 && --left[t] == 0) b.end(t);
+  }
+  for (ThreadId t = 0; t < 4; ++t)
+    if (left[t] > 0) b.end(t);
+  return b.ev;
+}
+
+// Some thread issues three writes of one variable: with no drain the middle one leaves
+// a bounded buffer in every placement where the first is still pending.
+bool drops_a_write(const std::vector<Event>& tau) {
+  std::map<std::pair<ThreadId, VarId>, int> writes;
+  for (const Event& e : tau)
+    if (e.op == Op::write && ++writes[{e.thread, e.target}] >= 3) return true;
+  return false;
+}
+
+// Unfenced 4-thread traces whose buffers hold several writes of one variable: the naive
+// judge, the one-pass decider with bounded buffers and without, brute force, Z3 and the
+// search agree ("Bounded buffers" in docs/trace-tso-fpt.md).
+TEST(TraceTsoStream, DeepUnfencedBuffersAgree) {
+  const std::uint64_t n = std::getenv("ATOMCHECK_SANITIZED") ? 60 : 400;
+  std::uint64_t violations = 0, skipped = 0, dropping = 0;
+  tso::Z3Decider z3;
+  tso::StreamLimits exact;
+  exact.bounded_buffers = false;
+  for (std::uint64_t seed = 0; seed < n; ++seed) {
+    // Half of them with a prefix of one-event transactions (summarised as it comes).
+    std::vector<Event> tau = random_deep(seed, 7 + static_cast<std::uint32_t>(seed % 4), 2, 4, seed % 2 == 0 ? 0 : 4);
+    deciders_agree(tau, seed, z3, 150000, 150000, violations, skipped);
+    if (::testing::Test::HasFatalFailure()) return;
+    ASSERT_EQ(tso::decide_stream(tau, {}, exact).serializable, tso::decide_stream(tau).serializable)
+        << "seed " << seed << ": " << show(tau);
+    dropping += drops_a_write(tau);
+  }
+  EXPECT_GT(violations, n / 50);
+  EXPECT_GT(dropping, n / 3);
+  EXPECT_LT(skipped, n / 5);
+  std::printf("%llu unfenced traces with deep buffers (%llu with three writes of a variable in one thread): naive judge, one-pass bounded and exact, brute force, Z3 and search agree (%llu not TSO-serializable, %llu too large for the naive judge)\n",
+              static_cast<unsigned long long>(n), static_cast<unsigned long long>(dropping),
+              static_cast<unsigned long long>(violations), static_cast<unsigned long long>(skipped));
+}
+
+// Longer unfenced traces (30-45 events, 4 threads, 3 variables, buffers up to about 15
+// deep, half of them with blocks only in their second half), beyond the naive judge: the one-pass decider with bounded buffers, without,
+// and Z3 agree.
+TEST(TraceTsoStream, LongUnfencedTracesBoundedAgreesWithExact) {
+  const std::uint64_t n = std::getenv("ATOMCHECK_SANITIZED") ? 20 : 150;
+  std::uint64_t violations = 0;
+  tso::Z3Decider z3;
+  tso::StreamLimits exact;
+  exact.bounded_buffers = false;
+  for (std::uint64_t seed = 0; seed < n; ++seed) {
+    const auto events = 30 + static_cast<std::uint32_t>(seed % 16);
+    std::vector<Event> tau = random_deep(seed + 700000, events, 3, 12, seed % 2 == 0 ? 0 : events / 2);
+    tso::TraceVerdict b = tso::decide_stream(tau);
+    tso::TraceVerdict x = tso::decide_stream(tau, {}, exact);
+    ASSERT_EQ(b.undecided, "") << "seed " << seed;
+    ASSERT_EQ(x.undecided, "") << "seed " << seed;
+    ASSERT_EQ(x.serializable, b.serializable) << "seed " << seed << ": bounded vs exact on " << show(tau);
+    ASSERT_EQ(z3.decide(tau).serializable, b.serializable) << "seed " << seed << ": z3 on " << show(tau);
+    if (!b.serializable) {
+      ++violations;
+      std::vector<Event> ex = tso::execution_of(tau, b.witness);
+      ASSERT_FALSE(tso::tso_semantics_problem(ex, false).has_value()) << "seed " << seed;
+      ASSERT_FALSE(naive::tso_serializable(ex)) << "seed " << seed << ": the witness has no cycle";
+    }
+  }
+  EXPECT_GT(violations, n / 10);
+  EXPECT_LT(violations, n * 9 / 10);
+  std::printf("%llu long unfenced traces: one-pass bounded and exact and Z3 agree (%llu not TSO-serializable)\n",
+              static_cast<unsigned long long>(n), static_cast<unsigned long long>(violations));
+}
+
+// Reads of x served by T0's pending write, in a block with a later access (a read of
+// y, a write of z) that T1's block conflicts with: not serializable, whether the write
+// commits before the reads (then they read memory) or after them (then each conflicts
+// with T1's commit of x once T0's has passed). The second trace has two readers of the
+// write, the older in the block.
+TEST(TraceTsoStream, ReadsServedByAPendingWriteInABlock) {
+  Build b;
+  b.w(0, 0).begin(0).r(0, 0).begin(1).w(1, 0).w(1, 1).end(1).r(0, 1).end(0);
+  expect_naive_verdict(b.ev, false);
+  Build two;
+  two.w(0, 0).begin(0).r(0, 0).w(0, 2).end(0).r(0, 0).begin(1).r(1, 2).w(1, 0).end(1);
+  expect_naive_verdict(two.ev, false);
+}
+
 // Every transaction unary: no cycle in any execution, whatever the buffers hold
 // (docs/trace-tso-fpt.md, "Unary traces"). The naive judge enumerates every commit
 // placement, fences and rmws included; the one-pass decider agrees.
@@ -377,7 +485,9 @@ TEST(TraceTsoStream, MoreThanSixtyFourLiveTransactions) {
   for (int k = 0; k < 100; ++k) pad.w(0, static_cast<VarId>(2 + k % 3));
   Build sb = pad;
   sb.begin(0).w(0, 0).begin(1).w(1, 1).r(0, 1).r(1, 0).end(0).end(1);
-  tso::TraceStream s;
+  tso::StreamLimits exact;  // every pending write kept (bounded buffers keep 6 here)
+  exact.bounded_buffers = false;
+  tso::TraceStream s(exact);
   for (const Event& e : sb.ev) s.on_event(e);
   tso::TraceVerdict v = s.finish();
   ASSERT_EQ(v.undecided, "");
@@ -393,7 +503,7 @@ TEST(TraceTsoStream, MoreThanSixtyFourLiveTransactions) {
   EXPECT_EQ(tso::decide_stream(bare.ev).serializable, v.serializable);
   Build fenced = pad;
   fenced.begin(0).w(0, 0).fence(0).r(0, 1).end(0).begin(1).w(1, 1).fence(1).r(1, 0).end(1);
-  tso::TraceStream u;
+  tso::TraceStream u(exact);
   for (const Event& e : fenced.ev) u.on_event(e);
   tso::TraceVerdict w = u.finish();
   ASSERT_EQ(w.undecided, "");
