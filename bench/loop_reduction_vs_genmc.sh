@@ -15,7 +15,8 @@
 #   GENMC        genmc binary (default /work/genmc-build/genmc, as built by
 #                bash bench/genmc/build-genmc.sh /work/genmc-src /work/genmc-build)
 #   PROGRAMS     default "vyukov_enq_3x2 treiber_3x2 msqueue_3x2"
-#   MODELS       default "sc rc11"
+#   MODELS       default "sc sc-graphs rc11" (sc-graphs: GenMC's sc against atomcheck's
+#                --memory sc --sc-graphs, TruSt over the SC graph model)
 #   SPIN         default "on off" (off takes minutes: msqueue_3x2 ~4-5 min per model)
 #   GENMC_FLAGS  default "--disable-estimation --nthreads=1"
 #   TIMEOUT      seconds per run (default 1800); a GenMC run cut short shows "timeout",
@@ -26,7 +27,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 GENMC=${GENMC:-/work/genmc-build/genmc}
 ATOMCHECK=${ATOMCHECK:-$here/../build/release/atomcheck}
 PROGRAMS=(${PROGRAMS:-vyukov_enq_3x2 treiber_3x2 msqueue_3x2})
-MODELS=(${MODELS:-sc rc11})
+MODELS=(${MODELS:-sc sc-graphs rc11})
 SPIN=(${SPIN:-on off})
 GENMC_FLAGS=(${GENMC_FLAGS:---disable-estimation --nthreads=1})
 TIMEOUT=${TIMEOUT:-1800}
@@ -36,7 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # One GenMC run: PROGRAM MODEL SPIN(on|off) -> "complete blocked cpu_s"
 genmc_row() {
-  local prog=$1 model=$2 spin=$3 flags=() src=$1
+  local prog=$1 model=${2%-graphs} spin=$3 flags=() src=$1
   [[ $spin == off ]] && flags+=(--disable-spin-assume)
   if [[ $prog == *:* ]]; then src=${prog%%:*}; flags+=(-- "-DN=${prog##*:}"); fi
   local rc=0
@@ -57,9 +58,11 @@ genmc_row() {
 }
 
 # The atomcheck twin of a C twin (models/cas_loop_benchmarks.cpp), default strategy
-# (optimal DPOR; under rc11 DFS over the graph choices with one execution per graph), one
-# job: PROGRAM MODEL SPIN(on|off) -> "complete blocked cpu_s", where blocked is every
-# other execution (blocked in a failed attempt or a wait, or cut by the reduction).
+# (optimal DPOR; under rc11 and sc-graphs TruSt), one job: PROGRAM MODEL SPIN(on|off) ->
+# "complete blocked refused cpu_s": blocked are the executions that ended blocked in a
+# failed attempt or a wait (GenMC's blocked ones), refused the runs TruSt cut where a
+# revisit's replay proved inconsistent (GenMC checks a revisit before running it and counts
+# nothing; optimal DPOR's sleep-set blocked runs, 0 for optimal, are counted here too).
 # SPIN=off is --no-loop-reduction. A run the time limit cuts shows "N+".
 atomcheck_row() {
   local prog=$1 model=$2 spin=$3 flags=() name
@@ -68,9 +71,10 @@ atomcheck_row() {
     treiber_3x2) name=treiber-push-pop-3x2 ;;
     msqueue_3x2) name=ms-queue-enq-deq-3x2 ;;
     *:*) name=${prog%%:*}-${prog##*:} ;;
-    *) echo "? ? ?"; return ;;
+    *) echo "? ? ? ?"; return ;;
   esac
   [[ $spin == off ]] && flags+=(--no-loop-reduction)
+  [[ $model == sc-graphs ]] && model=sc && flags+=(--sc-graphs)
   /usr/bin/time -f '%U %S' -o "$tmp/atime" "$ATOMCHECK" run "$name" --memory "$model" --jobs 1 \
     --time-limit "$TIMEOUT" "${flags[@]}" --json --quiet >"$tmp/aout" 2>/dev/null || true
   python3 - "$tmp/aout" "$tmp/atime" <<'PY'
@@ -78,19 +82,19 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 u, s = open(sys.argv[2]).read().split()[-2:]
 cut = "" if j["stop"] == "exhausted" else "+"
-print(f'{j["completed"]}{cut} {j["executions"] - j["completed"]}{cut} {float(u) + float(s):.2f}')
+print(f'{j["completed"]}{cut} {j["executions"] - j["completed"] - j["sleep_blocked"]}{cut} {j["sleep_blocked"]} {float(u) + float(s):.2f}')
 PY
 }
-fmt="%-16s %-5s %-5s %14s %14s %9s %14s %14s %9s %8s\n"
+fmt="%-16s %-9s %-5s %12s %13s %8s %12s %14s %8s %8s %8s\n"
 printf "$fmt" program model spin "genmc compl" "genmc blocked" "genmc s" \
-  "atomck compl" "atomck blocked" "atomck s" "CPU a/g"
+  "atomck compl" "atomck blocked" "refused" "atomck s" "CPU a/g"
 for p in "${PROGRAMS[@]}"; do
   for m in "${MODELS[@]}"; do
     for s in "${SPIN[@]}"; do
       read -r gc gb gt <<<"$(genmc_row "$p" "$m" "$s")"
-      read -r ac ab at <<<"$(atomcheck_row "$p" "$m" "$s")"
+      read -r ac ab ar at <<<"$(atomcheck_row "$p" "$m" "$s")"
       ratio=$(awk -v a="$at" -v g="$gt" 'BEGIN { if (g + 0 > 0 && a ~ /^[0-9.]+$/) printf "%.2f", a / g; else print "-" }')
-      printf "$fmt" "$p" "$m" "$s" "$gc" "$gb" "$gt" "$ac" "$ab" "$at" "$ratio"
+      printf "$fmt" "$p" "$m" "$s" "$gc" "$gb" "$gt" "$ac" "$ab" "$ar" "$at" "$ratio"
     done
   done
 done

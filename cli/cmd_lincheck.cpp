@@ -21,6 +21,7 @@ struct LincheckArgs {
   std::uint64_t seed = 1;
   bool no_minimise = false;
   bool no_loop_reduction = false;
+  bool sc_graphs = false;
 };
 
 int run_lincheck(const LincheckArgs& a) {
@@ -44,6 +45,7 @@ int run_lincheck(const LincheckArgs& a) {
   so.minimise = !a.no_minimise;
   so.explore.memory = memory_model_from_name(a.memory).value_or(MemoryModelKind::sc);
   so.explore.loop_reduction = !a.no_loop_reduction;
+  so.explore.sc_graphs = a.sc_graphs;
   fmt::print("lincheck {} ({} specification, {}): {} scenarios of {} threads x {} operations{}{}, seed {}\n", o->name,
              o->spec, a.memory, a.scenarios, a.threads, a.ops, a.before ? fmt::format(", {} before", a.before) : "",
              a.after ? fmt::format(", {} after", a.after) : "", a.seed);
@@ -74,6 +76,7 @@ void add_lincheck_command(CLI::App& app, int& rc) {
   cmd->add_option("--seed", a->seed, "Seed of the scenarios (default 1)")->check(unsigned_integer);
   cmd->add_flag("--no-minimise", a->no_minimise, "Report the failing scenario as found, not shrunk");
   cmd->add_flag("--no-loop-reduction", a->no_loop_reduction, kNoLoopReductionHelp);
+  cmd->add_flag("--sc-graphs", a->sc_graphs, kScGraphsHelp);
   cmd->callback([a, &rc] { rc = run_lincheck(*a); });
 }
 

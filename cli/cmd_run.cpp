@@ -56,6 +56,7 @@ struct RunArgs {
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
   bool no_spurious_wakeups = false;
   bool no_loop_reduction = false;
+  bool sc_graphs = false;
   bool no_race_check = false;
   bool no_leak_check = false;
   bool reuse_freed = false;
@@ -107,6 +108,7 @@ void apply_search_args(const RunArgs& a, ExploreOptions& o, bool default_budget)
   o.spin_threshold = a.spin_threshold;
   o.spurious_wakeups = !a.no_spurious_wakeups;
   o.loop_reduction = !a.no_loop_reduction;
+  o.sc_graphs = a.sc_graphs;
   o.race_check = !a.no_race_check;
   o.leak_check = !a.no_leak_check;
   o.reuse_freed = a.reuse_freed;
@@ -171,6 +173,7 @@ SearchIdentity search_identity(const RunArgs& a) {
                 {"--spin-threshold", std::to_string(a.spin_threshold)},
                 {"--no-spurious-wakeups", flag(a.no_spurious_wakeups)},
                 {"--no-loop-reduction", flag(a.no_loop_reduction)},
+                {"--sc-graphs", flag(a.sc_graphs)},
                 {"--no-race-check", flag(a.no_race_check)},
                 {"--no-leak-check", flag(a.no_leak_check)},
                 {"--reuse-freed", flag(a.reuse_freed)},
@@ -582,11 +585,12 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
   double rate = r.elapsed_seconds > 0 ? static_cast<double>(r.executions) / r.elapsed_seconds : 0;
   fmt::print("program        {}  ({})\n", p.name, p.description);
   fmt::print("memory         {}   strategy {}   jobs {}\n", a.memory, strategy_label(a), jobs);
+  const bool graphs = a.memory == "rc11" || (a.memory == "sc" && a.sc_graphs);  // TruSt's summary
   if (r.estimate > 0)
     fmt::print("estimate       {:.3g} executions{}\n", r.estimate,
                a.strategy == "dfs"    ? ""
-               : a.memory == "rc11" ? " (DFS tree size, reads' choices counted; not a bound: under rc11 TruSt "
-                                      "also starts revisits the memory model refuses)"
+               : graphs ? " (DFS tree size, reads' choices counted; not a bound: TruSt "
+                          "also starts revisits the memory model refuses)"
                                     : " (DFS tree size: an upper bound for DPOR)");
   const SearchEnd end = search_end(r);
   fmt::print("executions     {}  ({}{})\n", r.executions,
@@ -596,7 +600,7 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
     // Under rc11 TruSt's cut runs are revisits the memory model found inconsistent on
     // replay, which GenMC checks before it runs them and does not count.
     fmt::print("blocked        {}   ({} {}, pruned by assume or a wait {})\n", r.sleep_blocked + r.pruned,
-               a.memory == "rc11" ? "revisits the memory model refused" : "sleep-set blocked", r.sleep_blocked,
+               graphs ? "revisits the memory model refused" : "sleep-set blocked", r.sleep_blocked,
                r.pruned);
     fmt::print("classes        {} ({})   rf+co classes {}   distinct outcomes {}\n", r.classes,
                equivalence_name(r.equivalence), r.rf_co_classes, r.outcomes.size());
@@ -869,6 +873,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   run->add_option("--spin-threshold", a->spin_threshold, kSpinThresholdHelp)->check(unsigned_integer);
   run->add_flag("--no-spurious-wakeups", a->no_spurious_wakeups, kNoSpuriousWakeupsHelp);
   run->add_flag("--no-loop-reduction", a->no_loop_reduction, kNoLoopReductionHelp);
+  run->add_flag("--sc-graphs", a->sc_graphs, kScGraphsHelp);
   run->add_flag("--no-race-check", a->no_race_check, kNoRaceCheckHelp);
   run->add_flag("--no-leak-check", a->no_leak_check, kNoLeakCheckHelp);
   run->add_flag("--reuse-freed", a->reuse_freed, kReuseFreedHelp);

@@ -313,6 +313,7 @@ ExploreOptions base_options(const ValidateArgs& a, const Target& t) {
   o.spin_threshold = a.spin_threshold;
   o.spurious_wakeups = !a.no_spurious_wakeups;
   o.loop_reduction = !a.no_loop_reduction;
+  o.sc_graphs = a.sc_graphs;
   o.race_check = !a.no_race_check;
   o.stack_size = a.stack_kib * 1024;
   o.jobs = jobs_for(a.jobs, o.strategy);
@@ -895,6 +896,7 @@ void add_validate_command(CLI::App& app, int& rc) {
   cmd->add_option("--spin-threshold", a->spin_threshold, kSpinThresholdHelp)->check(unsigned_integer);
   cmd->add_flag("--no-spurious-wakeups", a->no_spurious_wakeups, kNoSpuriousWakeupsHelp);
   cmd->add_flag("--no-loop-reduction", a->no_loop_reduction, kNoLoopReductionHelp);
+  cmd->add_flag("--sc-graphs", a->sc_graphs, kScGraphsHelp);
   cmd->add_flag("--no-race-check", a->no_race_check, kNoRaceCheckHelp);
   cmd->add_option("--step-timeout", a->step_timeout,
                   "Seconds a test thread may run without a step before it is reported as hung (exit 3); "

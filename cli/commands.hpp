@@ -107,6 +107,9 @@ inline constexpr const char* kNoLeakCheckHelp =
 inline constexpr const char* kReuseFreedHelp =
     "make() takes the block the last destroy() of that size freed (a LIFO free list), so a stale pointer "
     "reaches a new object, as in ABA (docs/api.md)";
+inline constexpr const char* kScGraphsHelp =
+    "under sc: one execution per graph (rf, mo), TruSt over RC11 with every access seq_cst, as GenMC's -sc "
+    "(default: optimal DPOR's classes, Nidhugg's counts)";
 inline constexpr const char* kNoLoopReductionHelp =
     "run every attempt of a cas_loop (default: a failed attempt that wrote nothing blocks its "
     "thread, and the executions where it succeeded are explored instead)";

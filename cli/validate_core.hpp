@@ -36,6 +36,7 @@ struct ValidateArgs {
   std::uint32_t spin_threshold = kDefaultSpinThreshold;
   bool no_spurious_wakeups = false;
   bool no_loop_reduction = false;
+  bool sc_graphs = false;
   bool no_race_check = false;
   std::size_t stack_kib = 0;
   unsigned jobs = 0;  // not given: jobs_for()

@@ -320,7 +320,8 @@ struct Judged {
 // failure ends the attempt, so that under rc11 it fails only on the latest write.
 enum class Mutant { none, blocks_writers, every_cas_confirms };
 
-Judged judge(MemoryModelKind m, std::uint64_t seed, int n, Mutant mutant) {
+// `graphs`: the reduced search runs under sc_graphs (sc only), the other as always.
+Judged judge(MemoryModelKind m, std::uint64_t seed, int n, Mutant mutant, bool graphs = false) {
   std::mt19937_64 rng(seed);
   Judged j;
   const int needs = mutant == Mutant::blocks_writers ? 5 : 8;  // the shape a mutant shows on
@@ -331,7 +332,9 @@ Judged judge(MemoryModelKind m, std::uint64_t seed, int n, Mutant mutant) {
         }))
       continue;
     detail::every_cas_confirms(mutant == Mutant::every_cas_confirms);
-    const ExploreResult on = explore(program_of(p, mutant == Mutant::blocks_writers), options(m, true));
+    ExploreOptions reduced = options(m, true);
+    reduced.sc_graphs = graphs;
+    const ExploreResult on = explore(program_of(p, mutant == Mutant::blocks_writers), reduced);
     detail::every_cas_confirms(false);
     const ExploreResult off = explore(program_of(p), options(m, false));
     ++j.programs;
@@ -373,6 +376,15 @@ TEST_P(LoopReductionProperties, MutantIsCaught) {
   const MemoryModelKind m = GetParam();
   const Judged j = judge(m, 5900 + static_cast<std::uint64_t>(m), scaled(100), Mutant::blocks_writers);
   EXPECT_GT(j.mismatched, 0) << j.programs << " programs with counting loops, none told apart";
+}
+
+// SC as a graph model (sc_graphs: TruSt, with the confirmation CASes' waits) against SC's
+// interleavings with every attempt run.
+TEST(LoopReductionScGraphs, SameOutcomesAndFailuresAsEveryAttempt) {
+  const Judged j = judge(MemoryModelKind::sc, 5970, scaled(200), Mutant::none, true);
+  EXPECT_EQ(j.mismatched, 0) << j.first;
+  EXPECT_GT(j.reduced, j.programs / 4) << "the reduction blocked too few programs to be judged";
+  EXPECT_LE(j.undecided, j.programs / 100 + 1) << "too many programs outgrew the budget";
 }
 
 // And one that takes a CAS whose failure leaves the loop for cas_loop's own: under rc11 it

@@ -440,4 +440,34 @@ TEST(Rc11Explorer, FastScCheckAgreesWithTheGeneralOne) {
   EXPECT_GT(unfenced, programs / 4) << "too few programs without a fence take the fast check";
 }
 
+
+// SC as a graph model (ExploreOptions::sc_graphs): on all-seq_cst programs its graphs are
+// the judge's (RC11 on such programs is SC), one execution each, and its outcomes SC's; on
+// programs with every memory order it ignores the orders, as sc does: the SC explorer's
+// outcomes.
+TEST(ScGraphs, OneExecutionPerScGraphAndScOutcomes) {
+  std::mt19937_64 rng(4327);
+  const std::size_t programs = scaled(1000);
+  for (std::size_t i = 0; i < programs; ++i) {
+    atomcheck::testing_support::Rc11Shape shape;
+    shape.all_sc = i % 2 == 0;
+    const Program p = atomcheck::testing_support::random_rc11_program(rng, shape);
+    atomcheck::ExploreOptions o;
+    o.memory = atomcheck::MemoryModelKind::sc;
+    o.count_classes = true;
+    const atomcheck::ExploreResult interleavings = atomcheck::explore(atomcheck::testing_support::scheduler_program(p), o);
+    o.sc_graphs = true;
+    const atomcheck::ExploreResult graphs = atomcheck::explore(atomcheck::testing_support::scheduler_program(p), o);
+    ASSERT_TRUE(graphs.ok() && graphs.exhausted()) << describe(p) << graphs.error;
+    ASSERT_EQ(graphs.outcomes.size(), interleavings.outcomes.size()) << describe(p);
+    for (const auto& [outcome, n] : interleavings.outcomes) ASSERT_TRUE(graphs.outcomes.count(outcome)) << describe(p);
+    ASSERT_LE(graphs.completed, interleavings.completed) << describe(p);
+    if (!shape.all_sc) continue;
+    Stats stats;
+    outcomes_rc11(p, Axioms{}, &stats);
+    ASSERT_EQ(graphs.classes, stats.consistent) << describe(p);
+    ASSERT_EQ(graphs.executions - graphs.sleep_blocked, stats.consistent) << describe(p);
+  }
+}
+
 }  // namespace

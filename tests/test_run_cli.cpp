@@ -40,7 +40,7 @@ TEST(RunCli, TheEstimateIsCalledABoundOnlyWhereItIsOne) {
   EXPECT_NE(sc.out.find("(DFS tree size: an upper bound for DPOR)"), std::string::npos) << sc.out;
   auto rc = run_cli({"run", "refcount-double-free", "--memory", "rc11"});
   EXPECT_EQ(rc.out.find("upper bound"), std::string::npos) << rc.out;
-  EXPECT_NE(rc.out.find("not a bound: under rc11"), std::string::npos) << rc.out;
+  EXPECT_NE(rc.out.find("not a bound: TruSt"), std::string::npos) << rc.out;
 }
 
 TEST(RunCli, LostUpdateFailsAndItsScheduleReplays) {

@@ -113,9 +113,9 @@ namespace {
 // RC11's choices are no thread's steps, which the DPOR strategies reduce over: TruSt
 // explores them under `optimal` (docs/rc11.md). The TSO checkers judge TSO executions.
 ExploreOptions for_memory_model(const ExploreOptions& o) {
-  if (o.memory != MemoryModelKind::rc11) return o;
+  if (!graph_memory(o)) return o;
   for (const std::string& name : o.checkers)
-    if (!checker_judges_rc11(name))
+    if (o.memory == MemoryModelKind::rc11 && !checker_judges_rc11(name))
       throw std::invalid_argument(fmt::format(
           "checker '{}' judges TSO executions; under rc11 the other checkers run (see `atomcheck checkers`)",
           name));
@@ -162,7 +162,7 @@ ExploreResult explore(const Program& program, const ExploreOptions& asked,
   // Units go to other processes under optimal (DPOR, or TruSt under rc11 when its revisits
   // are on), not the tests' inline units.
   if (cluster && (given.strategy != StrategyKind::optimal ||
-                  (given.memory == MemoryModelKind::rc11 && !given.rc11_revisits) || given.units_inline))
+                  (graph_memory(given) && !given.rc11_revisits) || given.units_inline))
     cluster = nullptr;
   // Samples split across cores; optimal takes `jobs` below (Units).
   if (given.jobs > 1 && strategy_samples(given.strategy))

@@ -114,6 +114,12 @@ struct ExploreOptions {
   // starting an execution it throws away. Off: every interleaving runs until a step shows
   // it is not its graph's least one (docs/rc11.md), the judge TruSt is tested against.
   bool rc11_revisits = true;
+  // Under sc: SC as GenMC's -sc runs it, a graph model (RC11 with every access seq_cst,
+  // which RC11 makes SC), explored as rc11 is: `optimal` is TruSt, one execution per
+  // (rf, mo) graph, fewer than optimal DPOR's classes where reads of one value or writes
+  // nobody reads need not be ordered. Off (the default): optimal DPOR, whose counts are
+  // Nidhugg's. The checkers read each execution as an SC trace (docs/rc11.md).
+  bool sc_graphs = false;
   // Two accesses to a shared<T> (non-atomic) variable by different threads, one a write,
   // not ordered by happens-before (RC11's, from the memory orders given at the API) fail
   // the execution as a "data race" (docs/data-races.md). Off: for programs that race on
@@ -206,6 +212,11 @@ struct ExploreOptions {
   // std::invalid_argument when the state does not fit the strategy.
   const SearchState* resume = nullptr;
 };
+
+// Is the memory a graph model with choices (rc11, or sc with sc_graphs)?
+inline bool graph_memory(const ExploreOptions& o) {
+  return o.memory == MemoryModelKind::rc11 || (o.memory == MemoryModelKind::sc && o.sc_graphs);
+}
 
 // What one checker said over the whole search.
 struct CheckerSummary {

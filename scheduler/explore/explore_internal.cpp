@@ -184,7 +184,7 @@ void Judges::judge(const ExploreOptions& o, detail::Execution& exec, bool judged
       for (std::size_t k = 0; k < checkers.size(); ++k) checkers[k] = make_checker(o.checkers[k], options);
     }
   }
-  if (o.memory == MemoryModelKind::rc11) return judge_rc11(o, exec);
+  if (graph_memory(o)) return judge_rc11(o, exec);
   // SC checkers read the trace tau: the execution without its commits; TSO checkers
   // read the execution eta.
   for (std::size_t k = 0; k < checkers.size(); ++k) {
@@ -238,13 +238,14 @@ Verdict not_sc_verdict(Verdict v, std::string_view name, const Trace& trace, con
 // Under rc11 the linearizability checker reads the run's trace (its precedence is RC11's
 // happens-before); the others read the execution as an SC trace, which exists only for an
 // SC execution (trace/sc_order.hpp).
-void Judges::judge_rc11(const ExploreOptions&, detail::Execution& exec) {
+void Judges::judge_rc11(const ExploreOptions& o, detail::Execution& exec) {
   const Trace& trace = exec.trace();
   std::optional<ScOrder> order;
   for (std::size_t k = 0; k < checkers.size(); ++k) {
     Checker& c = *checkers[k];
     c.reset();
-    if (checker_reads_rc11_trace(c.name())) {
+    // (Under sc_graphs every execution is SC: every checker reads its SC trace.)
+    if (o.memory == MemoryModelKind::rc11 && checker_reads_rc11_trace(c.name())) {
       for (const Event& e : trace.events) c.on_event(e);
       verdicts[k] = c.verdict();
       continue;
@@ -376,12 +377,13 @@ std::unique_ptr<detail::Execution> execution_for(const ExploreOptions& o) {
   x->set_spurious_wakeups(o.spurious_wakeups);
   x->set_race_check(o.race_check);
   x->set_loop_reduction(o.loop_reduction);
-  x->set_lock_words(o.memory == MemoryModelKind::rc11 && o.rc11_revisits);
-  x->set_cas_waits(o.memory == MemoryModelKind::rc11 && o.rc11_revisits && o.strategy == StrategyKind::optimal);
+  if (o.memory == MemoryModelKind::sc && o.sc_graphs) x->set_sc_graphs();
+  x->set_lock_words(graph_memory(o) && o.rc11_revisits);
+  x->set_cas_waits(graph_memory(o) && o.rc11_revisits && o.strategy == StrategyKind::optimal);
   x->set_heap_options(o.leak_check, o.reuse_freed);
   if (o.object_ids) x->set_object_ids(o.object_ids);
   x->set_depth_bound(o.depth_bound);
-  x->set_graph_reduction(o.memory == MemoryModelKind::rc11 && o.strategy == StrategyKind::optimal &&
+  x->set_graph_reduction(graph_memory(o) && o.strategy == StrategyKind::optimal &&
                          !o.rc11_revisits);
   return x;
 }

@@ -299,7 +299,7 @@ void Search::make_strategy() {
   p.tso = tso_;
   p.check_units = options.units_inline > 0;
   // Under rc11 `optimal` is TruSt (or DFS over the choices with the Execution's graph cut).
-  const bool rc11_optimal = options.strategy == StrategyKind::optimal && options.memory == MemoryModelKind::rc11;
+  const bool rc11_optimal = options.strategy == StrategyKind::optimal && graph_memory(options);
   strategy_ = !rc11_optimal            ? atomcheck::make_strategy(options.strategy, p)
               : options.rc11_revisits ? atomcheck::make_trust_strategy()
                                       : atomcheck::make_strategy(StrategyKind::dfs, StrategyParams{});

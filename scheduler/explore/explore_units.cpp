@@ -598,7 +598,7 @@ bool serve_unit(const Program& program, const ExploreOptions& o, detail::Cluster
                 const std::vector<std::uint64_t>& msg, bool tso, Equivalence eq, bool again_all, Judges* judges) {
   const std::uint64_t serial = msg[0], id = msg[1], most = msg[2];
   // Under rc11 the units are TruSt's (the only rc11 search that reaches here).
-  auto st = o.memory == MemoryModelKind::rc11 ? make_trust_strategy() : make_optimal_strategy(eq, tso);
+  auto st = graph_memory(o) ? make_trust_strategy() : make_optimal_strategy(eq, tso);
   std::string thrown;
   if (!st->load_unit(std::span<const std::uint64_t>(msg).subspan(3)))
     thrown = "a unit's words do not fit this process's search (do all ranks run the same build?)";

@@ -289,7 +289,7 @@ std::string execution_block(const Program& body, const ExploreOptions& o, const 
   if (replayed) {
     out += '\n';
     out += render_columns(replayed->trace, replayed->failed ? &replayed->failure : nullptr,
-                          o.memory == MemoryModelKind::rc11);
+                          graph_memory(o));
     if (!replayed->outcome.empty()) out += fmt::format("   outcome: {}\n", format_outcome(replayed->outcome));
     for (std::size_t k = 0; k < replayed->verdicts.size() && k < o.checkers.size(); ++k)
       if (replayed->verdicts[k].flags())
@@ -527,6 +527,7 @@ std::string replay_flags(const ExploreOptions& o, std::uint64_t own_max_steps) {
   if (o.spin_threshold != kDefaultSpinThreshold) out += fmt::format(" --spin-threshold {}", o.spin_threshold);
   if (!o.spurious_wakeups) out += " --no-spurious-wakeups";
   if (!o.loop_reduction) out += " --no-loop-reduction";
+  if (o.sc_graphs && o.memory == MemoryModelKind::sc) out += " --sc-graphs";
   if (!o.race_check) out += " --no-race-check";
   if (!o.leak_check) out += " --no-leak-check";
   if (o.reuse_freed) out += " --reuse-freed";

@@ -154,6 +154,9 @@ std::unique_ptr<MemoryModel> make_memory_model(MemoryModelKind kind);  // memory
 std::unique_ptr<MemoryModel> make_sc_memory();    // memory_sc.cpp
 std::unique_ptr<MemoryModel> make_tso_memory();   // memory_tso.cpp
 std::unique_ptr<MemoryModel> make_rc11_memory();  // memory_rc11.cpp
+// RC11 with every access and fence taken as seq_cst: SC as a graph model (GenMC's -sc),
+// for ExploreOptions::sc_graphs. memory_rc11.cpp.
+std::unique_ptr<MemoryModel> make_sc_graph_memory();
 // Tests: RC11's SC axiom checked in its general form even where every access is seq_cst
 // and the faster check applies (memory_rc11.cpp, sc_graph_acyclic). Not thread-safe: set
 // it before a search starts.

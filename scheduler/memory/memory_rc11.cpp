@@ -60,6 +60,8 @@ std::memory_order write_half(std::memory_order mo) {
 
 class Rc11Memory final : public UnbufferedMemory {
  public:
+  // all_sc: every access seq_cst and plain accesses atomic, fences nothing (sc_graphs).
+  explicit Rc11Memory(bool all_sc = false) : all_sc_(all_sc) {}
   void reset() override {
     nevents_ = nwrites_ = 0;
     nvars_ = 0;
@@ -84,7 +86,7 @@ class Rc11Memory final : public UnbufferedMemory {
     vars_[v].mo.push_back(static_cast<std::uint32_t>(&w - writes_.data()));
     for (std::size_t t = 0; t < nthreads_; ++t) threads_[t].seen_var(v);
   }
-  void set_unsynchronised(VarId v) override { vars_[v].unsynchronised = true; }
+  void set_unsynchronised(VarId v) override { vars_[v].unsynchronised = !all_sc_; }
   void set_initial(VarId v, std::int64_t initial) override { writes_[vars_[v].mo.front()].value = initial; }
 
   // ---- the plain interface, for the final reads and reports ----
@@ -100,6 +102,7 @@ class Rc11Memory final : public UnbufferedMemory {
   bool chooses() const override { return true; }
 
   std::size_t load_options(ThreadId t, VarId v, std::memory_order mo, bool plain) override {
+    if (all_sc_) mo = std::memory_order_seq_cst, plain = false;
     pending_ = Pending{t, v, mo, plain, 0, {}};
     moot_from_ = ~std::size_t{0};
     options_.clear();
@@ -132,6 +135,7 @@ class Rc11Memory final : public UnbufferedMemory {
   }
 
   std::size_t store_options(ThreadId t, VarId v, std::int64_t value, std::memory_order mo, bool plain) override {
+    if (all_sc_) mo = std::memory_order_seq_cst, plain = false;
     pending_ = Pending{t, v, mo, plain, value, {}};
     moot_from_ = ~std::size_t{0};
     options_.clear();
@@ -159,7 +163,9 @@ class Rc11Memory final : public UnbufferedMemory {
               options_[pick].position, kNone);
   }
 
-  std::size_t rmw_options(ThreadId t, VarId v, const RmwFn& fn, std::memory_order mo) override {
+  std::size_t rmw_options(ThreadId t, VarId v, const RmwFn& given, std::memory_order mo) override {
+    RmwFn fn = given;
+    if (all_sc_) mo = fn.failure = std::memory_order_seq_cst;
     pending_ = Pending{t, v, mo, false, 0, fn};
     options_.clear();
     moot_.clear();
@@ -214,7 +220,7 @@ class Rc11Memory final : public UnbufferedMemory {
 
   // ---- synchronisation ----
   void sync_fence(ThreadId t, std::memory_order mo) override {
-    if (mo == std::memory_order_relaxed) return;
+    if (mo == std::memory_order_relaxed || all_sc_) return;
     Thread& th = thread(t);
     if (is_acquire(mo)) join_into(th.now, th.acquired);
     Event& f = add_event(t, Kind::fence, kNoId, mo == std::memory_order_seq_cst, kNone);
@@ -916,6 +922,7 @@ class Rc11Memory final : public UnbufferedMemory {
   std::vector<std::uint32_t> block_end_;  // per block (a step or a forced run): its end
   std::size_t sc_fences_ = 0;
   std::size_t weak_ = 0;  // events for which weakens() holds
+  bool all_sc_ = false;
   Pending pending_;
   std::uint32_t last_read_ = 0;
   std::vector<Option> options_;
@@ -939,5 +946,6 @@ class Rc11Memory final : public UnbufferedMemory {
 void rc11_general_psc_check(bool on) { g_general_psc = on; }
 
 std::unique_ptr<MemoryModel> make_rc11_memory() { return std::make_unique<Rc11Memory>(); }
+std::unique_ptr<MemoryModel> make_sc_graph_memory() { return std::make_unique<Rc11Memory>(true); }
 
 }  // namespace atomcheck::detail

@@ -82,6 +82,11 @@ Execution::Execution(MemoryModelKind memory, std::size_t stack_size, std::uint64
   watch_execution(this);
 }
 
+void Execution::set_sc_graphs() {
+  memory_ = make_sc_graph_memory();
+  race_.keep_messages(true);
+}
+
 Execution::~Execution() {
   unwatch_execution(this);
   abandon();

@@ -140,6 +140,9 @@ class Execution {
   // release store of 0, so that the order of a mutex's critical sections is reads-from,
   // which TruSt revisits, not an interleaving (GenMC models locks the same way).
   void set_lock_words(bool on) { lock_words_ = on; }
+  // Under sc: the memory is RC11's graph with every access seq_cst (ExploreOptions::
+  // sc_graphs), whose choices a graph strategy explores. Called before the first run.
+  void set_sc_graphs();
   // Graph strategies (TruSt): a compare-exchange that confirms a cas_loop attempt which
   // wrote nothing is offered with Transition::waits while it would fail on its variable's
   // latest write, and the strategy runs another thread first, as a lock waits for its

@@ -262,6 +262,8 @@ class TrustStrategy final : public Strategy {
     // its read); forced events (spawn, join) are ordered by nothing here.
     nthreads_ = 0;
     for (const GraphEvent& e : ev) nthreads_ = std::max<std::size_t>(nthreads_, e.thread + 1);
+    // (A thread may step without an event: a fence, which the graph of sc_graphs leaves out.)
+    for (const PlanStep& st : steps_) nthreads_ = std::max<std::size_t>(nthreads_, st.thread + 1);
     estamp_.assign(ev.size(), 0);
     clear_lists(by_thread_, nthreads_);
     for (std::uint32_t e = 0; e < ev.size(); ++e) {
