@@ -10,7 +10,7 @@
 set -euo pipefail
 build=${1:-build/release}
 shift || true
-objects=("${@:-treiber-stack ms-queue vyukov-queue}")
+if (($#)); then objects=("$@"); else objects=(treiber-stack ms-queue vyukov-queue); fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf "%-16s %-10s %-18s %8s\n" object memory verdict "CPU s"
