@@ -66,6 +66,9 @@ class CasRegisterSpec final : public Spec {
   bool observer(const Operation& op) const override {
     return op.method == 0 || (op.method == 2 && !op.pending() && op.result == 0);
   }
+  std::optional<RegisterShape> register_shape() const override {
+    return RegisterShape{.read = 0, .write = 1, .initial = kNone};
+  }
   bool step(State& s, const Operation& op, bool check) const override {
     switch (op.method) {
       case 0: return gives(op, check, s[0]);

@@ -17,6 +17,7 @@
 #include <fmt/core.h>
 
 #include "checkers/lin_collections.hpp"
+#include "checkers/lin_register.hpp"
 #include "checkers/lin_search.hpp"
 
 namespace atomcheck::lin {
@@ -43,6 +44,7 @@ class TableSpec final : public Spec {
   State initial() const override { return initial_; }
   bool step(State& s, const Operation& op, bool check) const override { return step_(s, op, check); }
   Step step_function() const { return step_; }
+  std::optional<RegisterShape> register_shape() const override;
   std::optional<std::int64_t> key(const Operation& op) const override {
     if (keyed_) return op.arg;
     return std::nullopt;
@@ -158,6 +160,11 @@ bool register_step(State& s, const Operation& op, bool check) {
     return true;
   }
   return gives(op, check, s[0]);
+}
+
+std::optional<RegisterShape> TableSpec::register_shape() const {
+  if (step_ != &register_step) return std::nullopt;
+  return RegisterShape{.read = 1, .write = 0, .initial = initial_.at(0)};
 }
 
 using detail::Budget;
@@ -501,6 +508,7 @@ class SharedSpec final : public Spec {
   }
   std::optional<std::int64_t> key(const Operation& op) const override { return s_->key(op); }
   bool observer(const Operation& op) const override { return s_->observer(op); }
+  std::optional<RegisterShape> register_shape() const override { return s_->register_shape(); }
 
  private:
   std::shared_ptr<const Spec> s_;
@@ -683,6 +691,17 @@ Answer check(const History& history, const Spec& spec, const Options& options) {
         return a;
       }
     }
+  if (options.registers && spec.register_shape()) {
+    const RegisterAnswer r = check_register(history, spec);
+    if (r.verdict != RegisterAnswer::Verdict::undecided) {
+      Answer a;
+      a.linearizable = r.verdict == RegisterAnswer::Verdict::linearizable;
+      if (options.report_parts)
+        a.parts.push_back({std::nullopt, static_cast<std::uint32_t>(history.size()), 0, 0,
+                           a.linearizable ? "linearizable" : "not linearizable"});
+      return a;
+    }
+  }
   return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part) -> std::unique_ptr<detail::PartSearch> {
     if (options.algorithm == Algorithm::wing_gong) return detail::make_wing_gong(history, part, spec);
     return std::make_unique<OneShot>([&history, &part, &spec](const Budget& b) { return check_part_jit(history, part, spec, b); });

@@ -15,7 +15,8 @@
 // Lincheck run it, which can backtrack over the whole history. Both apply
 // P-compositionality: a set's or a map's keys are checked apart (linearizable iff every
 // key's operations are). Before either, check() decides a queue's or a stack's history of
-// distinct values without a search where it can (checkers/lin_collections.hpp).
+// distinct values without a search where it can (checkers/lin_collections.hpp), and a
+// register's history of distinct written values (checkers/lin_register.hpp).
 // checkers/lin_naive.cpp is a third judge, from the definition.
 #pragma once
 
@@ -56,6 +57,14 @@ using History = std::vector<Operation>;
 // queue, a set, ...). step() applies one operation to the state and says whether its result
 // is the one the specification gives; with check_result false (a pending operation) it
 // applies the operation whatever the result.
+// What a register looks like to checkers/lin_register.hpp, which decides a history of
+// distinct written values without a search: the method that reads, the one that writes
+// and the value held at first.
+struct RegisterShape {
+  std::uint32_t read = 0, write = 0;
+  std::int64_t initial = 0;
+};
+
 class Spec {
  public:
   virtual ~Spec() = default;
@@ -70,6 +79,10 @@ class Spec {
   // read, a get, a cas that answered false): a search may then linearize it as soon as it
   // can go, without trying the others first. False, the default, is always safe.
   virtual bool observer(const Operation&) const { return false; }
+  // Set only by a specification that is a register: a write sets the value to its argument,
+  // a read returns it and changes nothing, and nothing is keyed. Its other methods (a cas)
+  // leave a history that has them to the search. nullopt, the default, is always safe.
+  virtual std::optional<RegisterShape> register_shape() const { return std::nullopt; }
 };
 
 // The built-in specifications, by name: stack (push, pop), queue (enqueue, dequeue),
@@ -157,6 +170,10 @@ struct Options {
   // (checkers/lin_collections.hpp); what that leaves undecided goes to the search.
   // false: the search alone.
   bool collections = true;
+  // The same for a register's history whose written values are distinct (read and write
+  // only; Spec::register_shape), by Gibbons and Korach's zones
+  // (checkers/lin_register.hpp). false: the search alone.
+  bool registers = true;
 };
 
 // Throws std::invalid_argument when an operation returns before it is called, a method
