@@ -677,30 +677,30 @@ Answer check_parts(const History& history, const Spec& spec, const Options& opti
 }  // namespace
 
 
+namespace {
+// The answer of a check that decided the whole history without a search.
+Answer decided_whole(bool linearizable, const History& history, const Options& options) {
+  Answer a;
+  a.linearizable = linearizable;
+  if (options.report_parts)
+    a.parts.push_back({std::nullopt, static_cast<std::uint32_t>(history.size()), 0, 0,
+                       linearizable ? "linearizable" : "not linearizable"});
+  return a;
+}
+}  // namespace
+
 Answer check(const History& history, const Spec& spec, const Options& options) {
   validate_history(history, spec);
   if (options.collections)
     if (std::optional<Collection> kind = collection_of(spec)) {
       const CollectionAnswer c = check_collection(history, *kind);
-      if (c.verdict != CollectionAnswer::Verdict::undecided) {
-        Answer a;
-        a.linearizable = c.verdict == CollectionAnswer::Verdict::linearizable;
-        if (options.report_parts)
-          a.parts.push_back({std::nullopt, static_cast<std::uint32_t>(history.size()), 0, 0,
-                             a.linearizable ? "linearizable" : "not linearizable"});
-        return a;
-      }
+      if (c.verdict != CollectionAnswer::Verdict::undecided)
+        return decided_whole(c.verdict == CollectionAnswer::Verdict::linearizable, history, options);
     }
   if (options.registers && spec.register_shape()) {
     const RegisterAnswer r = check_register(history, spec);
-    if (r.verdict != RegisterAnswer::Verdict::undecided) {
-      Answer a;
-      a.linearizable = r.verdict == RegisterAnswer::Verdict::linearizable;
-      if (options.report_parts)
-        a.parts.push_back({std::nullopt, static_cast<std::uint32_t>(history.size()), 0, 0,
-                           a.linearizable ? "linearizable" : "not linearizable"});
-      return a;
-    }
+    if (r.verdict != RegisterAnswer::Verdict::undecided)
+      return decided_whole(r.verdict == RegisterAnswer::Verdict::linearizable, history, options);
   }
   return check_parts(history, spec, options, [&](const std::vector<std::uint32_t>& part) -> std::unique_ptr<detail::PartSearch> {
     if (options.algorithm == Algorithm::wing_gong) return detail::make_wing_gong(history, part, spec);
