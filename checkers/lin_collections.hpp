@@ -20,15 +20,18 @@ namespace atomcheck::lin {
 
 enum class Collection : std::uint8_t { queue, stack };
 
-struct CollectionAnswer {
+// The answer of a check that decides a whole history by patterns, without a search
+// (queues and stacks here, registers in lin_register.hpp).
+struct PatternAnswer {
   enum class Verdict : std::uint8_t { undecided, linearizable, not_linearizable };
   Verdict verdict = Verdict::undecided;
-  // The bad pattern found ("fresh", "repeated", "order", "empty", "lifo") or, undecided,
-  // why the history is left to the search ("" when decided linearizable).
+  // The bad pattern found or, undecided, why the history is left to the search ("" when
+  // decided linearizable). Queues and stacks: "fresh", "repeated", "order", "empty", "lifo".
   std::string pattern;
   // The operations that make up the pattern, as indices into the history.
   std::vector<std::uint32_t> witness;
 };
+using CollectionAnswer = PatternAnswer;
 
 // `h` holds operations of lin::make_spec("queue") (enqueue = 0, dequeue = 1) or "stack"
 // (push = 0, pop = 1). Undecided, never a guess, when a value is pushed twice or is kNone,

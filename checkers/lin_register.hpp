@@ -14,19 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "linearizability.hpp"
+#include "lin_collections.hpp"
 
 namespace atomcheck::lin {
 
-struct RegisterAnswer {
-  enum class Verdict : std::uint8_t { undecided, linearizable, not_linearizable };
-  Verdict verdict = Verdict::undecided;
-  // The bad pattern found ("unwritten", "early", "overlap", "inside") or, undecided, why
-  // the history is left to the search ("" when decided linearizable).
-  std::string pattern;
-  // The operations that make up the pattern, as indices into the history.
-  std::vector<std::uint32_t> witness;
-};
+// Its patterns: "unwritten", "early", "overlap", "inside".
+using RegisterAnswer = PatternAnswer;
 
 // `spec` must give a register_shape() (else undecided), and its step() replays the order
 // built. Undecided, never a guess, when an operation is neither a read nor a write (a cas),
