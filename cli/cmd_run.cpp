@@ -590,7 +590,7 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
     fmt::print("estimate       {:.3g} executions{}\n", r.estimate,
                a.strategy == "dfs"    ? ""
                : graphs ? " (DFS tree size, reads' choices counted; not a bound: TruSt "
-                          "also starts revisits the memory model refuses)"
+                          "also starts runs it cuts)"
                                     : " (DFS tree size: an upper bound for DPOR)");
   const SearchEnd end = search_end(r);
   fmt::print("executions     {}  ({}{})\n", r.executions,
@@ -598,9 +598,9 @@ void print_summary(const RunArgs& a, const ProgramInfo& p, const ExploreResult& 
              search_end_name(end));
   if (!sampling(a.strategy)) {
     // Under rc11 TruSt's cut runs are revisits the memory model found inconsistent on
-    // replay, which GenMC checks before it runs them and does not count.
+    // replay and runs whose wait no write can end: GenMC does not count either.
     fmt::print("blocked        {}   ({} {}, pruned by assume or a wait {})\n", r.sleep_blocked + r.pruned,
-               graphs ? "revisits the memory model refused" : "sleep-set blocked", r.sleep_blocked,
+               graphs ? "cut: a revisit refused, a wait no write ends" : "sleep-set blocked", r.sleep_blocked,
                r.pruned);
     fmt::print("classes        {} ({})   rf+co classes {}   distinct outcomes {}\n", r.classes,
                equivalence_name(r.equivalence), r.rf_co_classes, r.outcomes.size());

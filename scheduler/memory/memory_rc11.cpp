@@ -203,6 +203,7 @@ class Rc11Memory final : public UnbufferedMemory {
     Event& r = events_[nevents_ - added];
     r.lock = pending_.fn.must_write;
     r.confirming = pending_.fn.confirming;
+    r.rmw = pending_.fn.cas ? GraphEvent::Rmw::cas : GraphEvent::Rmw::always;
     r.expected = pending_.fn.expected;
     last_read_ = o.write;
     return RmwTaken{writes_[o.write].value, o.value, o.wrote};
@@ -315,6 +316,7 @@ class Rc11Memory final : public UnbufferedMemory {
       g.plain = e.plain;
       g.lock = e.lock;
       g.confirming = e.confirming;
+      g.rmw = e.rmw;
       g.var = e.var;
       g.value = e.kind == Kind::write ? writes_[e.write].value : e.expected;
       g.rf = e.kind == Kind::read ? writes_[e.write].event : kNone;
@@ -375,6 +377,7 @@ class Rc11Memory final : public UnbufferedMemory {
     bool plain = false;           // a non-atomic access
     bool lock = false;            // read: a lock's compare-exchange (RmwFn::must_write)
     bool confirming = false;      // read: RmwFn::confirming, expecting `expected`
+    GraphEvent::Rmw rmw = GraphEvent::Rmw::none;  // read: an RMW's read half (RmwFn::cas)
     std::int64_t expected = 0;
     std::uint32_t step = kNone;   // the History step that made it (kNone: forced)
     std::uint32_t block = 0;      // the step or forced run that made it
@@ -504,6 +507,7 @@ class Rc11Memory final : public UnbufferedMemory {
     e.rmw_write = false;
     e.lock = false;
     e.confirming = false;
+    e.rmw = GraphEvent::Rmw::none;
     e.forced = forced_;
     e.plain = false;
     e.step = forced_ ? kNone : static_cast<std::uint32_t>(steps_ - 1);

@@ -393,6 +393,7 @@ EndKind Execution::run(const Program& program, Strategy& strategy) {
       end = EndKind::redundant;
       break;
     }
+    history_.blocked_read_step = History::kNoStep;
     if (enabled_.empty()) {
       if (failed_) {
         // A failed thread stopped where it failed and the others ran on to their end,

@@ -379,6 +379,7 @@ class Execution {
   void note_write(ThreadId by, std::uint32_t key, VarId var = kNoId);
   void new_spin_iteration(ThreadState& ts);
   // The running thread, for good; `waits_on` names a condition variable for reports.
+  std::uint32_t blocked_read_step() const;
   void block_spinning(std::uint32_t site, const char* how, std::string_view waits_on = {},
                       const char* without = "notifier");
   bool spurious_wakeups_ = true;

@@ -7,6 +7,7 @@
 // at the end whether a blocked thread went stale (spin_stale).
 #include "scheduler/runtime/execution.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include <fmt/core.h>
@@ -245,12 +246,27 @@ bool Execution::attempt_unwritten() const {
   return true;
 }
 
+// The step of the running thread's last access, when that access is a read (a failed CAS
+// is one): what a graph strategy asks of a thread that just blocked (History).
+std::uint32_t Execution::blocked_read_step() const {
+  for (std::size_t i = trace_.events.size(); i-- > 0;) {
+    const Event& e = trace_.events[i];
+    if (e.thread != running_ || e.op == Op::commit || e.op == Op::fence) continue;
+    if (e.op != Op::read) return History::kNoStep;
+    const std::vector<std::uint32_t>& ends = history_.step_events_end;
+    return static_cast<std::uint32_t>(std::upper_bound(ends.begin(), ends.end(), i) - ends.begin());
+  }
+  return History::kNoStep;
+}
+
 // If what the attempt read never changes again, the thread would spin forever (checked
 // at the end of the execution, spin_stale()).
 void Execution::block_spinning(std::uint32_t site, const char* how, std::string_view waits_on,
                                const char* without) {
   ThreadState& ts = self();
   ts.status = Status::spin_blocked;
+  // A graph strategy may cut the run here (History::blocked_read_step), not after a failure.
+  if (!failed_) history_.blocked_read_step = blocked_read_step();
   // Under RC11 a wait that read an older write than the latest is no livelock: the
   // execution where it read the latest is explored, so this one is discarded (GenMC's
   // spin-assume does the same).

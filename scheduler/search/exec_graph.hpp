@@ -34,8 +34,12 @@ struct GraphEvent {
   // read: a compare-exchange confirming a cas_loop attempt that wrote nothing (RmwFn::
   // confirming). A revisit that would make it fail makes its thread wait instead.
   bool confirming = false;
+  // read: the read half of a read-modify-write, which writes when it reads `value` (cas)
+  // or whatever it reads (always), both whether or not it wrote in this run.
+  enum class Rmw : std::uint8_t { none, cas, always };
+  Rmw rmw = Rmw::none;
   VarId var = kNoId;
-  std::int64_t value = 0;    // write: the value written; confirming read: the one expected
+  std::int64_t value = 0;    // write: the value written; cas read: the one expected
   std::uint32_t rf = ~0u;    // read: the event it reads (~0u: the initial write)
   std::uint32_t pred = ~0u;  // join: the child's last event; lock ops: the lock's last
   std::uint32_t step = ~0u;  // the History step that made it (~0u: a forced run)

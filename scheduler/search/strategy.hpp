@@ -126,6 +126,10 @@ struct History {
   // And whether it would only block (MemoryModel::option_blocks).
   std::vector<std::uint8_t> option_blocks;
   const ExecGraph* graph = nullptr;
+  // The step whose read a thread just blocked after, for good, in a failed loop attempt or
+  // wait (kNoStep: none, or its last access was no read); set until the next step.
+  static constexpr std::uint32_t kNoStep = ~std::uint32_t{0};
+  std::uint32_t blocked_read_step = kNoStep;
   std::size_t steps() const { return chosen.size(); }
   std::span<const Transition> enabled_at(std::size_t step) const {
     std::size_t b = enabled_begin[step];
@@ -148,6 +152,7 @@ struct History {
     option_values.clear();
     option_blocks.clear();
     graph = nullptr;
+    blocked_read_step = kNoStep;
   }
 };
 
@@ -177,7 +182,9 @@ class Strategy {
   virtual bool wants_graph() const { return false; }
   // A graph strategy's replay whose next step's thread cannot step (a lock waiting on a
   // mutex a kept acquire holds: two RMWs of the lock word read one write): the revisit's
-  // graph is inconsistent and the execution is cut there. Asked before every step.
+  // graph is inconsistent and the execution is cut there; or whose thread just blocked for
+  // good (History::blocked_read_step) where no later write can wake it. Asked before every
+  // step.
   virtual bool refuses(std::span<const Transition> enabled, const History& h) const {
     (void)enabled, (void)h;
     return false;

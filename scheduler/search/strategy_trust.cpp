@@ -26,6 +26,10 @@
 // the lock is free, and a revisit that would make it read an acquire's write drops it
 // from the plan instead, its thread waiting in the replay for the unlock. No execution
 // then ends blocked on a mutex that a later unlock frees.
+//
+// Runs GenMC never makes are not started, or cut where they stop mattering: a revisit whose
+// graph breaks atomicity is not pushed (rmw_atomic), and a replay whose thread blocks for
+// good in a failed loop attempt on a read that no revisit can change is cut (refuses).
 #include <algorithm>
 #include <cstdint>
 
@@ -144,6 +148,14 @@ class TrustStrategy final : public Strategy {
   }
   bool wants_graph() const override { return true; }
   bool refuses(std::span<const Transition> enabled, const History& h) const override {
+    // A thread that blocked for good after a read that read an older write than the latest,
+    // or that no write can revisit (it is in the prefix of the revisit that kept it), stays
+    // blocked in every extension, and the one where it read the latest is explored: the run
+    // is cut there (GenMC's mootExecutionIfFullyBlocked).
+    if (h.blocked_read_step < plan_.size()) {
+      const PlanStep& p = plan_[h.blocked_read_step];
+      if (!p.added_max || !p.revisitable) return true;
+    }
     const std::size_t s = h.steps();
     if (s >= plan_.size()) return false;
     for (const Transition& t : enabled)
@@ -459,6 +471,7 @@ class TrustStrategy final : public Strategy {
       };
       if (!maximal(r, w, co, wpos, wlimit, is_kept)) continue;
       if (!po_coherent(r, w)) continue;  // the replay would only find it out at r
+      if (!rmw_atomic(r, w, wlimit, is_kept)) continue;
       push_backward(r, w, co, kept);
     }
   }
@@ -480,6 +493,26 @@ class TrustStrategy final : public Strategy {
       if (x != kNone && x != w && ev[x].mo_pos > wpos) return false;
     }
     return true;
+  }
+
+  // Atomicity (no two RMWs read one write), which the replay finds out only at the step
+  // that breaks it, a run GenMC never makes (isRevisitValid checks the graph first): two
+  // kept RMWs that read one write (the graph of an atomicity-breaking option, whose revisits
+  // are consistent only where they delete or revisit the other RMW), or r turned into an
+  // RMW of a write a kept RMW reads.
+  template <class Kept>
+  bool rmw_atomic(std::uint32_t r, std::uint32_t w, std::uint64_t wlimit, const Kept& is_kept) {
+    const std::vector<GraphEvent>& ev = events();
+    std::vector<std::uint64_t>& read = rmw_read_;
+    read.clear();
+    for (std::uint32_t e = 0; e + 1 < ev.size(); ++e)
+      if (e != r && ev[e].kind == GraphEvent::Kind::read && ev[e + 1].rmw_write && in_gw(e, wlimit) && is_kept(e))
+        read.push_back(std::uint64_t{ev[e].var} << 32 | ev[e].rf);  // rf ~0u: the variable's initial write
+    std::sort(read.begin(), read.end());
+    if (std::adjacent_find(read.begin(), read.end()) != read.end()) return false;
+    const GraphEvent& rg = ev[r];
+    const bool writes = rg.rmw == GraphEvent::Rmw::always || (rg.rmw == GraphEvent::Rmw::cas && ev[w].value == rg.value);
+    return !writes || !std::binary_search(read.begin(), read.end(), std::uint64_t{rg.var} << 32 | w);
   }
 
   template <class Kept>
@@ -579,6 +612,7 @@ class TrustStrategy final : public Strategy {
   std::vector<std::uint32_t> moot_first_;
   std::vector<std::uint32_t> co_, order_, rank_;  // backward_revisits' and push_backward's scratch
   std::vector<std::uint8_t> prefix_, kept_;
+  std::vector<std::uint64_t> rmw_read_;  // rmw_atomic's scratch
   std::vector<PlanStep> steps_;
   std::vector<std::uint32_t> step_first_;
   std::vector<std::uint64_t> estamp_;
