@@ -59,10 +59,11 @@ genmc_row() {
 
 # The atomcheck twin of a C twin (models/cas_loop_benchmarks.cpp), default strategy
 # (optimal DPOR; under rc11 and sc-graphs TruSt), one job: PROGRAM MODEL SPIN(on|off) ->
-# "complete blocked refused cpu_s": blocked are the executions that ended blocked in a
-# failed attempt or a wait (GenMC's blocked ones), refused the runs TruSt cut where a
-# revisit's replay proved inconsistent (GenMC checks a revisit before running it and counts
-# nothing; optimal DPOR's sleep-set blocked runs, 0 for optimal, are counted here too).
+# "complete blocked cut cpu_s": blocked are the executions that ended blocked in a
+# failed attempt or a wait (GenMC's blocked ones), cut the runs TruSt cut where a thread
+# blocked for good on a stale read, or a revisit's replay proved inconsistent (GenMC moots
+# the first and checks a revisit before running it, and counts neither; optimal DPOR's
+# sleep-set blocked runs, 0 for optimal, are counted here too).
 # SPIN=off is --no-loop-reduction. A run the time limit cuts shows "N+".
 atomcheck_row() {
   local prog=$1 model=$2 spin=$3 flags=() name
@@ -87,7 +88,7 @@ PY
 }
 fmt="%-16s %-9s %-5s %12s %13s %8s %12s %14s %8s %8s %8s\n"
 printf "$fmt" program model spin "genmc compl" "genmc blocked" "genmc s" \
-  "atomck compl" "atomck blocked" "refused" "atomck s" "CPU a/g"
+  "atomck compl" "atomck blocked" "cut" "atomck s" "CPU a/g"
 for p in "${PROGRAMS[@]}"; do
   for m in "${MODELS[@]}"; do
     for s in "${SPIN[@]}"; do
