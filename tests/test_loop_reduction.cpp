@@ -22,6 +22,7 @@
 #include "scheduler/runtime/api.hpp"
 #include "scheduler/runtime/std_types.hpp"
 #include "models/lin_structures.hpp"
+#include "scheduler/explore/lin_test.hpp"
 
 namespace atomcheck {
 namespace {
@@ -317,8 +318,9 @@ struct Judged {
 
 // The mutants: `blocks_writers` blocks failed attempts that wrote (program_of's mutant);
 // `every_cas_confirms` takes every CAS of an unwritten attempt for cas_loop's own, whose
-// failure ends the attempt, so that under rc11 it fails only on the latest write.
-enum class Mutant { none, blocks_writers, every_cas_confirms };
+// failure ends the attempt, so that under rc11 it fails only on the latest write;
+// `moots_every_block` cuts TruSt's run wherever a thread blocks, not only after a stale read.
+enum class Mutant { none, blocks_writers, every_cas_confirms, moots_every_block };
 
 // `graphs`: the reduced search runs under sc_graphs (sc only), the other as always.
 Judged judge(MemoryModelKind m, std::uint64_t seed, int n, Mutant mutant, bool graphs = false) {
@@ -327,15 +329,17 @@ Judged judge(MemoryModelKind m, std::uint64_t seed, int n, Mutant mutant, bool g
   const int needs = mutant == Mutant::blocks_writers ? 5 : 8;  // the shape a mutant shows on
   for (int i = 0; i < n; ++i) {
     const LoopProgram p = make_loop_program(rng);
-    if (mutant != Mutant::none && !std::any_of(p.threads.begin(), p.threads.end(), [&](const auto& ops) {
+    if ((mutant == Mutant::blocks_writers || mutant == Mutant::every_cas_confirms) && !std::any_of(p.threads.begin(), p.threads.end(), [&](const auto& ops) {
           return std::any_of(ops.begin(), ops.end(), [&](const LoopOp& op) { return op.shape == needs; });
         }))
       continue;
     detail::every_cas_confirms(mutant == Mutant::every_cas_confirms);
+    trust_moots_every_block(mutant == Mutant::moots_every_block);
     ExploreOptions reduced = options(m, true);
     reduced.sc_graphs = graphs;
     const ExploreResult on = explore(program_of(p, mutant == Mutant::blocks_writers), reduced);
     detail::every_cas_confirms(false);
+    trust_moots_every_block(false);
     const ExploreResult off = explore(program_of(p), options(m, false));
     ++j.programs;
     j.reduced += on.pruned > 0;
@@ -393,6 +397,114 @@ TEST(LoopReductionRc11, MutantConfirmingEveryCasIsCaught) {
   // Not scaled down under the sanitizers: few programs give up after a plain CAS.
   const Judged j = judge(MemoryModelKind::rc11, 5950, 100, Mutant::every_cas_confirms);
   EXPECT_GT(j.mismatched, 0) << j.programs << " programs with a CAS that gives up, none told apart";
+}
+
+// The linearizability verdicts (issue 58: the reduction may not change one): the lincheck
+// objects whose operations are cas_loops, linearizable or not, scenario by scenario (one
+// seed each, shrunk when it fails), with the reduction and without it, under every model;
+// and sc's interleavings (optimal DPOR) against sc's graphs (--sc-graphs, TruSt with the
+// confirmation CASes), whose "precedes" is read from the same po, rf and co.
+std::string verdict(const lin::LinObjectInfo& object, lin::ScenarioOptions so) {
+  const lin::ScenarioReport r = object.check(so);
+  if (r.ok) return "linearizable";
+  return (r.incomplete ? "incomplete: " : "not linearizable: ") + r.text.substr(0, r.text.find('\n'));
+}
+
+TEST(LoopReductionLin, SameVerdictsScenarioByScenario) {
+  const int seeds = std::getenv("ATOMCHECK_SANITIZED") ? 4 : 12;
+  int failing = 0, compared = 0;
+  for (const char* name : {"treiber-stack", "treiber-stack-no-retry", "ms-queue", "vyukov-queue"}) {
+    const lin::LinObjectInfo* object = lin::find_lin_object(name);
+    ASSERT_NE(object, nullptr) << name;
+    for (const auto& [threads, ops] : {std::pair{2u, 2u}, std::pair{3u, 1u}})
+      for (int seed = 1; seed <= seeds; ++seed) {
+        lin::ScenarioOptions so;
+        so.threads = threads;
+        so.ops_per_thread = ops;
+        so.scenarios = 1;
+        so.seed = static_cast<std::uint64_t>(seed);
+        so.explore.memory = MemoryModelKind::sc;
+        so.explore.loop_reduction = false;
+        const std::string sc_every_attempt = verdict(*object, so);
+        failing += sc_every_attempt != "linearizable";
+        for (const MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso, MemoryModelKind::rc11})
+          for (const bool graphs : {false, true}) {
+            if (graphs && m != MemoryModelKind::sc) continue;
+            const std::string at = fmt::format("{} {}x{} seed {} {}{}", name, threads, ops, seed, memory_model_name(m),
+                                               graphs ? " --sc-graphs" : "");
+            so.explore.memory = m;
+            so.explore.sc_graphs = graphs;
+            so.explore.loop_reduction = false;
+            const std::string every = m == MemoryModelKind::sc && !graphs ? sc_every_attempt : verdict(*object, so);
+            so.explore.loop_reduction = true;
+            const std::string reduced = verdict(*object, so);
+            EXPECT_EQ(reduced, every) << at;
+            if (m == MemoryModelKind::sc) {
+              EXPECT_EQ(reduced, sc_every_attempt) << at;
+            }
+            ++compared;
+          }
+        so.explore.sc_graphs = false;
+      }
+  }
+  EXPECT_GT(failing, 0) << "no scenario failed: the judge saw no non-linearizable verdict";
+  std::printf("lin verdicts: %d comparisons, %d of the scenarios not linearizable under sc\n", compared, failing);
+}
+
+// A run cut wherever a thread blocks, even after a read of the latest write, loses the rest
+// of the run and the branches of what it would have added: the outcome judge catches it.
+TEST(LoopReductionRc11, MutantMootingEveryBlockIsCaught) {
+  // Not scaled down under the sanitizers: one program in a few hundred tells it apart.
+  const Judged j = judge(MemoryModelKind::rc11, 5990, 600, Mutant::moots_every_block);
+  EXPECT_GT(j.mismatched, 0) << j.programs << " programs, none told apart";
+  std::printf("mooting every block: %d of %d programs told apart\n", j.mismatched, j.programs);
+}
+
+// A counter whose increments count their failed attempts into what `get` answers: not
+// linearizable exactly in the executions where an increment retried, whose failed attempt
+// wrote, so that the reduction must run it on.
+class RetryCountingCounter {
+ public:
+  std::int64_t increment() {
+    for (cas_loop loop;; loop.retry()) {
+      int v = value_.load();
+      if (value_.compare_exchange_strong(v, v + 1)) return v;
+      retries_.fetch_add(1);
+    }
+  }
+  std::int64_t get() { return value_.load() + retries_.load(); }
+
+ private:
+  atomic<int> value_{0, "value"}, retries_{0, "retries"};
+};
+
+// The verdict judge can fail: a reduction that also blocked the attempts that wrote would
+// find this counter linearizable.
+TEST(LoopReductionLin, MutantBlockingWritersIsCaught) {
+  const std::vector<lin::Op<RetryCountingCounter>> ops = {
+      {"increment", [](RetryCountingCounter& c, std::int64_t) { return c.increment(); }},
+      {"get", [](RetryCountingCounter& c, std::int64_t) { return c.get(); }}};
+  for (const MemoryModelKind m : {MemoryModelKind::sc, MemoryModelKind::tso, MemoryModelKind::rc11})
+    for (const bool graphs : {false, true}) {
+      if (graphs && m != MemoryModelKind::sc) continue;
+      lin::ScenarioOptions so;
+      so.threads = 2;
+      so.ops_per_thread = 2;
+      so.explore.memory = m;
+      so.explore.sc_graphs = graphs;
+      const std::string at = fmt::format("{}{}", memory_model_name(m), graphs ? " --sc-graphs" : "");
+      so.explore.loop_reduction = false;
+      const lin::ScenarioReport every = lin::check_scenarios<RetryCountingCounter>("counter", ops, so);
+      so.explore.loop_reduction = true;
+      const lin::ScenarioReport reduced = lin::check_scenarios<RetryCountingCounter>("counter", ops, so);
+      detail::loop_reduction_blocks_writers(true);
+      const lin::ScenarioReport mutant = lin::check_scenarios<RetryCountingCounter>("counter", ops, so);
+      detail::loop_reduction_blocks_writers(false);
+      EXPECT_FALSE(every.ok) << at;
+      EXPECT_FALSE(reduced.ok) << at;
+      EXPECT_EQ(format_scenario(reduced.scenario, {"increment", "get"}), format_scenario(every.scenario, {"increment", "get"})) << at;
+      EXPECT_TRUE(mutant.ok) << at << ": " << mutant.text;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, LoopReductionProperties,

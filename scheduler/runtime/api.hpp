@@ -211,6 +211,9 @@ void op_loop_confirm_failed(const CallSite& at);
 // Tests only: every compare-exchange in a cas_loop attempt is taken for cas_loop's own,
 // whose failure ends the attempt: the mutant the loop reduction's judge must catch.
 void every_cas_confirms(bool on);
+// Tests only: a failed cas_loop attempt blocks its thread even when it wrote: the mutant
+// the linearizability verdicts' judge must catch.
+void loop_reduction_blocks_writers(bool on);
 // ExploreOptions::spurious_wakeups of the running exploration.
 bool op_spurious_wakeups();
 ThreadId op_current_thread();

@@ -203,6 +203,11 @@ void Execution::spin_failed(std::uint32_t site, std::string_view waits_on, const
 // nothing ever changes is a livelock, reported as spin_until's; what it read is every read
 // since the thread's last yield() or spin_until, since a failed CAS's expected value came
 // from an earlier read, often one before the loop.
+namespace {
+bool g_blocks_writers = false;  // loop_reduction_blocks_writers
+}  // namespace
+void loop_reduction_blocks_writers(bool on) { g_blocks_writers = on; }
+
 void Execution::loop_head() {
   if (unwinding_) return;
   self().loop_attempts.push_back(trace_.events.size());
@@ -224,7 +229,7 @@ void Execution::loop_retry(std::uint32_t site) {
   if (std::exchange(ts.confirm_end, ~std::size_t{0}) == trace_.events.size()) return;  // ended already
   const bool unwritten = attempt_unwritten();
   ts.loop_attempts.back() = trace_.events.size();
-  if (loop_reduction_ && unwritten) block_spinning(site, "a cas_loop");
+  if (loop_reduction_ && (unwritten || g_blocks_writers)) block_spinning(site, "a cas_loop");
 }
 
 void Execution::loop_confirm_failed(std::uint32_t site) {

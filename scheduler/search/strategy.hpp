@@ -332,6 +332,9 @@ std::unique_ptr<Strategy> make_optimal_strategy(Equivalence equivalence = Equiva
 // needs a memory model that exports its graph (History::graph) and mutexes as words of
 // memory (Execution::set_lock_words).
 std::unique_ptr<Strategy> make_trust_strategy();
+// Tests only: TruSt cuts the run wherever a thread blocks for good, even after a read of
+// the latest write: the mutant the loop reduction's judges must catch.
+void trust_moots_every_block(bool on);
 std::unique_ptr<Strategy> make_random_strategy(std::uint64_t seed, std::uint64_t executions);
 // `schedule` is the printable form produced by format_schedule.
 std::unique_ptr<Strategy> make_replay_strategy(std::string_view schedule);

@@ -42,6 +42,7 @@ namespace atomcheck {
 namespace {
 
 constexpr std::uint32_t kNone = ~std::uint32_t{0};
+bool g_moot_every_block = false;  // trust_moots_every_block
 constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
 constexpr std::uint64_t kNoStamp = ~std::uint64_t{0};
 
@@ -156,6 +157,7 @@ class TrustStrategy final : public Strategy {
       const PlanStep& p = plan_[h.blocked_read_step];
       if (!p.added_max || !p.revisitable) return true;
     }
+    if (g_moot_every_block && h.blocked_read_step != History::kNoStep) return true;
     const std::size_t s = h.steps();
     if (s >= plan_.size()) return false;
     for (const Transition& t : enabled)
@@ -624,5 +626,6 @@ class TrustStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_trust_strategy() { return std::make_unique<TrustStrategy>(); }
+void trust_moots_every_block(bool on) { g_moot_every_block = on; }
 
 }  // namespace atomcheck
