@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "checkers/slot_set.hpp"
-#include "checkers/tso_trace_fpt.hpp"
+#include "slot_set.hpp"
+#include "tso_trace_fpt.hpp"
 
 namespace atomcheck::tso::fpt {
 
