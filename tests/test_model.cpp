@@ -905,6 +905,23 @@ TEST(ModelReplayHints, EveryOptionThatShapesTheExecutionIsNamed) {
   EXPECT_TRUE(contains(run.out, "saw the flag but not the data")) << run.out;
 }
 
+// And sc as a graph model: its schedules name memory choices, which only a replay with
+// sc_graphs can take, so the hint and the command line carry it.
+#define ATOMCHECK_TEST_SC_GRAPHS_OPTIONS {.loop_reduction = false, .sc_graphs = true}
+
+TEST(ModelReplayHints, ScGraphsIsNamed) {
+  const ExploreOptions options = ATOMCHECK_TEST_SC_GRAPHS_OPTIONS;
+  ModelReport first = check_model(lost_update, options);
+  ASSERT_FALSE(first.ok) << first.text;
+  const std::string& s = first.schedule;
+  EXPECT_EQ(hint_line(first.text, "replay:   "),
+            "atomcheck::replay(body, \"" + s + "\", " ATOMCHECK_TEST_STRINGIZE(ATOMCHECK_TEST_SC_GRAPHS_OPTIONS) ")");
+  ReplayResult again = replay(lost_update, s, ATOMCHECK_TEST_SC_GRAPHS_OPTIONS);
+  EXPECT_TRUE(again.failed);
+  EXPECT_EQ(again.failure.message, first.result.failures.at(0).message);
+  EXPECT_TRUE(contains(hint_line(first.text, "cli:      "), " --no-loop-reduction --sc-graphs")) << first.text;
+}
+
 TEST(ModelEnv, MemoryTakesRc11) {
   EnvVar m("ATOMCHECK_MEMORY", "rc11");
   ModelEnvironment e;

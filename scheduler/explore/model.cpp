@@ -210,6 +210,7 @@ std::string replay_call(const std::string& schedule, const ExploreOptions& o) {
     fields.push_back(fmt::format(".spin_threshold = {}", o.spin_threshold));
   if (!o.spurious_wakeups) fields.push_back(".spurious_wakeups = false");
   if (!o.loop_reduction) fields.push_back(".loop_reduction = false");
+  if (o.sc_graphs && o.memory == MemoryModelKind::sc) fields.push_back(".sc_graphs = true");
   if (!o.race_check) fields.push_back(".race_check = false");
   if (!o.leak_check) fields.push_back(".leak_check = false");
   if (o.reuse_freed) fields.push_back(".reuse_freed = true");
