@@ -378,8 +378,9 @@ class Execution {
   // A store, rmw, unlock or buffer flush; `var`: the variable written (kNoId: a lock).
   void note_write(ThreadId by, std::uint32_t key, VarId var = kNoId);
   void new_spin_iteration(ThreadState& ts);
-  // The running thread, for good; `waits_on` names a condition variable for reports.
+  // The step of the running thread's last access if it is a read (History::blocked_read_step).
   std::uint32_t blocked_read_step() const;
+  // The running thread, for good; `waits_on` names a condition variable for reports.
   void block_spinning(std::uint32_t site, const char* how, std::string_view waits_on = {},
                       const char* without = "notifier");
   bool spurious_wakeups_ = true;

@@ -192,6 +192,11 @@ void Execution::spin_failed(std::uint32_t site, std::string_view waits_on, const
   block_spinning(site, "spin_until", waits_on, without);
 }
 
+namespace {
+bool g_blocks_writers = false;  // loop_reduction_blocks_writers
+}  // namespace
+void loop_reduction_blocks_writers(bool on) { g_blocks_writers = on; }
+
 // cas_loop (api.hpp): an attempt that ends in retry() having written nothing is deleted
 // from the search, GenMC's spin-assume for loops whose failed iterations are effect-free
 // (Kokologiannakis, Ren and Vafeiadis, "Dynamic partial order reductions for spinloops",
@@ -203,11 +208,6 @@ void Execution::spin_failed(std::uint32_t site, std::string_view waits_on, const
 // nothing ever changes is a livelock, reported as spin_until's; what it read is every read
 // since the thread's last yield() or spin_until, since a failed CAS's expected value came
 // from an earlier read, often one before the loop.
-namespace {
-bool g_blocks_writers = false;  // loop_reduction_blocks_writers
-}  // namespace
-void loop_reduction_blocks_writers(bool on) { g_blocks_writers = on; }
-
 void Execution::loop_head() {
   if (unwinding_) return;
   self().loop_attempts.push_back(trace_.events.size());

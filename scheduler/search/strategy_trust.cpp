@@ -42,9 +42,9 @@ namespace atomcheck {
 namespace {
 
 constexpr std::uint32_t kNone = ~std::uint32_t{0};
-bool g_moot_every_block = false;  // trust_moots_every_block
 constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
 constexpr std::uint64_t kNoStamp = ~std::uint64_t{0};
+bool g_moot_every_block = false;  // trust_moots_every_block
 
 struct PlanStep {
   ThreadId thread = 0;
