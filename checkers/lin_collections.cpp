@@ -19,18 +19,9 @@ constexpr std::uint64_t kNever = kPending;
 constexpr std::uint32_t kNoOp = ~0u;
 using Verdict = CollectionAnswer::Verdict;
 
-CollectionAnswer undecided(std::string why) {
-  CollectionAnswer a;
-  a.pattern = std::move(why);
-  return a;
-}
-
+CollectionAnswer undecided(std::string why) { return CollectionAnswer::left(std::move(why)); }
 CollectionAnswer bad(std::string pattern, std::vector<std::uint32_t> witness) {
-  CollectionAnswer a;
-  a.verdict = Verdict::not_linearizable;
-  a.pattern = std::move(pattern);
-  a.witness = std::move(witness);
-  return a;
+  return CollectionAnswer::found(std::move(pattern), std::move(witness));
 }
 
 // The history by value: each pushed value's push and the completed removal that returned

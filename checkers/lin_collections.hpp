@@ -30,6 +30,13 @@ struct PatternAnswer {
   std::string pattern;
   // The operations that make up the pattern, as indices into the history.
   std::vector<std::uint32_t> witness;
+
+  // Left to the search, and why.
+  static PatternAnswer left(std::string why) { return {Verdict::undecided, std::move(why), {}}; }
+  // A bad pattern found, with the operations that make it up.
+  static PatternAnswer found(std::string pattern, std::vector<std::uint32_t> witness) {
+    return {Verdict::not_linearizable, std::move(pattern), std::move(witness)};
+  }
 };
 using CollectionAnswer = PatternAnswer;
 

@@ -25,21 +25,13 @@ constexpr std::int64_t kAfter = std::numeric_limits<std::int64_t>::max();
 // offset; positions this large or larger are left to the search rather than overflow.
 constexpr std::uint64_t kLargest = std::uint64_t{1} << 58;
 
-RegisterAnswer undecided(std::string why) {
-  RegisterAnswer a;
-  a.pattern = std::move(why);
-  return a;
-}
+RegisterAnswer undecided(std::string why) { return RegisterAnswer::left(std::move(why)); }
 
 RegisterAnswer bad(std::string pattern, std::vector<std::uint32_t> witness) {
   std::erase(witness, kNoOp);
   std::sort(witness.begin(), witness.end());
   witness.erase(std::unique(witness.begin(), witness.end()), witness.end());
-  RegisterAnswer a;
-  a.verdict = Verdict::not_linearizable;
-  a.pattern = std::move(pattern);
-  a.witness = std::move(witness);
-  return a;
+  return RegisterAnswer::found(std::move(pattern), std::move(witness));
 }
 
 // A write and the completed reads of its value (cluster 0: the initial value, whose write
